@@ -1,0 +1,185 @@
+/* phys.h - the public interface of libphys, physd's rigid-body engine.
+ *
+ * A phys_world owns bodies (free rigid bodies in this version), static geoms and the state of
+ * the simulation, and advances it with phys_world_step() using the SubADMM solver (paper 002,
+ * sec. 6) over independent islands in parallel OpenMP threads.
+ *
+ * Threading: a world is not thread-safe. One thread at a time may call functions on a given
+ * world; distinct worlds are independent. phys_world_step() uses `threads` OpenMP threads
+ * internally and returns when they are done. Results are bit-identical for any thread count.
+ *
+ * Errors: every fallible function returns a phys_status. On an error the world is unchanged and
+ * phys_world_last_error() describes the problem until the next failing call.
+ *
+ * Memory: all memory is owned by the world and released by phys_world_destroy(). After a warm-up
+ * (the first steps of a scene whose contact count no longer grows), a step performs no heap
+ * allocation; phys_alloc_count() lets tests check that.
+ */
+#ifndef PHYS_H
+#define PHYS_H
+
+#include "phys_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct phys_world phys_world;
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+/* Default world options (see phys_world_options for each value). Never fails. */
+phys_world_options phys_world_options_default(void);
+
+/* Check options; on error fills `err` (nullable) and returns its code. Thread-safe. */
+phys_status phys_world_options_validate(const phys_world_options *opt, phys_error *err);
+
+/* Default geom: a unit sphere, friction 1, density 1000, mass from density, condim 3,
+ * contype = conaffinity = 1 (MuJoCo's defaults). Never fails. */
+phys_geom_desc phys_geom_desc_default(void);
+
+/* Default body: at the origin, identity orientation, at rest, mass from geoms. Never fails. */
+phys_body_desc phys_body_desc_default(void);
+
+/* ---- world lifetime ----------------------------------------------------------------------- */
+
+/* Create an empty world. `opt` may be NULL for the defaults. On success *out owns a new world
+ * that the caller releases with phys_world_destroy(). On error *out is NULL and `err`
+ * (nullable) says why. */
+phys_status phys_world_create(const phys_world_options *opt, phys_world **out, phys_error *err);
+
+/* Release a world and everything it owns. NULL is allowed and does nothing. */
+void phys_world_destroy(phys_world *w);
+
+/* Message of the last failed call on `w` ("" if none). The pointer is owned by the world and
+ * valid until the next call on it. `w` must not be NULL. */
+const char *phys_world_last_error(const phys_world *w);
+
+/* Current options (a copy). */
+phys_world_options phys_world_get_options(const phys_world *w);
+
+/* Replace the options between steps. Invalid options are rejected and the world is unchanged.
+ * Changing `timestep` keeps positions and velocities. */
+phys_status phys_world_set_options(phys_world *w, const phys_world_options *opt);
+
+/* ---- building ----------------------------------------------------------------------------- */
+
+/* Add a static geom (attached to the world). `desc` is copied. On success *out_geom (nullable)
+ * receives its id. Rejects non-finite or non-positive sizes, bad condim, negative friction. */
+phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc, phys_id *out_geom);
+
+/* Add a free rigid body with `ngeom` geoms (ngeom >= 0; `geoms` may be NULL when ngeom is 0).
+ * With desc->mass < 0 the mass, COM and inertia come from the geoms (density or mass of each);
+ * with desc->mass > 0 they are taken from desc. Rejected (world unchanged): mass == 0 or a
+ * derived total mass <= 0, non-finite values, inertia that is not positive or violates the
+ * triangle inequality, invalid geoms. On success *out_body (nullable) receives the body id and
+ * the geoms get consecutive ids. */
+phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
+                                const phys_geom_desc *geoms, int ngeom, phys_id *out_body);
+
+/* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
+ * and the point of body2 that coincides with it when the call is made are kept together.
+ * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:
+ * unknown ids, body1 == body2, both sides static, non-finite anchor. *out (nullable) receives
+ * the constraint's index. */
+phys_status phys_world_add_connect(phys_world *w, phys_id body1, phys_id body2,
+                                   const double anchor[3], int *out);
+
+/* Remove a body and its geoms. Its id is never reused. Wakes the island it touched. */
+phys_status phys_world_remove_body(phys_world *w, phys_id body);
+
+/* Attach a name to a body (copied, at most 63 bytes); used by loaders and lookups. */
+phys_status phys_body_set_name(phys_world *w, phys_id body, const char *name);
+
+/* Id of the body called `name`, or PHYS_ID_NONE. */
+phys_id phys_world_find_body(const phys_world *w, const char *name);
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+/* Number of live bodies, and the largest body id + 1 (ids below it may be removed). */
+int phys_world_body_count(const phys_world *w);
+int phys_world_body_id_bound(const phys_world *w);
+int phys_world_geom_count(const phys_world *w);
+
+/* Simulated time in seconds and number of steps taken. */
+double phys_world_time(const phys_world *w);
+uint64_t phys_world_step_index(const phys_world *w);
+
+/* Pose (body frame) and velocity (COM linear velocity, angular velocity, world frame) of a body.
+ * Any output pointer may be NULL. */
+phys_status phys_body_get_state(const phys_world *w, phys_id body, double pos[3], double quat[4],
+                                double linvel[3], double angvel[3]);
+
+/* Set the pose and velocity of a body (any input may be NULL to keep it). Wakes the body's
+ * island. Non-finite values or a zero quaternion are rejected and nothing changes. */
+phys_status phys_body_set_state(phys_world *w, phys_id body, const double pos[3],
+                                const double quat[4], const double linvel[3],
+                                const double angvel[3]);
+
+/* Mass and principal inertia of a body. Outputs nullable. */
+phys_status phys_body_get_mass(const phys_world *w, phys_id body, double *mass, double inertia[3]);
+
+/* Add an external force (N, world frame) at the COM and a torque (N m) for the next step only. */
+phys_status phys_body_apply_wrench(phys_world *w, phys_id body, const double force[3],
+                                   const double torque[3]);
+
+/* 1 if the body sleeps, 0 if awake; -1 for an unknown id. */
+int phys_body_is_sleeping(const phys_world *w, phys_id body);
+
+/* Wake a body and its island. */
+phys_status phys_body_wake(phys_world *w, phys_id body);
+
+/* ---- stepping ----------------------------------------------------------------------------- */
+
+/* Advance the world by one timestep. On PHYS_E_NUMERIC the step produced non-finite state; the
+ * world keeps the state before the step and the error says which body. */
+phys_status phys_world_step(phys_world *w);
+
+/* Statistics of the last step (zeroed before the first). Pointer owned by the world. */
+const phys_step_stats *phys_world_stats(const phys_world *w);
+
+/* Contacts of the last step, for inspection and tests. Each contact: world point, unit normal
+ * from body b to body a, signed distance before the solve (< 0 penetrating), and the impulse
+ * (N s, world frame) that body b applied to body a. Bodies are PHYS_ID_NONE for static geoms. */
+typedef struct phys_contact_info {
+  phys_id body_a, body_b, geom_a, geom_b;
+  double pos[3], normal[3], dist, impulse[3];
+} phys_contact_info;
+int phys_world_contact_count(const phys_world *w);
+phys_status phys_world_get_contact(const phys_world *w, int index, phys_contact_info *out);
+
+/* Number of awake islands in the last step, and the island index of a body in the last step
+ * (-1 if asleep, static or in no island). */
+int phys_world_island_count(const phys_world *w);
+int phys_body_island(const phys_world *w, phys_id body);
+
+/* 64-bit FNV-1a hash of every live body's pose and velocity bits and the step index: equal
+ * hashes mean bit-identical states. */
+uint64_t phys_world_state_hash(const phys_world *w);
+
+/* ---- loading ------------------------------------------------------------------------------ */
+
+/* Load an MJCF file (the subset of docs/mjcf.md) into a new world. `opt` may be NULL: the
+ * file's <option> then sets the timestep, gravity and iterations over the defaults; with `opt`
+ * given, the file's option values still override timestep, gravity and iterations where present.
+ * On error *out is NULL and `err` (nullable) names file, line and element. */
+phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys_world **out,
+                           phys_error *err);
+
+/* Same as phys_load_mjcf for an in-memory document; `name` is used in messages (nullable);
+ * relative includes are not allowed. */
+phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
+                                  const phys_world_options *opt, phys_world **out, phys_error *err);
+
+/* ---- diagnostics -------------------------------------------------------------------------- */
+
+/* Number of heap allocations libphys has made in this process (all worlds, all threads). */
+uint64_t phys_alloc_count(void);
+
+/* Library version string, e.g. "0.1.0". */
+const char *phys_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

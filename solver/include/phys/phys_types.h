@@ -1,0 +1,138 @@
+/* phys_types.h - value types of libphys: ids, status codes, descriptions, options, statistics.
+ *
+ * Units are SI, z is up, quaternions are (w, x, y, z). Every struct here is plain data that the
+ * caller owns; libphys copies what it needs and never keeps a pointer to caller memory.
+ */
+#ifndef PHYS_TYPES_H
+#define PHYS_TYPES_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Id of a body or a geom. Ids are non-negative, stable for the lifetime of the object and never
+ * reused while the world lives. PHYS_ID_NONE (-1) means "none" (for example the world itself). */
+typedef int32_t phys_id;
+#define PHYS_ID_NONE ((phys_id)-1)
+
+/* Result of every fallible call. PHYS_OK is zero; every error code comes with a message that
+ * phys_world_last_error() (or the phys_error out-parameter of a loader) returns. */
+typedef enum phys_status {
+  PHYS_OK = 0,
+  PHYS_E_INVALID = 1,     /* an argument is out of range, non-finite or inconsistent */
+  PHYS_E_NOT_FOUND = 2,   /* an id or a name does not exist */
+  PHYS_E_STATE = 3,       /* the call is not allowed in the world's current state */
+  PHYS_E_NOMEM = 4,       /* an allocation failed */
+  PHYS_E_PARSE = 5,       /* a scene file is malformed */
+  PHYS_E_UNSUPPORTED = 6, /* a scene file uses an element or attribute physd does not support */
+  PHYS_E_IO = 7,          /* a file could not be read */
+  PHYS_E_NUMERIC = 8      /* a step produced non-finite state; the last good state was kept */
+} phys_status;
+
+/* An error with its message. Loaders fill it with "file:line: <element>: reason". */
+typedef struct phys_error {
+  phys_status code;
+  char message[512];
+} phys_error;
+
+/* Geometric primitive of a geom. Sizes follow MJCF: see phys_geom_desc.size. */
+typedef enum phys_geom_type {
+  PHYS_GEOM_PLANE = 0,    /* infinite half-space below the local xy plane (static only) */
+  PHYS_GEOM_SPHERE = 1,   /* size[0] = radius */
+  PHYS_GEOM_CAPSULE = 2,  /* size[0] = radius, size[1] = half-length of the segment along local z */
+  PHYS_GEOM_BOX = 3,      /* size[0..2] = half-extents along local x, y, z */
+  PHYS_GEOM_CYLINDER = 4, /* size[0] = radius, size[1] = half-length along local z */
+  PHYS_GEOM_TYPE_COUNT = 5
+} phys_geom_type;
+
+/* A geom: a shape with contact properties, attached to a body or to the world.
+ *
+ * Friction: sliding coefficient mu >= 0. A contact takes the larger of the two geoms' coefficients
+ * and the larger of their condims (MuJoCo's rule without priorities). condim 1 is frictionless,
+ * condim 3 has sliding friction; other values are rejected in this version.
+ * Filtering: two geoms may collide when (a.contype & b.conaffinity) || (b.contype & a.conaffinity). */
+typedef struct phys_geom_desc {
+  phys_geom_type type;
+  double size[3];     /* see phys_geom_type; unused entries are ignored */
+  double pos[3];      /* position in the body frame (world frame for a static geom) */
+  double quat[4];     /* orientation in the body frame, unit (w, x, y, z); normalised on add */
+  double friction;    /* sliding friction coefficient, >= 0 */
+  double density;     /* kg/m^3 used when mass < 0; > 0 */
+  double mass;        /* kg; < 0 means "from density and shape"; 0 makes the geom massless */
+  int condim;         /* 1 (frictionless) or 3 (sliding friction) */
+  uint32_t contype;   /* collision type bits */
+  uint32_t conaffinity; /* collision affinity bits */
+} phys_geom_desc;
+
+/* A free rigid body. The body frame is where the user puts it; the centre of mass and principal
+ * axes are computed from the geoms (mass < 0) or given (mass > 0 with inertia, com and
+ * inertia_quat in the body frame). */
+typedef struct phys_body_desc {
+  double pos[3];          /* body frame origin in the world */
+  double quat[4];         /* body frame orientation in the world (normalised on add) */
+  double linvel[3];       /* initial linear velocity of the centre of mass, world frame */
+  double angvel[3];       /* initial angular velocity, world frame */
+  double mass;            /* kg; < 0 derives mass, COM and inertia from the geoms */
+  double inertia[3];      /* principal moments about the COM (used when mass > 0) */
+  double com[3];          /* COM in the body frame (used when mass > 0) */
+  double inertia_quat[4]; /* principal axes in the body frame (used when mass > 0) */
+  int is_static;          /* 1: the body is welded to the world (no motion, mass ignored) */
+} phys_body_desc;
+
+/* How the SubADMM penalty beta is chosen each step. */
+typedef enum phys_penalty_rule {
+  /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities),
+   * fixed during the step, with over-relaxation alpha and a stall detector. Default. */
+  PHYS_PENALTY_SCALED = 0,
+  /* the paper as written (sec. 6.5): beta = beta0, rule (43) with gamma, no over-relaxation */
+  PHYS_PENALTY_PAPER = 1
+} phys_penalty_rule;
+
+/* World options. Start from phys_world_options_default() and change what you need. */
+typedef struct phys_world_options {
+  double timestep;          /* s, > 0; default 0.002 */
+  double gravity[3];        /* m/s^2; default (0, 0, -9.81) */
+  int threads;              /* OpenMP threads used by a step, >= 1; default 1 */
+  int max_iterations;       /* SubADMM iteration cap per step and island, >= 1; default 100 */
+  double tolerance;         /* stop when the sec. 7 accuracy metric is below this; default 1e-5 */
+  phys_penalty_rule penalty_rule; /* default PHYS_PENALTY_SCALED */
+  double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 2 */
+  double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
+  double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
+  double baumgarte;         /* xi in (0, 1]: share of a penetration removed per step; default 0.3 */
+  double max_recovery_speed;/* m/s cap on the penetration-removal velocity; default 0.5 */
+  double contact_margin;    /* m, base speculative margin added to the speed-based one; default 1e-3 */
+  int sleep_enabled;        /* islands at rest go to sleep; default 1 */
+  double sleep_speed;       /* m/s (and rad/s times body size) under which a body counts as at rest; default 0.02 */
+  double sleep_time;        /* s an island must stay at rest before it sleeps; default 0.5 */
+} phys_world_options;
+
+/* Statistics of the last step. Times are wall-clock seconds of each stage. */
+typedef struct phys_step_stats {
+  uint64_t step;             /* index of the step these stats describe (1 for the first step) */
+  double time_total;
+  double time_collision;     /* broadphase + narrowphase + contact matching */
+  double time_islands;       /* union-find, sleeping */
+  double time_solve;         /* SubADMM over all islands */
+  double time_integrate;
+  int bodies_awake;
+  int bodies_asleep;
+  int broadphase_pairs;
+  int contacts;              /* contact points in the solve */
+  int islands;               /* awake islands solved */
+  int iterations_max;        /* largest SubADMM iteration count over the islands */
+  double iterations_mean;    /* mean over islands weighted by contacts (0 if no contact) */
+  double residual;           /* sec. 7 metric, worst island (0 if no contact) */
+  double residual_mean;      /* sec. 7 metric, mean over islands weighted by contacts */
+  double penetration_max;    /* m, deepest penetration among the step's contacts before the solve */
+  int refactorizations;      /* beta changes that refactored H_b (PAPER rule and stall detector) */
+  int stalls;                /* islands where the stall detector fired */
+} phys_step_stats;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

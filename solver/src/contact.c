@@ -1,0 +1,158 @@
+/* contact.c - from broadphase pairs to the step's contact constraints.
+ *
+ * Determinism: the narrowphase runs in parallel over pairs, each pair writing into its own
+ * pre-reserved slots; a serial pass then compacts the slots in pair order. The contact list is
+ * therefore the same for any thread count.
+ *
+ * Persistent contact ids: a contact's key is (geom a, geom b, feature). Last step's impulses are
+ * kept as world-frame vectors sorted by key; a new contact with the same key starts from that
+ * impulse, expressed in its new frame and projected back onto its friction cone. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "world_internal.h"
+#include "alloc.h"
+#include "math3.h"
+
+/* key of a contact: geom ids below 2^24, 16 bits of feature */
+static uint64_t contact_key(int ga, int gb, uint32_t feature) {
+  return ((uint64_t)(uint32_t)ga << 40) | ((uint64_t)(uint32_t)gb << 16) | (feature & 0xFFFFu);
+}
+
+static int cmp_warm(const void *pa, const void *pb) {
+  const phys_warm *a = pa, *b = pb;
+  return (a->key > b->key) - (a->key < b->key);
+}
+
+/* last step's world impulse for `key`, or NULL */
+static const phys_warm *find_warm(const phys_world *w, uint64_t key) {
+  int lo = 0, hi = w->nwarm - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (w->warm[mid].key == key) return &w->warm[mid];
+    if (w->warm[mid].key < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* dynamic, awake body of a geom, or -1 */
+static int geom_body(const phys_world *w, int g) {
+  const phys_geom *geom = &w->geoms[g];
+  return geom->is_static ? -1 : geom->body;
+}
+
+/* margin for a pair: the base margin plus what both bodies may travel in a step */
+static double pair_margin(const double *geom_margin, int a, int b) {
+  return geom_margin[a] + geom_margin[b];
+}
+
+/* wake sleeping bodies that an awake body touches; returns 1 if any woke */
+static int wake_touched(phys_world *w, const double *geom_margin) {
+  int woke = 0;
+  for (int p = 0; p < w->npairs; p++) {
+    int ga = w->pairs[p].a, gb = w->pairs[p].b;
+    int ba = geom_body(w, ga), bb = geom_body(w, gb);
+    int sa = ba >= 0 && w->bodies[ba].asleep, sb = bb >= 0 && w->bodies[bb].asleep;
+    if (sa == sb) continue; /* both awake, or both asleep/static */
+    int awake = sa ? bb : ba;
+    if (awake < 0) continue; /* a sleeping body next to a static geom */
+    phys_contact_point pts[PHYS_MAX_PAIR_CONTACTS];
+    if (phys_collide(&w->geoms[ga].shape, &w->geoms[gb].shape, pair_margin(geom_margin, ga, gb),
+                     pts) > 0) {
+      phys__wake_body(w, sa ? ba : bb);
+      woke = 1;
+    }
+  }
+  return woke;
+}
+
+int phys__build_contacts(phys_world *w, const double *geom_margin) {
+  phys_arena *ar = &w->arena;
+
+  /* wake islands that awake bodies run into; the pair list then needs their inner pairs */
+  if (wake_touched(w, geom_margin)) {
+    for (int b = 0; b < w->nbodies; b++)
+      if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+    if (phys__broadphase(w, geom_margin) < 0) return -1;
+  }
+
+  /* narrowphase in parallel, into per-pair slots */
+  int npairs = w->npairs;
+  phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point,
+                                        (size_t)npairs * PHYS_MAX_PAIR_CONTACTS);
+  int *counts = ARENA_NEW(ar, int, npairs);
+  if ((npairs && !slots) || (npairs && !counts)) return -1;
+  const phys_pair *pairs = w->pairs;
+#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 32)
+  for (int p = 0; p < npairs; p++) {
+    int ga = pairs[p].a, gb = pairs[p].b;
+    counts[p] = phys_collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
+                             pair_margin(geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+  }
+
+  /* compact in pair order */
+  int total = 0;
+  for (int p = 0; p < npairs; p++) total += counts[p];
+  if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
+  int nc = 0;
+  for (int p = 0; p < npairs; p++) {
+    int ga = pairs[p].a, gb = pairs[p].b;
+    const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
+    for (int k = 0; k < counts[p]; k++) {
+      const phys_contact_point *pt = &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k];
+      phys_contact *c = &w->contacts[nc++];
+      c->geom_a = ga;
+      c->geom_b = gb;
+      c->body_a = geom_body(w, ga);
+      c->body_b = geom_body(w, gb);
+      c->feature = pt->feature;
+      c->key = contact_key(ga, gb, pt->feature);
+      v3_copy(c->pos, pt->pos);
+      c->dist = pt->dist;
+      c->mu = a->friction > b->friction ? a->friction : b->friction;
+      c->dim = (a->condim > b->condim ? a->condim : b->condim) == 1 ? 1 : 3;
+      if (c->mu == 0.0) c->dim = 1;
+
+      /* frame rows t1, t2, n */
+      double t1[3], t2[3];
+      v3_basis(pt->normal, t1, t2);
+      memcpy(c->frame, t1, sizeof t1);
+      memcpy(c->frame + 3, t2, sizeof t2);
+      memcpy(c->frame + 6, pt->normal, 3 * sizeof(double));
+
+      /* warm start: last impulse in the new frame, back inside the cone */
+      v3_zero(c->lambda);
+      const phys_warm *prev = find_warm(w, c->key);
+      if (prev) {
+        m3_mulv(c->lambda, c->frame, prev->impulse);
+        if (c->lambda[2] < 0.0) c->lambda[2] = 0.0;
+        if (c->dim == 1) {
+          c->lambda[0] = c->lambda[1] = 0.0;
+        } else {
+          double tn = sqrt(c->lambda[0] * c->lambda[0] + c->lambda[1] * c->lambda[1]);
+          double r = c->mu * c->lambda[2];
+          if (tn > r) {
+            double s = tn > 0.0 ? r / tn : 0.0;
+            c->lambda[0] *= s;
+            c->lambda[1] *= s;
+          }
+        }
+      }
+    }
+  }
+  w->ncontacts = nc;
+  return 0;
+}
+
+int phys__store_warm_start(phys_world *w) {
+  if (PHYS_RESERVE(w->warm, w->warm_cap, w->ncontacts)) return -1;
+  for (int i = 0; i < w->ncontacts; i++) {
+    const phys_contact *c = &w->contacts[i];
+    w->warm[i].key = c->key;
+    m3_tmulv(w->warm[i].impulse, c->frame, c->lambda);
+  }
+  w->nwarm = w->ncontacts;
+  qsort(w->warm, (size_t)w->nwarm, sizeof *w->warm, cmp_warm);
+  return 0;
+}

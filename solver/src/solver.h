@@ -1,0 +1,82 @@
+/* solver.h - the per-step problem SubADMM solves, laid out in flat arrays.
+ *
+ * island.c groups the awake bodies into islands and orders bodies and constraints so that every
+ * island is a contiguous range of solver bodies and of constraints; solver_subadmm.c then builds
+ * the pieces (one per dynamic body a constraint touches, paper 002 eq. 30-31) and iterates.
+ *
+ * Coordinates: a body's velocity is (v, w) = (COM linear velocity, world angular velocity); its
+ * mass matrix is diag(m I3, R I R^T). A piece of constraint i on body b has the Jacobian
+ * J = s R_i [I3, -[r]] with r = point - COM, s = +1 for side a and -1 for side b, R_i the rows
+ * (t1, t2, n) of the contact frame (identity for a connect), restricted to the normal row for a
+ * frictionless contact (dim 1). All arrays live in the world's arena for one step. */
+#ifndef PHYS_SOLVER_H
+#define PHYS_SOLVER_H
+
+#include "world_internal.h"
+
+enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1 };
+
+typedef struct phys_con {
+  int kind;          /* PHYS_CON_CONTACT or PHYS_CON_CONNECT */
+  int dim;           /* rows: 1 (frictionless contact) or 3 */
+  int src;           /* index into w->contacts or w->connects */
+  int p0, np;        /* pieces [p0, p0 + np) */
+  double mu;
+  double e[3];       /* error term: e_n for contacts (row 2), the position error for connects */
+  double R[9];       /* rows of the constraint frame */
+  double lambda[3];  /* impulse in the constraint frame */
+} phys_con;
+
+typedef struct phys_piece {
+  int sb;            /* solver body */
+  int con;           /* its constraint */
+  double sign;
+  double r[3];       /* constraint point relative to the body's COM, world frame */
+  double z[3];       /* ADMM slack, constraint frame */
+  double f[3];       /* s R^T (beta z + lambda): this piece's pull on the body, world frame */
+} phys_piece;
+
+typedef struct phys_solver {
+  /* islands: ranges of solver bodies and constraints */
+  int nislands;
+  int *isl_body_start;   /* nislands + 1 */
+  int *isl_con_start;    /* nislands + 1 */
+  double *isl_beta, *isl_alpha;
+  int *isl_iters, *isl_refactor, *isl_stall, *isl_relax_iters;
+  double *isl_residual;
+
+  /* solver bodies */
+  int nb;
+  int *body_id;          /* solver body -> world body */
+  int *sb_of_body;       /* world body -> solver body or -1 (size w->nbodies) */
+  double *inertia;       /* 18 per body: world inertia tensor about the COM, then its inverse */
+  double *chol;          /* 27 per body: packed lower Cholesky factor of H_b (21) + 1/diag (6) */
+  double *base;          /* 6 per body: M v_k + h f */
+  double *v;             /* 6 per body: current iterate (the velocity the body keeps) */
+  double *vpos;          /* 6 per body: velocity that moves the positions (before relaxing) */
+  double *vm;            /* 6 per body: velocity for the accuracy metric */
+  int *bp_start, *bp_list; /* body -> its pieces (nb + 1, np) */
+
+  /* constraints and pieces */
+  int ncon;
+  phys_con *con;
+  int np;
+  phys_piece *piece;
+  double *r2;            /* per constraint: squared natural-map residual (metric) */
+  double *pres;          /* per piece: ||J v - z|| (PAPER rule) */
+  double *bres;          /* per body: ||M v - base - J^T lambda|| (PAPER rule) */
+} phys_solver;
+
+/* island.c: union-find over contacts and connects, islands and the solver ordering. Fills the
+ * island and body parts of `s` and the constraint order (con[].kind/src); returns 0 or -1 on
+ * allocation failure. Also sets w->bodies[].island and w->nislands. */
+int phys__build_islands(phys_world *w, phys_solver *s);
+
+/* island.c: after integration, advance rest timers and put islands at rest to sleep */
+void phys__update_sleep(phys_world *w, const phys_solver *s);
+
+/* solver_subadmm.c: build pieces, penalties and factors, iterate SubADMM on every island
+ * (parallel), leave the velocities in s->v and the impulses in the contacts/connects. */
+int phys__solve(phys_world *w, phys_solver *s);
+
+#endif

@@ -1,0 +1,674 @@
+/* solver_subadmm.c - SubADMM (paper 002, sec. 6) for free rigid bodies and connect equalities.
+ *
+ * Per island, with penalty beta and over-relaxation alpha:
+ *   v-update (34), parallel over bodies:  H_b v_b = base_b + sum_pieces J^T (beta z + lambda)
+ *       H_b = M_b + beta sum J^T J, factorised once per beta (6x6 Cholesky).
+ *   z/lambda update (35)-(38), parallel over constraints:
+ *       Jh = alpha J v + (1 - alpha) z,  y = beta Jh - lambda,  x = -(sum y + beta e) / m,
+ *       lambda = T(x) (strict cone operator (17); identity for connects),  z = (y + lambda)/beta.
+ *   u = -lambda (39) is implicit: only lambda is stored.
+ * The accuracy metric of sec. 7 decides convergence: vm = M^-1 (base + J^T lambda), then
+ * ||lambda - T(lambda - (J vm + e))|| over the island's constraints divided by their number.
+ *
+ * Penalty: beta0 = geometric mean over the island's bodies of mass / pieces (sec. 6.5).
+ * PHYS_PENALTY_SCALED uses beta = beta_scale * beta0 with over-relaxation and a stall detector
+ * (the numpy prototype's findings); PHYS_PENALTY_PAPER uses beta0 with rule (43).
+ *
+ * Penetration without energy: a penetrating contact's error term pushes the bodies apart
+ * (Baumgarte share xi of the depth per step, capped at max_recovery_speed). The positions move
+ * with that velocity; then a few more iterations with the push removed ("relax", as Box2D v3
+ * does) give the velocity the bodies keep, so removing an overlap adds no kinetic energy.
+ *
+ * Threads: small islands are solved one per thread; a big island is solved by the whole team,
+ * each thread taking a fixed slice of bodies and constraints between barriers. Every value is
+ * computed by the same arithmetic in the same order whatever the slicing, so results are
+ * bit-identical for any thread count. */
+#include <math.h>
+#include <string.h>
+#include <omp.h>
+#include "solver.h"
+#include "math3.h"
+
+/* islands at least this big are solved by the whole thread team */
+#define TEAM_MIN_BODIES 48
+/* stall detector window (iterations) and the progress it expects per window */
+#define STALL_WINDOW 100
+#define STALL_PROGRESS 0.98
+
+/* ---- 6x6 Cholesky ------------------------------------------------------------------------ */
+
+/* packed lower-triangular index of (i, j), j <= i */
+static inline int tri(int i, int j) { return i * (i + 1) / 2 + j; }
+
+/* factor the SPD matrix H (6x6 row-major) into L (21 packed) and 1/diag(L) (6) */
+static void chol6_factor(const double H[36], double *out) {
+  double *L = out, *inv = out + 21;
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j <= i; j++) {
+      double s = H[6 * i + j];
+      for (int k = 0; k < j; k++) s -= L[tri(i, k)] * L[tri(j, k)];
+      if (i == j) {
+        double d = s > 1e-300 ? sqrt(s) : 1e-150;
+        L[tri(i, i)] = d;
+        inv[i] = 1.0 / d;
+      } else {
+        L[tri(i, j)] = s * inv[j];
+      }
+    }
+  }
+}
+
+/* solve L L^T x = b */
+static void chol6_solve(const double *f, const double b[6], double x[6]) {
+  const double *L = f, *inv = f + 21;
+  double y[6];
+  for (int i = 0; i < 6; i++) {
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= L[tri(i, k)] * y[k];
+    y[i] = s * inv[i];
+  }
+  for (int i = 5; i >= 0; i--) {
+    double s = y[i];
+    for (int k = i + 1; k < 6; k++) s -= L[tri(k, i)] * x[k];
+    x[i] = s * inv[i];
+  }
+}
+
+/* ---- constraint operators ---------------------------------------------------------------- */
+
+/* lambda = T(x): the strict friction-cone operator (17) for contacts (normal first, then the
+ * tangent clamped to the disk at that height), max(0, x_n) for frictionless contacts, and the
+ * identity for bilateral connects */
+static inline void project(const phys_con *c, const double x[3], double lam[3]) {
+  if (c->kind == PHYS_CON_CONNECT) {
+    v3_copy(lam, x);
+    return;
+  }
+  double ln = x[2] > 0.0 ? x[2] : 0.0;
+  lam[2] = ln;
+  if (c->dim == 1) {
+    lam[0] = lam[1] = 0.0;
+    return;
+  }
+  double r = c->mu * ln, t = sqrt(x[0] * x[0] + x[1] * x[1]);
+  if (t <= r) {
+    lam[0] = x[0];
+    lam[1] = x[1];
+  } else {
+    double s = t > 0.0 ? r / t : 0.0;
+    lam[0] = x[0] * s;
+    lam[1] = x[1] * s;
+  }
+}
+
+/* J v for a piece: s R (v + w x r), only the rows the constraint uses (others set to 0) */
+static inline void piece_jv(const phys_con *c, const phys_piece *p, const double *v, double out[3]) {
+  double wr[3], pv[3];
+  v3_cross(wr, v + 3, p->r);
+  v3_add(pv, v, wr);
+  if (c->dim == 1) {
+    out[0] = out[1] = 0.0;
+    out[2] = p->sign * v3_dot(c->R + 6, pv);
+  } else {
+    m3_mulv(out, c->R, pv);
+    v3_scale(out, out, p->sign);
+  }
+}
+
+/* world force s R^T g of a piece (rows the constraint does not use are ignored) */
+static inline void piece_force(const phys_con *c, const phys_piece *p, const double g[3],
+                               double out[3]) {
+  if (c->dim == 1) {
+    v3_scale(out, c->R + 6, p->sign * g[2]);
+  } else {
+    m3_tmulv(out, c->R, g);
+    v3_scale(out, out, p->sign);
+  }
+}
+
+/* ---- per-body kernels --------------------------------------------------------------------- */
+
+/* H_b = M_b + beta sum J^T J over the body's pieces (rows u = [t; r x t]), factorised */
+static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  double H[36] = {0};
+  const double *I = s->inertia + 18 * sb;
+  for (int i = 0; i < 3; i++) {
+    H[6 * i + i] = b->mass;
+    for (int j = 0; j < 3; j++) H[6 * (3 + i) + 3 + j] = I[3 * i + j];
+  }
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    const phys_con *c = &s->con[p->con];
+    for (int row = 3 - c->dim; row < 3; row++) {
+      double u[6];
+      v3_copy(u, c->R + 3 * row);
+      v3_cross(u + 3, p->r, c->R + 3 * row);
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) H[6 * i + j] += beta * u[i] * u[j];
+    }
+  }
+  chol6_factor(H, s->chol + 27 * sb);
+}
+
+/* sum over the body's pieces of J^T applied to each piece's world force f */
+static inline void gather_pieces(const phys_solver *s, int sb, double rhs[6]) {
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double tq[3];
+    v3_cross(tq, p->r, p->f);
+    v3_add(rhs, rhs, p->f);
+    v3_add(rhs + 3, rhs + 3, tq);
+  }
+}
+
+/* v-update (34) of one body */
+static inline void update_body(phys_solver *s, int sb) {
+  double rhs[6];
+  memcpy(rhs, s->base + 6 * sb, sizeof rhs);
+  gather_pieces(s, sb, rhs);
+  chol6_solve(s->chol + 27 * sb, rhs, s->v + 6 * sb);
+}
+
+/* metric velocity vm = M^-1 (base + sum J^T lambda) of one body */
+static void metric_body(const phys_world *w, phys_solver *s, int sb) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  double rhs[6];
+  memcpy(rhs, s->base + 6 * sb, sizeof rhs);
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double f[3], tq[3];
+    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    v3_cross(tq, p->r, f);
+    v3_add(rhs, rhs, f);
+    v3_add(rhs + 3, rhs + 3, tq);
+  }
+  double *vm = s->vm + 6 * sb;
+  v3_scale(vm, rhs, b->inv_mass);
+  m3_mulv(vm + 3, s->inertia + 18 * sb + 9, rhs + 3);
+}
+
+/* dynamics residual ||M v - base - sum J^T lambda|| of one body (rule (43)) */
+static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  const double *v = s->v + 6 * sb, *base = s->base + 6 * sb;
+  double r[6];
+  v3_scale(r, v, b->mass);
+  m3_mulv(r + 3, s->inertia + 18 * sb, v + 3);
+  for (int i = 0; i < 6; i++) r[i] -= base[i];
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double f[3], tq[3];
+    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    v3_cross(tq, p->r, f);
+    v3_sub(r, r, f);
+    v3_sub(r + 3, r + 3, tq);
+  }
+  double n2 = 0.0;
+  for (int i = 0; i < 6; i++) n2 += r[i] * r[i];
+  s->bres[sb] = sqrt(n2);
+}
+
+/* ---- per-constraint kernels --------------------------------------------------------------- */
+
+/* z/lambda update (35)-(38) of one constraint and the new piece forces */
+static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
+  phys_con *c = &s->con[ci];
+  double y[2][3], Y[3] = {0, 0, 0};
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->v + 6 * p->sb, jv);
+    for (int i = 0; i < 3; i++) {
+      double jh = alpha * jv[i] + (1.0 - alpha) * p->z[i];
+      y[k][i] = beta * jh - c->lambda[i];
+      Y[i] += y[k][i];
+    }
+  }
+  double x[3], lam[3];
+  for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) / c->np;
+  project(c, x, lam);
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double g[3];
+    for (int i = 0; i < 3; i++) {
+      p->z[i] = (y[k][i] + lam[i]) / beta;
+      g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
+    }
+    piece_force(c, p, g, p->f);
+  }
+  v3_copy(c->lambda, lam);
+}
+
+/* piece forces from the stored z and lambda (after a change of beta) */
+static void refresh_con(phys_solver *s, int ci, double beta) {
+  phys_con *c = &s->con[ci];
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double g[3];
+    for (int i = 0; i < 3; i++) g[i] = beta * p->z[i] + c->lambda[i];
+    piece_force(c, p, g, p->f);
+  }
+}
+
+/* squared natural-map residual of one constraint at the metric velocities */
+static void metric_con(phys_solver *s, int ci) {
+  const phys_con *c = &s->con[ci];
+  double wv[3];
+  v3_copy(wv, c->e);
+  for (int k = 0; k < c->np; k++) {
+    const phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->vm + 6 * p->sb, jv);
+    v3_add(wv, wv, jv);
+  }
+  double x[3], lam[3], r[3];
+  v3_sub(x, c->lambda, wv);
+  project(c, x, lam);
+  v3_sub(r, c->lambda, lam);
+  if (c->dim == 1 && c->kind == PHYS_CON_CONTACT) r[0] = r[1] = 0.0;
+  s->r2[ci] = v3_dot(r, r);
+}
+
+/* primal residual ||J v - z|| of one piece (rule (43)) */
+static void primal_residual_piece(phys_solver *s, int pi) {
+  const phys_piece *p = &s->piece[pi];
+  const phys_con *c = &s->con[p->con];
+  double jv[3], d[3];
+  piece_jv(c, p, s->v + 6 * p->sb, jv);
+  v3_sub(d, jv, p->z);
+  if (c->dim == 1) d[0] = d[1] = 0.0;
+  s->pres[pi] = v3_norm(d);
+}
+
+/* ---- the island driver -------------------------------------------------------------------- */
+
+/* this thread's slice [lo, hi) of [begin, end) when the team shares the work */
+static void slice(int team, int begin, int end, int *lo, int *hi) {
+  if (!team) {
+    *lo = begin;
+    *hi = end;
+    return;
+  }
+  int nt = omp_get_num_threads(), t = omp_get_thread_num(), n = end - begin;
+  *lo = begin + (int)((long)n * t / nt);
+  *hi = begin + (int)((long)n * (t + 1) / nt);
+}
+
+static inline void team_barrier(int team) {
+  if (team) {
+#pragma omp barrier
+  }
+}
+
+/* factor every body of the island and recompute every piece force for `beta` */
+static void refactor_island(const phys_world *w, phys_solver *s, int k, double beta, int team) {
+  int lo, hi;
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) factor_body(w, s, sb, beta);
+  slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
+  for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
+  team_barrier(team);
+}
+
+/* the sec. 7 metric of island k (every thread of a team gets the same value) */
+static double island_metric(const phys_world *w, phys_solver *s, int k, int team) {
+  int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) metric_body(w, s, sb);
+  team_barrier(team);
+  slice(team, c0, c1, &lo, &hi);
+  for (int ci = lo; ci < hi; ci++) metric_con(s, ci);
+  team_barrier(team);
+  double sum = 0.0;
+  for (int ci = c0; ci < c1; ci++) sum += s->r2[ci];
+  return c1 > c0 ? sqrt(sum) / (c1 - c0) : 0.0;
+}
+
+/* rule (43): the ratio sqrt(theta_p / theta_d) when the residuals are unbalanced, else 1 */
+static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int team) {
+  int lo, hi;
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) dual_residual_body(w, s, sb);
+  int p0 = s->con[s->isl_con_start[k]].p0;
+  int p1 = s->con[s->isl_con_start[k + 1] - 1].p0 + s->con[s->isl_con_start[k + 1] - 1].np;
+  slice(team, p0, p1, &lo, &hi);
+  for (int pi = lo; pi < hi; pi++) primal_residual_piece(s, pi);
+  team_barrier(team);
+  double tp = 0.0, td = 0.0, gamma = w->opt.adapt_gamma;
+  for (int pi = p0; pi < p1; pi++) tp = fmax(tp, s->pres[pi]);
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    td = fmax(td, s->bres[sb]);
+  if (tp > 0.0 && td > 0.0 && (tp > gamma * td || td > gamma * tp)) return sqrt(tp / td);
+  return 1.0;
+}
+
+/* is it time to evaluate the metric after iteration `it` (0-based)? */
+static inline int check_due(int it, int max_it) {
+  return it < 2 || (it + 1) % 5 == 0 || it + 1 == max_it;
+}
+
+/* ADMM iterations on island k from the current iterate until the metric reaches the tolerance
+ * or `max_it` iterations ran; returns the iterations run, the last metric in *residual */
+typedef struct island_ctl {
+  double beta, alpha;
+  int refactors, stalls;
+} island_ctl;
+
+static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, int max_it,
+                          island_ctl *ctl, double *residual) {
+  const phys_world_options *o = &w->opt;
+  int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  int paper = o->penalty_rule == PHYS_PENALTY_PAPER;
+  int lo, hi, it;
+  double best = INFINITY, best_prev_window = INFINITY;
+  *residual = 0.0;
+  for (it = 0; it < max_it; it++) {
+    /* v-update, then z/lambda update */
+    slice(team, b0, b1, &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) update_body(s, sb);
+    team_barrier(team);
+    slice(team, c0, c1, &lo, &hi);
+    for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
+    team_barrier(team);
+
+    /* convergence on the sec. 7 metric */
+    if (check_due(it, max_it)) {
+      *residual = island_metric(w, s, k, team);
+      if (*residual <= o->tolerance) return it + 1;
+      if (*residual < best) best = *residual;
+    }
+
+    /* adaptive penalty (43) or the stall detector */
+    double factor = 1.0;
+    if (paper) {
+      factor = paper_beta_factor(w, s, k, team);
+    } else if ((it + 1) % STALL_WINDOW == 0) {
+      if (best > STALL_PROGRESS * best_prev_window && ctl->alpha > 1.0 + 1e-3) {
+        ctl->alpha = 1.0 + 0.5 * (ctl->alpha - 1.0);
+        factor = 1.0 / 1.5;
+        ctl->stalls++;
+      }
+      best_prev_window = best;
+      best = INFINITY;
+    }
+    if (factor != 1.0) {
+      ctl->beta *= factor;
+      ctl->refactors++;
+      refactor_island(w, s, k, ctl->beta, team);
+    }
+  }
+  return it;
+}
+
+/* does any contact of [c0, c1) push a penetration out? */
+static int has_recovery(const phys_solver *s, int c0, int c1) {
+  for (int ci = c0; ci < c1; ci++)
+    if (s->con[ci].kind == PHYS_CON_CONTACT && s->con[ci].e[2] < 0.0) return 1;
+  return 0;
+}
+
+/* remove the push-out of penetrating contacts from the error terms of [c0, c1) */
+static void drop_recovery(phys_solver *s, int c0, int c1) {
+  for (int ci = c0; ci < c1; ci++)
+    if (s->con[ci].kind == PHYS_CON_CONTACT && s->con[ci].e[2] < 0.0) s->con[ci].e[2] = 0.0;
+}
+
+/* solve island k; `team` = 1 when called by every thread of a parallel team */
+static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
+  const phys_world_options *o = &w->opt;
+  int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  island_ctl ctl = {s->isl_beta[k], o->penalty_rule == PHYS_PENALTY_PAPER ? 1.0
+                                                                          : o->over_relaxation,
+                    0, 0};
+  int lo, hi, it = 0, relax_it = 0;
+  double residual = 0.0;
+
+  refactor_island(w, s, k, ctl.beta, team);
+  if (c1 == c0) {
+    /* no constraints: one v-update is the unconstrained step */
+    slice(team, b0, b1, &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) update_body(s, sb);
+    team_barrier(team);
+  } else {
+    it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
+  }
+
+  /* positions move with this velocity */
+  slice(team, b0, b1, &lo, &hi);
+  memcpy(s->vpos + 6 * lo, s->v + 6 * lo, 6 * sizeof(double) * (size_t)(hi - lo));
+
+  /* relax: the velocity the bodies keep, without the push-out of penetrations */
+  int changed = has_recovery(s, c0, c1);
+  team_barrier(team);
+  if (changed) {
+    slice(team, c0, c1, &lo, &hi);
+    drop_recovery(s, lo, hi);
+    team_barrier(team);
+    int relax_max = o->max_iterations / 4 > 4 ? o->max_iterations / 4 : 4;
+    double relax_res;
+    relax_it = iterate_island(w, s, k, team, relax_max, &ctl, &relax_res);
+  }
+
+  /* record the outcome once */
+  if (!team || omp_get_thread_num() == 0) {
+    s->isl_iters[k] = it;
+    s->isl_relax_iters[k] = relax_it;
+    s->isl_residual[k] = residual;
+    s->isl_refactor[k] = ctl.refactors;
+    s->isl_stall[k] = ctl.stalls;
+  }
+  team_barrier(team);
+}
+
+/* ---- setup -------------------------------------------------------------------------------- */
+
+/* world position and COM offset of a connect side; returns the solver body or -1 */
+static int connect_point(const phys_world *w, const phys_solver *s, phys_id id,
+                         const double anchor[3], double point[3], double r[3]) {
+  if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
+    v3_copy(point, anchor);
+    v3_zero(r);
+    return -1;
+  }
+  const phys_body *b = &w->bodies[id];
+  double R[9];
+  q_to_m3(R, b->q);
+  m3_mulv(r, R, anchor);
+  v3_add(point, b->x, r);
+  return s->sb_of_body[id];
+}
+
+/* add a piece for solver body sb (skipped when sb < 0) */
+static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, const double r[3]) {
+  if (sb < 0) return;
+  phys_piece *p = &s->piece[s->np++];
+  memset(p, 0, sizeof *p);
+  p->sb = sb;
+  p->con = ci;
+  p->sign = sign;
+  v3_copy(p->r, r);
+  c->np++;
+}
+
+/* constraint rows, error terms, warm starts and pieces; returns 0 or -1 */
+static int setup_constraints(phys_world *w, phys_solver *s) {
+  const phys_world_options *o = &w->opt;
+  double h = o->timestep;
+  s->piece = ARENA_NEW(&w->arena, phys_piece, 2 * (size_t)s->ncon);
+  if (s->ncon && !s->piece) return -1;
+  s->np = 0;
+  for (int ci = 0; ci < s->ncon; ci++) {
+    phys_con *c = &s->con[ci];
+    c->p0 = s->np;
+    c->np = 0;
+    v3_zero(c->e);
+    if (c->kind == PHYS_CON_CONTACT) {
+      /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
+      const phys_contact *ct = &w->contacts[c->src];
+      c->dim = ct->dim;
+      c->mu = ct->mu;
+      memcpy(c->R, ct->frame, sizeof c->R);
+      v3_copy(c->lambda, ct->lambda);
+      double en = ct->dist >= 0.0 ? ct->dist / h : o->baumgarte * ct->dist / h;
+      c->e[2] = en < -o->max_recovery_speed ? -o->max_recovery_speed : en;
+      double r[3];
+      if (ct->body_a >= 0) {
+        v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
+        add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
+      }
+      if (ct->body_b >= 0) {
+        v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
+        add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
+      }
+    } else {
+      /* connect: three world-frame bilateral rows on the anchor points */
+      const phys_connect *cn = &w->connects[c->src];
+      c->dim = 3;
+      c->mu = 0.0;
+      m3_identity(c->R);
+      v3_copy(c->lambda, cn->lambda);
+      double p1[3], p2[3], r1[3], r2[3];
+      int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
+      int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
+      double d[3];
+      v3_sub(d, p1, p2);
+      v3_scale(c->e, d, o->baumgarte / h);
+      add_piece(s, c, ci, sb1, 1.0, r1);
+      add_piece(s, c, ci, sb2, -1.0, r2);
+    }
+  }
+  return 0;
+}
+
+/* body-side data: world inertia, base = M v + h f, piece lists; returns 0 or -1 */
+static int setup_bodies(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  int nb = s->nb;
+  s->inertia = ARENA_NEW(ar, double, 18 * (size_t)nb);
+  s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
+  s->base = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->v = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->vpos = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->vm = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->bres = ARENA_NEW(ar, double, nb);
+  s->bp_start = ARENA_ZNEW(ar, int, nb + 1);
+  s->bp_list = ARENA_NEW(ar, int, s->np);
+  s->pres = ARENA_NEW(ar, double, s->np);
+  s->r2 = ARENA_NEW(ar, double, s->ncon);
+  int *fill = ARENA_NEW(ar, int, nb + 1);
+  if (!s->bp_start || !fill ||
+      (nb && (!s->inertia || !s->chol || !s->base || !s->v || !s->vpos || !s->vm || !s->bres)) ||
+      (s->np && (!s->bp_list || !s->pres)) || (s->ncon && !s->r2))
+    return -1;
+
+  /* pieces of each body, in piece order */
+  for (int p = 0; p < s->np; p++) s->bp_start[s->piece[p].sb + 1]++;
+  for (int sb = 0; sb < nb; sb++) s->bp_start[sb + 1] += s->bp_start[sb];
+  memcpy(fill, s->bp_start, (size_t)(nb + 1) * sizeof(int));
+  for (int p = 0; p < s->np; p++) s->bp_list[fill[s->piece[p].sb]++] = p;
+
+  /* inertia in the world and the momentum after the external impulse */
+  double h = w->opt.timestep;
+  for (int sb = 0; sb < nb; sb++) {
+    const phys_body *b = &w->bodies[s->body_id[sb]];
+    double R[9], D[9] = {0}, T[9], Rt[9];
+    double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
+    q_to_m3(R, b->q);
+    m3_transpose(Rt, R);
+    for (int i = 0; i < 3; i++) D[4 * i] = b->inertia[i];
+    m3_mul(T, R, D);
+    m3_mul(I, T, Rt);
+    for (int i = 0; i < 3; i++) D[4 * i] = b->inv_inertia[i];
+    m3_mul(T, R, D);
+    m3_mul(Iinv, T, Rt);
+
+    /* linear: m v + h (m g + F); angular: I w + h (tau - w x I w) */
+    double Iw[3], gyro[3];
+    for (int i = 0; i < 3; i++)
+      base[i] = b->mass * b->v[i] + h * (b->mass * w->opt.gravity[i] + b->force[i]);
+    m3_mulv(Iw, I, b->w);
+    v3_cross(gyro, b->w, Iw);
+    for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
+    v3_copy(s->v + 6 * sb, b->v);
+    v3_copy(s->v + 6 * sb + 3, b->w);
+  }
+  return 0;
+}
+
+/* beta0 per island: geometric mean of mass / pieces over the bodies with pieces */
+static void setup_penalties(phys_world *w, phys_solver *s) {
+  int paper = w->opt.penalty_rule == PHYS_PENALTY_PAPER;
+  for (int k = 0; k < s->nislands; k++) {
+    double sum = 0.0, msum = 0.0;
+    int n = 0, nall = 0;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+      double m = w->bodies[s->body_id[sb]].mass;
+      int np = s->bp_start[sb + 1] - s->bp_start[sb];
+      msum += log(m);
+      nall++;
+      if (np > 0) {
+        sum += log(m / np);
+        n++;
+      }
+    }
+    double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
+    s->isl_beta[k] = paper ? beta0 : w->opt.beta_scale * beta0;
+  }
+}
+
+/* initial slack z = J v_k and piece forces from the warm-started impulses */
+static void setup_slack(phys_world *w, phys_solver *s) {
+  for (int k = 0; k < s->nislands; k++) {
+    double beta = s->isl_beta[k];
+    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
+      phys_con *c = &s->con[ci];
+      for (int j = 0; j < c->np; j++) {
+        phys_piece *p = &s->piece[c->p0 + j];
+        piece_jv(c, p, s->v + 6 * p->sb, p->z);
+      }
+      refresh_con(s, ci, beta);
+    }
+  }
+  (void)w;
+}
+
+int phys__solve(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  int nisl = s->nislands;
+  s->isl_beta = ARENA_NEW(ar, double, nisl);
+  s->isl_alpha = ARENA_NEW(ar, double, nisl);
+  s->isl_iters = ARENA_ZNEW(ar, int, nisl);
+  s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
+  s->isl_stall = ARENA_ZNEW(ar, int, nisl);
+  s->isl_relax_iters = ARENA_ZNEW(ar, int, nisl);
+  s->isl_residual = ARENA_ZNEW(ar, double, nisl);
+  int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
+  if (nisl && (!s->isl_beta || !s->isl_alpha || !s->isl_iters || !s->isl_refactor ||
+               !s->isl_stall || !s->isl_relax_iters || !s->isl_residual || !big || !small))
+    return -1;
+  if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
+  setup_penalties(w, s);
+  setup_slack(w, s);
+
+  /* big islands go to the whole team, the rest one per thread */
+  int threads = w->opt.threads, nbig = 0, nsmall = 0;
+  for (int k = 0; k < nisl; k++) {
+    int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
+    if (threads > 1 && nbk >= TEAM_MIN_BODIES) big[nbig++] = k;
+    else small[nsmall++] = k;
+  }
+  if (threads == 1) {
+    for (int k = 0; k < nisl; k++) solve_island(w, s, k, 0);
+    return 0;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    for (int i = 0; i < nbig; i++) solve_island(w, s, big[i], 1);
+#pragma omp for schedule(dynamic, 4)
+    for (int i = 0; i < nsmall; i++) solve_island(w, s, small[i], 0);
+  }
+  return 0;
+}

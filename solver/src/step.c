@@ -1,0 +1,206 @@
+/* step.c - one time step: the pipeline that ties the stages together.
+ *
+ *   1. save the state (restored if the step goes non-finite), reset the arena
+ *   2. geom poses and speculative margins of awake bodies
+ *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
+ *   4. islands (union-find) and the solver's flat layout
+ *   5. SubADMM on every island (parallel)
+ *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation)
+ *   7. warm-start store, sleeping, statistics
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include "solver.h"
+#include "alloc.h"
+#include "math3.h"
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* copy every body's x, q, v, w aside; returns 0 or -1 */
+static int save_state(phys_world *w) {
+  if (PHYS_RESERVE(w->saved_state, w->saved_cap, 13 * w->nbodies)) return -1;
+  for (int i = 0; i < w->nbodies; i++) {
+    double *d = w->saved_state + 13 * i;
+    const phys_body *b = &w->bodies[i];
+    memcpy(d, b->x, 3 * sizeof(double));
+    memcpy(d + 3, b->q, 4 * sizeof(double));
+    memcpy(d + 7, b->v, 3 * sizeof(double));
+    memcpy(d + 10, b->w, 3 * sizeof(double));
+  }
+  return 0;
+}
+
+static void restore_state(phys_world *w) {
+  for (int i = 0; i < w->nbodies; i++) {
+    const double *d = w->saved_state + 13 * i;
+    phys_body *b = &w->bodies[i];
+    memcpy(b->x, d, 3 * sizeof(double));
+    memcpy(b->q, d + 3, 4 * sizeof(double));
+    memcpy(b->v, d + 7, 3 * sizeof(double));
+    memcpy(b->w, d + 10, 3 * sizeof(double));
+    if (b->alive) phys__body_update_geoms(w, i);
+  }
+}
+
+/* wake sleeping bodies held by a connect to an awake body */
+static void wake_connected(phys_world *w) {
+  for (int c = 0; c < w->nconnects; c++) {
+    const phys_connect *cn = &w->connects[c];
+    if (!cn->alive || cn->body2 == PHYS_ID_NONE) continue;
+    phys_body *a = &w->bodies[cn->body1], *b = &w->bodies[cn->body2];
+    if (a->is_static || b->is_static || a->asleep == b->asleep) continue;
+    phys__wake_body(w, a->asleep ? cn->body1 : cn->body2);
+  }
+}
+
+/* per-geom margin: base margin plus how far the body can move in one step */
+static double *geom_margins(phys_world *w) {
+  double *m = ARENA_NEW(&w->arena, double, w->ngeoms);
+  if (w->ngeoms && !m) return NULL;
+  double h = w->opt.timestep, half = 0.5 * w->opt.contact_margin;
+  double gstep = h * h * v3_norm(w->opt.gravity);
+  for (int g = 0; g < w->ngeoms; g++) {
+    const phys_geom *geom = &w->geoms[g];
+    m[g] = half;
+    if (!geom->alive || geom->is_static) continue;
+    const phys_body *b = &w->bodies[geom->body];
+    if (b->asleep) continue;
+    m[g] += h * (v3_norm(b->v) + v3_norm(b->w) * b->rbound) + gstep;
+  }
+  return m;
+}
+
+/* x += h v; q <- exp(h w / 2) q for every solved body */
+static void integrate(phys_world *w, const phys_solver *s) {
+  double h = w->opt.timestep;
+  for (int sb = 0; sb < s->nb; sb++) {
+    phys_body *b = &w->bodies[s->body_id[sb]];
+    const double *v = s->v + 6 * sb, *vp = s->vpos + 6 * sb;
+    v3_copy(b->v, v);
+    v3_copy(b->w, v + 3);
+    v3_madd(b->x, b->x, h, vp);
+    double wn = v3_norm(vp + 3);
+    if (wn > 0.0) {
+      double half = 0.5 * h * wn, sn = sin(half) / wn;
+      double dq[4] = {cos(half), vp[3] * sn, vp[4] * sn, vp[5] * sn};
+      q_mul(b->q, dq, b->q);
+      q_normalize(b->q);
+    }
+  }
+}
+
+/* first awake body whose state is not finite, or -1 */
+static int find_nonfinite(const phys_world *w, const phys_solver *s) {
+  for (int sb = 0; sb < s->nb; sb++) {
+    const phys_body *b = &w->bodies[s->body_id[sb]];
+    if (!v3_isfinite(b->x) || !v3_isfinite(b->v) || !v3_isfinite(b->w) || !isfinite(b->q[0]) ||
+        !isfinite(b->q[1]) || !isfinite(b->q[2]) || !isfinite(b->q[3]))
+      return s->body_id[sb];
+  }
+  return -1;
+}
+
+/* copy solved impulses back to the contacts and connects */
+static void store_impulses(phys_world *w, const phys_solver *s) {
+  for (int ci = 0; ci < s->ncon; ci++) {
+    const phys_con *c = &s->con[ci];
+    if (c->kind == PHYS_CON_CONTACT) v3_copy(w->contacts[c->src].lambda, c->lambda);
+    else v3_copy(w->connects[c->src].lambda, c->lambda);
+  }
+}
+
+/* statistics of the step from the solver's per-island results */
+static void fill_stats(phys_world *w, const phys_solver *s) {
+  phys_step_stats *st = &w->stats;
+  st->contacts = w->ncontacts;
+  st->islands = s->nislands;
+  st->broadphase_pairs = w->npairs;
+  st->iterations_max = 0;
+  st->residual = 0.0;
+  st->refactorizations = 0;
+  st->stalls = 0;
+  double wsum = 0.0, it_sum = 0.0, res_sum = 0.0;
+  for (int k = 0; k < s->nislands; k++) {
+    int nc = s->isl_con_start[k + 1] - s->isl_con_start[k];
+    if (nc == 0) continue;
+    if (s->isl_iters[k] > st->iterations_max) st->iterations_max = s->isl_iters[k];
+    if (s->isl_residual[k] > st->residual) st->residual = s->isl_residual[k];
+    wsum += nc;
+    it_sum += (double)nc * s->isl_iters[k];
+    res_sum += (double)nc * s->isl_residual[k];
+    st->refactorizations += s->isl_refactor[k];
+    st->stalls += s->isl_stall[k];
+  }
+  st->iterations_mean = wsum > 0 ? it_sum / wsum : 0.0;
+  st->residual_mean = wsum > 0 ? res_sum / wsum : 0.0;
+  st->penetration_max = 0.0;
+  for (int c = 0; c < w->ncontacts; c++)
+    if (-w->contacts[c].dist > st->penetration_max) st->penetration_max = -w->contacts[c].dist;
+  st->bodies_awake = st->bodies_asleep = 0;
+  for (int i = 0; i < w->nbodies; i++) {
+    const phys_body *b = &w->bodies[i];
+    if (!b->alive || b->is_static) continue;
+    if (b->asleep) st->bodies_asleep++;
+    else st->bodies_awake++;
+  }
+}
+
+phys_status phys_world_step(phys_world *w) {
+  double t0 = now_seconds();
+  phys_arena_reset(&w->arena);
+  if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  w->stats.step = w->step_index + 1;
+
+  /* collision: poses, margins, pairs, contacts */
+  wake_connected(w);
+  for (int b = 0; b < w->nbodies; b++)
+    if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+  double *margin = geom_margins(w);
+  if (!margin || phys__broadphase(w, margin) < 0 || phys__build_contacts(w, margin))
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in collision detection");
+  double t1 = now_seconds();
+
+  /* islands and the solver layout */
+  phys_solver s;
+  memset(&s, 0, sizeof s);
+  if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  double t2 = now_seconds();
+
+  /* SubADMM */
+  if (phys__solve(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  double t3 = now_seconds();
+
+  /* integrate, and refuse a non-finite result */
+  integrate(w, &s);
+  int bad = find_nonfinite(w, &s);
+  if (bad >= 0) {
+    restore_state(w);
+    return phys__fail(w, PHYS_E_NUMERIC,
+                      "step %llu: body %d became non-finite; the state before the step is kept",
+                      (unsigned long long)(w->step_index + 1), bad);
+  }
+  store_impulses(w, &s);
+  if (phys__store_warm_start(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  phys__update_sleep(w, &s);
+  for (int b = 0; b < w->nbodies; b++) {
+    v3_zero(w->bodies[b].force);
+    v3_zero(w->bodies[b].torque);
+  }
+  w->step_index++;
+  w->time += w->opt.timestep;
+  double t4 = now_seconds();
+
+  /* statistics */
+  fill_stats(w, &s);
+  w->stats.time_collision = t1 - t0;
+  w->stats.time_islands = t2 - t1;
+  w->stats.time_solve = t3 - t2;
+  w->stats.time_integrate = t4 - t3;
+  w->stats.time_total = t4 - t0;
+  return PHYS_OK;
+}

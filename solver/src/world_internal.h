@@ -1,0 +1,168 @@
+/* world_internal.h - the layout of a phys_world, shared by the engine's source files.
+ *
+ * Model, state and scratch (MuJoCo's split):
+ *  - model: bodies' mass properties and geoms (changed only between steps by the API);
+ *  - state: each body's COM pose and velocity, warm-start impulses, the step counter;
+ *  - scratch: per-step arrays (pairs, contacts, islands, solver data) from `arena`, plus a few
+ *    persistent buffers that grow to the scene's size during warm-up and are then reused.
+ * Ids are indices: body id = index into `bodies`, geom id = index into `geoms`. Removed objects
+ * stay in place with alive = 0, so ids are never reused.
+ */
+#ifndef PHYS_WORLD_INTERNAL_H
+#define PHYS_WORLD_INTERNAL_H
+
+#include <stdint.h>
+#include "phys/phys.h"
+#include "arena.h"
+#include "narrowphase.h"
+
+typedef struct phys_geom {
+  int alive;
+  phys_id body;        /* owning body, PHYS_ID_NONE for a world geom */
+  int is_static;       /* world geom or geom of a static body */
+  phys_geom_type type;
+  double size[3];
+  double lpos[3];      /* pose in the body's inertial (COM, principal) frame; world pose if static */
+  double lrot[9];
+  double rbound;       /* radius of a sphere around the geom centre that contains it (inf: plane) */
+  double friction;
+  int condim;
+  uint32_t contype, conaffinity;
+  phys_shape shape;    /* world pose, refreshed each step for awake bodies */
+} phys_geom;
+
+typedef struct phys_body {
+  int alive;
+  int is_static;
+  char name[64];
+  double mass, inv_mass;
+  double inertia[3], inv_inertia[3]; /* principal moments about the COM */
+  double ipos[3], iquat[4];          /* inertial frame in the body frame */
+  int geom_start, geom_count;        /* consecutive geom ids */
+  double rbound;                     /* radius around the COM containing all geoms */
+
+  /* state: pose of the inertial frame, COM linear and world angular velocity */
+  double x[3], q[4], v[3], w[3];
+  double force[3], torque[3];        /* external wrench for the next step */
+
+  /* sleeping */
+  int asleep;
+  double rest_time;                  /* seconds spent below the sleep speed */
+  int sleep_label;                   /* island label while asleep (smallest body id) */
+
+  /* last step */
+  int island;                        /* index into the last step's islands, -1 if none */
+} phys_body;
+
+/* a ball-joint equality (connect) between two bodies; body2 may be PHYS_ID_NONE (world) */
+typedef struct phys_connect {
+  int alive;
+  phys_id body1, body2;
+  double anchor1[3];   /* in body1's inertial frame (world frame if body1 is static) */
+  double anchor2[3];   /* in body2's inertial frame (world frame if body2 is world/static) */
+  double lambda[3];    /* last impulse, world frame, for warm start */
+} phys_connect;
+
+/* a contact point of the current step */
+typedef struct phys_contact {
+  int geom_a, geom_b;  /* geom ids, geom_a < geom_b */
+  int body_a, body_b;  /* dynamic body ids or -1 (static) */
+  uint32_t feature;
+  uint64_t key;        /* (geom_a, geom_b, feature), for warm start */
+  double pos[3];
+  double frame[9];     /* rows t1, t2, n; n points from b to a */
+  double dist;         /* signed distance before the solve */
+  double mu;
+  int dim;             /* 1: frictionless (normal row only), 3: friction */
+  double lambda[3];    /* impulse in the contact frame (t1, t2, n) */
+} phys_contact;
+
+/* warm-start record: impulse of a contact in world coordinates, sorted by key */
+typedef struct phys_warm {
+  uint64_t key;
+  double impulse[3];
+} phys_warm;
+
+/* a broadphase pair of geoms (a < b) */
+typedef struct phys_pair {
+  int a, b;
+} phys_pair;
+
+struct phys_world {
+  phys_world_options opt;
+  char error[512];
+
+  phys_body *bodies;
+  int nbodies, bodies_cap, nalive;
+  phys_geom *geoms;
+  int ngeoms, geoms_cap;
+  phys_connect *connects;
+  int nconnects, connects_cap;
+
+  double time;
+  uint64_t step_index;
+  phys_step_stats stats;
+
+  /* persistent scratch, grown during warm-up */
+  phys_arena arena;
+  phys_contact *contacts;
+  int ncontacts, contacts_cap;
+  phys_warm *warm;
+  int nwarm, warm_cap;
+  int *island_of_body;   /* unused placeholder for future use */
+  int nislands;
+  double *saved_state;   /* 13 doubles per body: x, q, v, w; restored on a non-finite step */
+  int saved_cap;
+  phys_pair *pairs;      /* broadphase output of the current step */
+  int npairs, pairs_cap;
+};
+
+/* ---- world.c ---- */
+
+/* record an error message on the world and return `code` (printf-style) */
+phys_status phys__fail(phys_world *w, phys_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* fill a phys_error (nullable) and return `code` */
+phys_status phys__error(phys_error *err, phys_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* body id valid and alive? */
+int phys__body_ok(const phys_world *w, phys_id id);
+
+/* ---- body.c ---- */
+
+/* refresh the world pose (shape) of the geoms of body b from its state */
+void phys__body_update_geoms(phys_world *w, int b);
+
+/* wake body b and every body sleeping in the same island */
+void phys__wake_body(phys_world *w, int b);
+
+/* ---- massprops.c ---- */
+
+/* volume, mass-normalised inertia about the centre in the geom's frame (principal moments per
+ * unit mass), for a primitive; returns 0 for planes or degenerate sizes */
+double phys__shape_volume(phys_geom_type type, const double size[3]);
+void phys__shape_unit_inertia(phys_geom_type type, const double size[3], double out[3]);
+
+/* eigen-decomposition of a symmetric 3x3 matrix: values (ascending) and rotation whose columns
+ * are the eigenvectors (right-handed) */
+void phys__sym3_eigen(const double a[9], double values[3], double rot[9]);
+
+/* ---- step pipeline (step.c and the stage files) ---- */
+
+/* broadphase.c: candidate geom pairs into w->pairs, sorted by (a, b), for the current poses,
+ * each geom's box grown by geom_margin[geom]. Skips pairs that cannot collide (same body, both
+ * static, both asleep or static, filtered by contype/conaffinity). Returns the count or -1 on
+ * allocation failure. */
+int phys__broadphase(phys_world *w, const double *geom_margin);
+
+/* contact.c: wake sleeping bodies that awake ones touch, run the narrowphase on w->pairs
+ * (parallel), and build w->contacts with frames, friction and warm-start impulses; returns 0
+ * or -1 on allocation failure */
+int phys__build_contacts(phys_world *w, const double *geom_margin);
+
+/* contact.c: store this step's impulses as next step's warm start */
+int phys__store_warm_start(phys_world *w);
+
+#endif
