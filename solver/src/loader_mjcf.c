@@ -1,0 +1,501 @@
+/* loader_mjcf.c - MJCF (MuJoCo XML) scene loader: entry points, document passes, <compiler>,
+ * <option>, <default> and <equality>.
+ *
+ * The document is parsed with libxml2 (no network, no entity substitution) and walked in passes
+ * so that sections may come in any order: top-level check, compiler, option, default, then the
+ * world is created and <worldbody> and <equality> fill it. The supported subset and its mapping
+ * are described in docs/mjcf.md. Bodies and geoms: loader_mjcf_body.c; attribute parsing and
+ * orientation conventions: loader_mjcf_attr.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libxml/parser.h>
+#include "loader_mjcf_internal.h"
+#include "alloc.h"
+#include "math3.h"
+
+/* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
+static const char *const top_handled[] = {
+  "compiler", "option", "default", "worldbody", "equality", "asset", NULL};
+static const char *const top_ignored[] = {"size", "visual", "statistic", NULL};
+static const char *const top_unsupported[] = {
+  "include", "contact", "actuator", "sensor", "tendon", "keyframe", "custom", "extension",
+  "deformable", NULL};
+
+/* ---- compiler ------------------------------------------------------------------------------ */
+
+/* <compiler>: angle unit, euler sequence, inertiafromgeom; the rest is file layout. */
+static phys_status compiler_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const attrs[] = {
+    "angle", "eulerseq", "inertiafromgeom", "coordinate",
+    "~meshdir", "~texturedir", "~assetdir", "~strippath", "~discardvisual", "~convexhull",
+    "~usethread", "~autolimits", "~fitaabb",
+    "!boundmass", "!boundinertia", "!settotalmass", "!balanceinertia", "!inertiagrouprange",
+    "!fusestatic", "!exactmeshinertia", "!alignfree", "!saveinertial", NULL};
+  phys_status st = mj_check_attrs(c, node, attrs);
+  if (st) return st;
+  const char *s;
+  /* angle unit */
+  if ((s = mj_attr(node, "angle"))) {
+    if (strcmp(s, "degree") == 0) c->degree = 1;
+    else if (strcmp(s, "radian") == 0) c->degree = 0;
+    else return mj_fail(c, node, PHYS_E_PARSE, "angle must be 'degree' or 'radian', got '%s'", s);
+  }
+  /* euler sequence: three of xyzXYZ */
+  if ((s = mj_attr(node, "eulerseq"))) {
+    if (strlen(s) != 3 || strspn(s, "xyzXYZ") != 3)
+      return mj_fail(c, node, PHYS_E_PARSE, "eulerseq must be 3 of 'xyzXYZ', got '%s'", s);
+    memcpy(c->eulerseq, s, 3);
+  }
+  /* inertia from geoms */
+  if ((s = mj_attr(node, "inertiafromgeom"))) {
+    if (strcmp(s, "auto") == 0) c->inertia = MJ_INERTIA_AUTO;
+    else if (strcmp(s, "true") == 0) c->inertia = MJ_INERTIA_TRUE;
+    else if (strcmp(s, "false") == 0) c->inertia = MJ_INERTIA_FALSE;
+    else return mj_fail(c, node, PHYS_E_PARSE, "inertiafromgeom must be true, false or auto");
+  }
+  /* coordinates: only local frames */
+  if ((s = mj_attr(node, "coordinate"))) {
+    if (strcmp(s, "global") == 0)
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "coordinate 'global' not supported");
+    if (strcmp(s, "local") != 0)
+      return mj_fail(c, node, PHYS_E_PARSE, "coordinate must be 'local' or 'global'");
+  }
+  /* children: lengthrange only concerns actuators */
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE || strcmp(mj_name(ch), "lengthrange") == 0) continue;
+    return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <compiler>");
+  }
+  return PHYS_OK;
+}
+
+/* ---- option -------------------------------------------------------------------------------- */
+
+/* <option><flag>: solver-only switches are ignored; physical ones must keep MuJoCo's default,
+ * except gravity="disable", which zeroes gravity. */
+static phys_status flag_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const ignored[] = {
+    "warmstart", "clampctrl", "actuation", "refsafe", "sensor", "midphase", "eulerdamp",
+    "fwdinv", "invdiscrete", "energy", "island", "multiccd", "nativeccd", "filterparent",
+    "autoreset", NULL};
+  static const char *const physical[] = {
+    "constraint", "equality", "contact", "frictionloss", "limit", "passive", "spring", "damper",
+    "gravity", "override", NULL};
+  for (const xmlAttr *a = node->properties; a; a = a->next) {
+    const char *an = (const char *)a->name, *v = mj_attr(node, an);
+    int enable = v && strcmp(v, "enable") == 0;
+    if (!v || (!enable && strcmp(v, "disable") != 0))
+      return mj_fail(c, node, PHYS_E_PARSE, "flag '%s' must be 'enable' or 'disable'", an);
+    if (mj_in_list(an, ignored)) continue;
+    if (!mj_in_list(an, physical))
+      return mj_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
+    int is_default = strcmp(an, "override") == 0 ? !enable : enable;
+    if (is_default) continue;
+    if (strcmp(an, "gravity") == 0) {
+      v3_zero(c->opt.gravity);
+      continue;
+    }
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "flag %s=\"%s\" not supported yet", an, v);
+  }
+  return PHYS_OK;
+}
+
+/* <option>: timestep, gravity and iterations override the options; MuJoCo solver settings are
+ * accepted and ignored; fluid forces must be off. */
+static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const attrs[] = {
+    "timestep", "gravity", "iterations", "wind", "density", "viscosity", "collision",
+    "~tolerance", "~solver", "~jacobian", "~cone", "~integrator", "~noslip_iterations",
+    "~noslip_tolerance", "~mpr_iterations", "~mpr_tolerance", "~ls_iterations", "~ls_tolerance",
+    "~ccd_iterations", "~ccd_tolerance", "~sdf_iterations", "~sdf_initpoints", "~impratio",
+    "~apirate", "~magnetic", "~o_margin", "~o_solref", "~o_solimp", "~o_friction",
+    "~actuatorgroupdisable", NULL};
+  phys_status st = mj_check_attrs(c, node, attrs);
+  if (st) return st;
+  double v[3];
+  int n, found;
+  long it;
+  /* timestep and gravity */
+  if ((st = mj_reals(c, node, "timestep", v, 1, 1, &n))) return st;
+  if (n && !(v[0] > 0.0)) return mj_fail(c, node, PHYS_E_PARSE, "timestep must be positive");
+  if (n) c->opt.timestep = v[0];
+  if ((st = mj_reals(c, node, "gravity", v, 3, 3, &n))) return st;
+  if (n) v3_copy(c->opt.gravity, v);
+  /* iterations */
+  if ((st = mj_int(c, node, "iterations", 1, INT_MAX, &it, &found))) return st;
+  if (found) c->opt.max_iterations = (int)it;
+  /* fluid model: only the default (no medium) */
+  static const char *const fluid[] = {"wind", "density", "viscosity", NULL};
+  for (int i = 0; fluid[i]; i++) {
+    if ((st = mj_reals(c, node, fluid[i], v, 1, 3, &n))) return st;
+    for (int k = 0; k < n; k++)
+      if (v[k] != 0.0)
+        return mj_fail(c, node, PHYS_E_UNSUPPORTED, "nonzero '%s' not supported yet", fluid[i]);
+  }
+  /* collision: only all geom pairs */
+  const char *s = mj_attr(node, "collision");
+  if (s && strcmp(s, "all") != 0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "collision '%s' not supported yet", s);
+  /* children */
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    if (strcmp(mj_name(ch), "flag") == 0) {
+      if ((st = flag_parse(c, ch))) return st;
+    } else if (strcmp(mj_name(ch), "plugin") == 0) {
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
+    } else {
+      return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <option>");
+    }
+  }
+  return PHYS_OK;
+}
+
+/* ---- default ------------------------------------------------------------------------------- */
+
+/* Add a class copied from `parent` (or MuJoCo's built-in defaults when parent < 0). */
+static int class_new(mj_ctx *c, const char *name, int parent) {
+  if (PHYS_RESERVE(c->classes, c->capclass, c->nclass + 1)) return -1;
+  mj_class *k = &c->classes[c->nclass];
+  if (parent >= 0) {
+    *k = c->classes[parent];
+  } else {
+    memset(k, 0, sizeof *k);
+    k->geom.g = phys_geom_desc_default();
+    k->geom.g.size[0] = 0.0; /* MuJoCo: no size until one is given */
+    k->joint.type = MJ_JOINT_HINGE;
+  }
+  k->name = name;
+  return c->nclass++;
+}
+
+/* A <default> element for class `k`: its own geom/joint values first, nested classes after. */
+static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
+  static const char *const attrs[] = {"class", NULL};
+  static const char *const ignored[] = {"site", "camera", "light", "material", "mesh", NULL};
+  static const char *const later[] = {
+    "equality", "tendon", "pair", "general", "motor", "position", "velocity", "intvelocity",
+    "damper", "cylinder", "muscle", "adhesion", "flex", NULL};
+  phys_status st = mj_check_attrs(c, node, attrs);
+  if (st) return st;
+  /* own values */
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    if (strcmp(en, "geom") == 0) {
+      if (mj_attr(ch, "class") || mj_attr(ch, "name"))
+        return mj_fail(c, ch, PHYS_E_PARSE, "'class' and 'name' are not allowed in defaults");
+      if ((st = mj_geom_apply(c, ch, &c->classes[k].geom))) return st;
+    } else if (strcmp(en, "joint") == 0) {
+      if ((st = mj_joint_default_apply(c, ch, &c->classes[k].joint))) return st;
+    } else if (strcmp(en, "default") == 0 || mj_in_list(en, ignored)) {
+      continue;
+    } else if (mj_in_list(en, later)) {
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "defaults for <%s> not supported yet", en);
+    } else {
+      return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <default>");
+    }
+  }
+  /* nested classes inherit the values above */
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE || strcmp(mj_name(ch), "default") != 0) continue;
+    if ((st = mj_require(c, ch, "class"))) return st;
+    const char *name = mj_attr(ch, "class");
+    if (mj_find_class(c, name) >= 0)
+      return mj_fail(c, ch, PHYS_E_PARSE, "duplicate default class '%s'", name);
+    int child = class_new(c, name, k);
+    if (child < 0) return mj_fail(c, ch, PHYS_E_NOMEM, "out of memory");
+    if ((st = default_parse(c, ch, child))) return st;
+  }
+  return PHYS_OK;
+}
+
+/* ---- equality ------------------------------------------------------------------------------ */
+
+/* Order of the body-name table (for bsearch). */
+static int ref_cmp(const void *a, const void *b) {
+  return strcmp(((const mj_body_ref *)a)->name, ((const mj_body_ref *)b)->name);
+}
+
+/* Look up a body by name; NULL if unknown. "world" is handled by the caller. */
+static const mj_body_ref *ref_find(const mj_ctx *c, const char *name) {
+  mj_body_ref key;
+  key.name = name;
+  return c->nref ? bsearch(&key, c->refs, (size_t)c->nref, sizeof key, ref_cmp) : NULL;
+}
+
+/* <connect body1 body2 anchor>: anchor in body1's frame; body2 absent or "world" = world. */
+static phys_status connect_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const attrs[] = {
+    "body1", "body2", "anchor", "active", "~name", "~class",
+    "!solref", "!solimp", "!site1", "!site2", NULL};
+  phys_status st;
+  double anchor[3];
+  int n, active = 1, found;
+  if ((st = mj_check_attrs(c, node, attrs))) return st;
+  if ((st = mj_require(c, node, "body1")) || (st = mj_require(c, node, "anchor"))) return st;
+  if ((st = mj_reals(c, node, "anchor", anchor, 3, 3, &n))) return st;
+  if ((st = mj_bool(c, node, "active", &active, &found))) return st;
+  if (!active) return mj_fail(c, node, PHYS_E_UNSUPPORTED, "inactive equality not supported yet");
+  /* resolve both sides */
+  const char *names[2] = {mj_attr(node, "body1"), mj_attr(node, "body2")};
+  const mj_body_ref *r[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    if (!names[i] || strcmp(names[i], "world") == 0) continue;
+    if (!(r[i] = ref_find(c, names[i])))
+      return mj_fail(c, node, PHYS_E_PARSE, "unknown body '%s' in body%d", names[i], i + 1);
+  }
+  if (!r[0] && !r[1])
+    return mj_fail(c, node, PHYS_E_PARSE, "connect between the world and itself");
+  /* anchor into the physd frame of the first side (body2 when body1 is the world) */
+  double a[3];
+  phys_id b1, b2;
+  if (r[0]) {
+    q_rotate(a, r[0]->rel_quat, anchor);
+    v3_add(a, a, r[0]->rel_pos);
+    b1 = r[0]->id;
+    b2 = r[1] ? r[1]->id : PHYS_ID_NONE;
+  } else {
+    double qc[4], d[3];
+    v3_sub(d, anchor, r[1]->root_pos);
+    q_conj(qc, r[1]->root_quat);
+    q_rotate(a, qc, d);
+    b1 = r[1]->id;
+    b2 = PHYS_ID_NONE;
+  }
+  if (phys_world_add_connect(c->world, b1, b2, a, NULL))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  return PHYS_OK;
+}
+
+/* <equality>: connect only. */
+static phys_status equality_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const none[] = {NULL};
+  static const char *const later[] = {"weld", "joint", "tendon", "distance", "flex", "flexvert",
+                                      NULL};
+  phys_status st = mj_check_attrs(c, node, none);
+  if (st) return st;
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    if (strcmp(en, "connect") == 0) {
+      if ((st = connect_parse(c, ch))) return st;
+    } else if (mj_in_list(en, later)) {
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "equality type '%s' not supported yet", en);
+    } else {
+      return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <equality>");
+    }
+  }
+  return PHYS_OK;
+}
+
+/* ---- document ------------------------------------------------------------------------------ */
+
+/* <asset>: textures and materials are visual; meshes and height fields come later. */
+static phys_status asset_check(mj_ctx *c, const xmlNode *node) {
+  static const char *const later[] = {"mesh", "hfield", "skin", "model", "flex", NULL};
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    if (strcmp(en, "texture") == 0 || strcmp(en, "material") == 0) continue;
+    if (mj_in_list(en, later))
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "asset not supported yet");
+    return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <asset>");
+  }
+  return mj_check_attrs(c, node, (const char *const[]){NULL});
+}
+
+/* Run `fn` on every top-level child called `name`, in document order. */
+static phys_status each_section(mj_ctx *c, const xmlNode *root, const char *name,
+                                phys_status (*fn)(mj_ctx *, const xmlNode *)) {
+  for (const xmlNode *ch = root->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE || strcmp(mj_name(ch), name) != 0) continue;
+    phys_status st = fn(c, ch);
+    if (st) return st;
+  }
+  return PHYS_OK;
+}
+
+/* Top-level <default> (class "main", at most one). */
+static phys_status default_top(mj_ctx *c, const xmlNode *node) {
+  const char *name = mj_attr(node, "class");
+  if (name && strcmp(name, "main") != 0)
+    return mj_fail(c, node, PHYS_E_PARSE, "the top-level <default> is class 'main'");
+  if (c->have_main)
+    return mj_fail(c, node, PHYS_E_PARSE, "more than one top-level <default>");
+  c->have_main = 1;
+  return default_parse(c, node, 0);
+}
+
+/* Check the root and the top-level sections, then run the passes and build the world. */
+static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_options *opt) {
+  phys_status st;
+  if (strcmp(mj_name(root), "mujoco") != 0)
+    return mj_fail(c, root, PHYS_E_PARSE, "root element must be <mujoco>");
+  if ((st = mj_check_attrs(c, root, (const char *const[]){"~model", NULL}))) return st;
+  /* top-level sections in document order */
+  for (const xmlNode *ch = root->children; ch; ch = ch->next) {
+    if (ch->type == XML_ENTITY_REF_NODE)
+      return mj_fail(c, root, PHYS_E_PARSE, "entity references not allowed");
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    if (strcmp(en, "asset") == 0 && (st = asset_check(c, ch))) return st;
+    if (mj_in_list(en, top_handled) || mj_in_list(en, top_ignored)) continue;
+    if (mj_in_list(en, top_unsupported))
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
+    return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <mujoco>");
+  }
+  /* compiler, option, defaults (class 0 is "main") */
+  c->opt = opt ? *opt : phys_world_options_default();
+  if ((st = each_section(c, root, "compiler", compiler_parse))) return st;
+  if ((st = each_section(c, root, "option", option_parse))) return st;
+  if (class_new(c, "main", -1) < 0) return mj_fail(c, root, PHYS_E_NOMEM, "out of memory");
+  if ((st = each_section(c, root, "default", default_top))) return st;
+  /* the world, then bodies and equalities */
+  phys_error werr;
+  if (phys_world_create(&c->opt, &c->world, &werr)) {
+    const xmlNode *o = root->children;
+    while (o && (o->type != XML_ELEMENT_NODE || strcmp(mj_name(o), "option") != 0)) o = o->next;
+    return mj_fail(c, o ? o : root, PHYS_E_INVALID, "%s", werr.message);
+  }
+  if ((st = each_section(c, root, "worldbody", mj_worldbody))) return st;
+  /* names: sorted for lookup; duplicates are errors */
+  if (c->nref > 1) qsort(c->refs, (size_t)c->nref, sizeof *c->refs, ref_cmp);
+  for (int i = 1; i < c->nref; i++)
+    if (strcmp(c->refs[i - 1].name, c->refs[i].name) == 0) {
+      const mj_body_ref *r = c->refs[i - 1].line > c->refs[i].line ? &c->refs[i - 1] : &c->refs[i];
+      snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <body>: duplicate body name '%s'",
+               c->file, r->line, r->name);
+      c->err->code = PHYS_E_PARSE;
+      return PHYS_E_PARSE;
+    }
+  return each_section(c, root, "equality", equality_parse);
+}
+
+/* First error reported by libxml2 while parsing (the later ones are consequences). */
+typedef struct xml_first_error {
+  int have;
+  int line;
+  char msg[300];
+} xml_first_error;
+
+/* libxml2 structured-error callback; userData is the parser context. */
+static void xml_error_cb(void *user, xmlErrorPtr e) {
+  xmlParserCtxtPtr pc = user;
+  xml_first_error *f = pc ? pc->_private : NULL;
+  if (!f || f->have || !e || e->level < XML_ERR_ERROR) return;
+  f->have = 1;
+  f->line = e->line;
+  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "error");
+  size_t n = strlen(f->msg);
+  while (n && (f->msg[n - 1] == '\n' || f->msg[n - 1] == ' ')) f->msg[--n] = '\0';
+}
+
+/* Parse the document, build the world, release everything on error. */
+static phys_status load(const char *buf, size_t len, const char *file,
+                        const phys_world_options *opt, phys_world **out, phys_error *err) {
+  phys_error local;
+  mj_ctx c;
+  memset(&c, 0, sizeof c);
+  c.file = file;
+  c.err = err ? err : &local;
+  c.err->code = PHYS_OK;
+  c.err->message[0] = '\0';
+  c.degree = 1;
+  memcpy(c.eulerseq, "xyz", 3);
+  if (len > INT_MAX) return mj_fail(&c, NULL, PHYS_E_IO, "document too large");
+  /* XML: no network, no entity substitution, first error kept with its line */
+  xml_first_error first = {0, 0, ""};
+  xmlParserCtxtPtr pc = xmlNewParserCtxt();
+  if (!pc) return mj_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
+  pc->_private = &first;
+  pc->sax->serror = xml_error_cb;
+  xmlDocPtr doc = xmlCtxtReadMemory(pc, buf, (int)len, file, NULL,
+                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                    XML_PARSE_BIG_LINES);
+  phys_status st = PHYS_OK;
+  if (!doc || first.have) {
+    snprintf(c.err->message, sizeof c.err->message, "%s:%d: <xml>: malformed XML: %s", file,
+             first.line, first.have ? first.msg : "cannot parse");
+    c.err->code = st = PHYS_E_PARSE;
+  } else if (!xmlDocGetRootElement(doc)) {
+    st = mj_fail(&c, NULL, PHYS_E_PARSE, "empty document");
+  } else {
+    st = build(&c, xmlDocGetRootElement(doc), opt);
+  }
+  /* release */
+  xmlFreeDoc(doc);
+  xmlFreeParserCtxt(pc);
+  phys_xfree(c.classes);
+  phys_xfree(c.refs);
+  phys_xfree(c.geoms);
+  if (st) {
+    phys_world_destroy(c.world);
+    return st;
+  }
+  *out = c.world;
+  return PHYS_OK;
+}
+
+/* ---- public entry points ------------------------------------------------------------------- */
+
+phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
+                                  const phys_world_options *opt, phys_world **out,
+                                  phys_error *err) {
+  if (out) *out = NULL;
+  const char *file = name ? name : "(string)";
+  if (!xml || !out) {
+    if (err) {
+      err->code = PHYS_E_INVALID;
+      snprintf(err->message, sizeof err->message, "%s:0: <mujoco>: NULL %s", file,
+               xml ? "out" : "xml");
+    }
+    return PHYS_E_INVALID;
+  }
+  return load(xml, len, file, opt, out, err);
+}
+
+phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys_world **out,
+                           phys_error *err) {
+  if (out) *out = NULL;
+  if (!path || !out) return phys_load_mjcf_string(NULL, 0, path, opt, out, err);
+  /* read the whole file */
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  int io_errno = 0;
+  if (!f) io_errno = errno;
+  while (f) {
+    if (len == cap) {
+      size_t ncap = cap ? 2 * cap : 65536;
+      char *nb = phys_xrealloc(buf, ncap);
+      if (!nb) {
+        io_errno = ENOMEM;
+        break;
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) {
+      if (ferror(f)) io_errno = errno ? errno : EIO;
+      break;
+    }
+  }
+  if (f) fclose(f);
+  if (io_errno) {
+    phys_xfree(buf);
+    if (err) {
+      err->code = io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
+      snprintf(err->message, sizeof err->message, "%s:0: <file>: cannot read: %s", path,
+               strerror(io_errno));
+    }
+    return io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
+  }
+  phys_status st = load(buf ? buf : "", len, path, opt, out, err);
+  phys_xfree(buf);
+  return st;
+}

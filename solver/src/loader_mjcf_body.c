@@ -1,0 +1,460 @@
+/* loader_mjcf_body.c - MJCF loader: <worldbody>, <body>, <geom>, <joint>, <inertial>.
+ *
+ * Each <body> directly in <worldbody> becomes one physd body: free when its joint is a free
+ * joint, static when it has no joint. Descendant bodies without joints are welded to it: their
+ * geoms are merged with the composed pose. See docs/mjcf.md for the mapping.
+ */
+#include <math.h>
+#include <string.h>
+#include "loader_mjcf_internal.h"
+#include "alloc.h"
+#include "math3.h"
+
+/* Attributes of <geom>: plain = handled, ~ = ignored, ! = MuJoCo's, not supported yet. */
+static const char *const geom_attrs[] = {
+  "class", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "fromto",
+  "friction", "density", "mass", "condim", "contype", "conaffinity",
+  "~name", "~rgba", "~material", "~group", "~user", "~fitscale",
+  "!priority", "!solmix", "!solref", "!solimp", "!margin", "!gap", "!shellinertia", "!mesh",
+  "!hfield", "!fluidshape", "!fluidcoef", NULL};
+
+/* Attributes of <joint> (on a body or in a default class). */
+static const char *const joint_attrs[] = {
+  "class", "type", "~name", "~group", "~pos", "~axis", "~user",
+  "!stiffness", "!damping", "!armature", "!frictionloss", "!springref", "!ref", "!springdamper",
+  "!limited", "!range", "!margin", "!solreflimit", "!solimplimit", "!solreffriction",
+  "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
+
+/* Attributes of <freejoint>, <body> and <inertial>. */
+static const char *const freejoint_attrs[] = {"~name", "~group", "!align", NULL};
+static const char *const body_attrs[] = {
+  "name", "childclass", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mocap",
+  "gravcomp", "~user", NULL};
+static const char *const inertial_attrs[] = {
+  "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia",
+  NULL};
+
+/* Children of bodies that are accepted and ignored, and MuJoCo's that are not supported. */
+static const char *const body_ignored[] = {"site", "camera", "light", NULL};
+static const char *const body_unsupported[] = {
+  "frame", "composite", "flexcomp", "replicate", "attach", "plugin", NULL};
+
+/* Compose a pose: (pos, q) of a child expressed in a frame (fpos, fq). */
+static void pose_compose(double pos[3], double q[4], const double fpos[3], const double fq[4],
+                         const double lpos[3], const double lq[4]) {
+  double r[3], t[4];
+  q_rotate(r, fq, lpos);
+  q_mul(t, fq, lq);
+  q_normalize(t);
+  v3_add(pos, fpos, r);
+  memcpy(q, t, sizeof t);
+}
+
+/* Index of a class by name (few classes: linear search). */
+int mj_find_class(const mj_ctx *c, const char *name) {
+  for (int i = 0; i < c->nclass; i++)
+    if (strcmp(c->classes[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* Resolve a `class` or `childclass` attribute; *cls is unchanged when it is absent. */
+static phys_status class_attr(mj_ctx *c, const xmlNode *node, const char *attr, int *cls) {
+  const char *name = mj_attr(node, attr);
+  if (!name) return PHYS_OK;
+  int k = mj_find_class(c, name);
+  if (k < 0) return mj_fail(c, node, PHYS_E_PARSE, "unknown default class '%s'", name);
+  *cls = k;
+  return PHYS_OK;
+}
+
+/* The geom attributes shared by <geom> and <default><geom>. */
+phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
+  phys_status st;
+  double v[6];
+  int n, found;
+  long iv;
+  if ((st = mj_check_attrs(c, node, geom_attrs))) return st;
+  /* type */
+  const char *type = mj_attr(node, "type");
+  if (type) {
+    static const char *const names[] = {"plane", "sphere", "capsule", "box", "cylinder", NULL};
+    static const phys_geom_type types[] = {PHYS_GEOM_PLANE, PHYS_GEOM_SPHERE, PHYS_GEOM_CAPSULE,
+                                           PHYS_GEOM_BOX, PHYS_GEOM_CYLINDER};
+    static const char *const later[] = {"ellipsoid", "mesh", "hfield", "sdf", NULL};
+    int k = -1;
+    for (int i = 0; names[i]; i++)
+      if (strcmp(type, names[i]) == 0) k = i;
+    if (k < 0 && mj_in_list(type, later))
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "geom type '%s' not supported yet", type);
+    if (k < 0) return mj_fail(c, node, PHYS_E_PARSE, "unknown geom type '%s'", type);
+    d->g.type = types[k];
+  }
+  /* size: the given leading entries replace the inherited ones */
+  if ((st = mj_reals(c, node, "size", v, 1, 3, &n))) return st;
+  for (int i = 0; i < n; i++) d->g.size[i] = v[i];
+  if (n > d->nsize) d->nsize = n;
+  /* friction: sliding, torsional, rolling; physd uses the sliding coefficient */
+  if ((st = mj_reals(c, node, "friction", v, 1, 3, &n))) return st;
+  if (n) {
+    for (int i = 0; i < n; i++)
+      if (v[i] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative friction");
+    d->g.friction = v[0];
+  }
+  /* density and mass */
+  if ((st = mj_reals(c, node, "density", v, 1, 1, &n))) return st;
+  if (n) {
+    if (v[0] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative density");
+    d->g.density = v[0];
+  }
+  if ((st = mj_reals(c, node, "mass", v, 1, 1, &n))) return st;
+  if (n) {
+    if (v[0] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative mass %g", v[0]);
+    d->g.mass = v[0];
+  }
+  /* contact dimensionality and filtering bits */
+  if ((st = mj_int(c, node, "condim", 1, 6, &iv, &found))) return st;
+  if (found) {
+    if (iv == 4 || iv == 6)
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "condim %ld not supported yet (1 or 3)", iv);
+    if (iv != 1 && iv != 3)
+      return mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", iv);
+    d->g.condim = (int)iv;
+  }
+  if ((st = mj_int(c, node, "contype", 0, 0xffffffffL, &iv, &found))) return st;
+  if (found) d->g.contype = (uint32_t)iv;
+  if ((st = mj_int(c, node, "conaffinity", 0, 0xffffffffL, &iv, &found))) return st;
+  if (found) d->g.conaffinity = (uint32_t)iv;
+  /* placement: pos, orientation, fromto */
+  if ((st = mj_reals(c, node, "pos", v, 3, 3, &n))) return st;
+  if (n) memcpy(d->g.pos, v, 3 * sizeof(double));
+  if ((st = mj_orientation(c, node, d->g.quat, &found))) return st;
+  if ((st = mj_reals(c, node, "fromto", v, 6, 6, &n))) return st;
+  if (n) {
+    memcpy(d->fromto, v, sizeof d->fromto);
+    d->has_fromto = 1;
+  }
+  return PHYS_OK;
+}
+
+/* Read a joint's `type` attribute into *type (unchanged when absent). */
+static phys_status joint_type_attr(mj_ctx *c, const xmlNode *node, mj_joint_type *type) {
+  static const char *const names[] = {"hinge", "slide", "ball", "free", NULL};
+  const char *s = mj_attr(node, "type");
+  if (!s) return PHYS_OK;
+  for (int i = 0; names[i]; i++)
+    if (strcmp(s, names[i]) == 0) {
+      *type = (mj_joint_type)i;
+      return PHYS_OK;
+    }
+  return mj_fail(c, node, PHYS_E_PARSE, "unknown joint type '%s'", s);
+}
+
+/* Joint attributes of a default class: the type, and the first physical attribute physd cannot
+ * honour (reported only if a joint uses the class). */
+phys_status mj_joint_default_apply(mj_ctx *c, const xmlNode *node, mj_joint_def *d) {
+  for (const xmlAttr *a = node->properties; a; a = a->next) {
+    const char *an = (const char *)a->name;
+    int kind = -1; /* 0 handled, 1 ignored, 2 unsupported */
+    for (int i = 0; joint_attrs[i] && kind < 0; i++) {
+      const char *t = joint_attrs[i];
+      int k = (t[0] == '~') ? 1 : (t[0] == '!') ? 2 : 0;
+      if (strcmp(an, t + (k ? 1 : 0)) == 0) kind = k;
+    }
+    if (kind < 0 || a->ns || strcmp(an, "class") == 0 || strcmp(an, "name") == 0)
+      return mj_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
+    if (kind == 2 && !d->bad_attr) {
+      d->bad_attr = an;
+      d->bad_line = xmlGetLineNo(node);
+    }
+  }
+  return joint_type_attr(c, node, &d->type);
+}
+
+/* Validate a <joint> or <freejoint> of a body (class `cls` active) and report whether it is a
+ * free joint; any other type is not supported yet. */
+static phys_status joint_check(mj_ctx *c, const xmlNode *node, int cls, int *is_free) {
+  phys_status st;
+  if (strcmp(mj_name(node), "freejoint") == 0) {
+    *is_free = 1;
+    return mj_check_attrs(c, node, freejoint_attrs);
+  }
+  if ((st = mj_check_attrs(c, node, joint_attrs))) return st;
+  if ((st = class_attr(c, node, "class", &cls))) return st;
+  mj_joint_type type = c->classes[cls].joint.type;
+  if ((st = joint_type_attr(c, node, &type))) return st;
+  if (type != MJ_JOINT_FREE) {
+    static const char *const names[] = {"hinge", "slide", "ball"};
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                   "joint type '%s' not supported yet (issue: articulated robots)", names[type]);
+  }
+  const mj_joint_def *cd = &c->classes[cls].joint;
+  if (cd->bad_attr)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                   "attribute '%s' (from default class '%s', line %ld) not supported yet",
+                   cd->bad_attr, c->classes[cls].name, cd->bad_line);
+  *is_free = 1;
+  return PHYS_OK;
+}
+
+/* Parse a <geom> in class `cls` and place it in the frame (fpos, fq). */
+static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const double fpos[3],
+                              const double fq[4], int allow_plane, phys_geom_desc *out) {
+  phys_status st;
+  if ((st = class_attr(c, node, "class", &cls))) return st;
+  mj_geom_def d = c->classes[cls].geom;
+  if ((st = mj_geom_apply(c, node, &d))) return st;
+  phys_geom_desc *g = &d.g;
+  if (g->type == PHYS_GEOM_PLANE && !allow_plane)
+    return mj_fail(c, node, PHYS_E_PARSE, "plane geoms are only allowed in static bodies");
+  /* fromto: centre, z axis along the segment, half-length into the last size entry */
+  int need = g->type == PHYS_GEOM_SPHERE ? 1 : g->type == PHYS_GEOM_BOX ? 3
+             : g->type == PHYS_GEOM_PLANE ? 0 : 2;
+  if (d.has_fromto) {
+    if (g->type == PHYS_GEOM_SPHERE || g->type == PHYS_GEOM_PLANE)
+      return mj_fail(c, node, PHYS_E_PARSE, "fromto needs a capsule, cylinder or box");
+    double dir[3];
+    v3_sub(dir, d.fromto + 3, d.fromto);
+    double len = v3_norm(dir);
+    if (len < 1e-12) return mj_fail(c, node, PHYS_E_PARSE, "fromto: zero-length segment");
+    v3_add(g->pos, d.fromto, d.fromto + 3);
+    v3_scale(g->pos, g->pos, 0.5);
+    mj_quat_z_to(g->quat, dir);
+    need--;
+    g->size[need] = 0.5 * len;
+  }
+  /* sizes: the entries the type uses must be given and positive */
+  if (d.nsize < need)
+    return mj_fail(c, node, PHYS_E_PARSE,
+                   d.nsize ? "attribute 'size': type needs %d values" :
+                             "missing required attribute 'size' (%d values)", need);
+  for (int i = 0; i < need; i++)
+    if (!(g->size[i] > 0.0)) return mj_fail(c, node, PHYS_E_PARSE, "size must be positive");
+  if (g->type == PHYS_GEOM_PLANE)
+    for (int i = 0; i < 3; i++)
+      if (g->size[i] <= 0.0) g->size[i] = 1.0; /* rendering extent only; physd wants > 0 */
+  /* density 0 means a massless geom in MuJoCo */
+  if (g->mass < 0.0 && g->density == 0.0) {
+    g->mass = 0.0;
+    g->density = 1000.0;
+  }
+  pose_compose(g->pos, g->quat, fpos, fq, g->pos, g->quat);
+  *out = *g;
+  return PHYS_OK;
+}
+
+/* Read a body's frame (pos and orientation) relative to its parent; mocap and gravity
+ * compensation must keep their defaults (off). */
+static phys_status body_frame(mj_ctx *c, const xmlNode *node, double pos[3], double q[4]) {
+  phys_status st;
+  int n, found, mocap = 0;
+  double gc = 0.0;
+  if ((st = mj_bool(c, node, "mocap", &mocap, &found))) return st;
+  if (mocap) return mj_fail(c, node, PHYS_E_UNSUPPORTED, "mocap bodies not supported yet");
+  if ((st = mj_reals(c, node, "gravcomp", &gc, 1, 1, &n))) return st;
+  if (gc != 0.0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "gravity compensation not supported yet");
+  v3_zero(pos);
+  q_identity(q);
+  if ((st = mj_reals(c, node, "pos", pos, 3, 3, &n))) return st;
+  return mj_orientation(c, node, q, &found);
+}
+
+/* Remember a named body for <connect>: its pose in the physd body (id filled in later). */
+static phys_status ref_add(mj_ctx *c, const xmlNode *node, const double pos[3],
+                           const double q[4]) {
+  const char *name = mj_attr(node, "name");
+  if (!name) return PHYS_OK;
+  if (strcmp(name, "world") == 0)
+    return mj_fail(c, node, PHYS_E_PARSE, "body name 'world' is reserved");
+  if (PHYS_RESERVE(c->refs, c->capref, c->nref + 1))
+    return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  mj_body_ref *r = &c->refs[c->nref++];
+  memset(r, 0, sizeof *r);
+  r->name = name;
+  r->line = xmlGetLineNo(node);
+  r->id = PHYS_ID_NONE;
+  v3_copy(r->rel_pos, pos);
+  memcpy(r->rel_quat, q, sizeof r->rel_quat);
+  return PHYS_OK;
+}
+
+/* Fail on any joint of a nested body: a free joint must be at the top, others come later. */
+static phys_status nested_joints(mj_ctx *c, const xmlNode *body, int cls) {
+  for (const xmlNode *ch = body->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    if (strcmp(mj_name(ch), "joint") && strcmp(mj_name(ch), "freejoint")) continue;
+    int is_free = 0;
+    phys_status st = joint_check(c, ch, cls, &is_free);
+    if (st) return st;
+    return mj_fail(c, ch, PHYS_E_PARSE,
+                   "free joint only allowed on a body directly in <worldbody>");
+  }
+  return PHYS_OK;
+}
+
+/* Collect the geoms of `body` and of its welded descendants in the frame (fpos, fq) of the physd
+ * body. `top` is 1 for the physd body itself (where <inertial> is read into *inertial). */
+static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double fpos[3],
+                           const double fq[4], int top, int is_static,
+                           const xmlNode **inertial) {
+  phys_status st;
+  for (const xmlNode *ch = body->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    /* geoms: parsed and placed in the physd body frame */
+    if (strcmp(en, "geom") == 0) {
+      if (PHYS_RESERVE(c->geoms, c->capgeom, c->ngeom + 1))
+        return mj_fail(c, ch, PHYS_E_NOMEM, "out of memory");
+      if ((st = geom_parse(c, ch, cls, fpos, fq, is_static, &c->geoms[c->ngeom]))) return st;
+      c->ngeom++;
+    /* child bodies: welded (no joint allowed), merged with the composed pose */
+    } else if (strcmp(en, "body") == 0) {
+      int ccls = cls;
+      double lpos[3], lq[4], pos[3], q[4];
+      if ((st = mj_check_attrs(c, ch, body_attrs))) return st;
+      if ((st = class_attr(c, ch, "childclass", &ccls))) return st;
+      if ((st = body_frame(c, ch, lpos, lq))) return st;
+      if ((st = nested_joints(c, ch, ccls))) return st;
+      pose_compose(pos, q, fpos, fq, lpos, lq);
+      if ((st = ref_add(c, ch, pos, q))) return st;
+      if ((st = collect(c, ch, ccls, pos, q, 0, is_static, inertial))) return st;
+    /* inertial: only on the physd body itself */
+    } else if (strcmp(en, "inertial") == 0) {
+      if ((st = mj_check_attrs(c, ch, inertial_attrs))) return st;
+      if (!top && c->inertia != MJ_INERTIA_TRUE && !is_static)
+        return mj_fail(c, ch, PHYS_E_UNSUPPORTED,
+                       "<inertial> on a welded child body not supported yet");
+      if (top && *inertial)
+        return mj_fail(c, ch, PHYS_E_PARSE, "more than one <inertial> in a body");
+      if (top) *inertial = ch;
+    } else if (strcmp(en, "joint") == 0 || strcmp(en, "freejoint") == 0) {
+      continue; /* checked by the caller */
+    } else if (mj_in_list(en, body_ignored)) {
+      continue;
+    } else if (mj_in_list(en, body_unsupported)) {
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
+    } else {
+      return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <body>");
+    }
+  }
+  return PHYS_OK;
+}
+
+/* Mass properties from <inertial>: mass, COM, principal moments and axes in the body frame. */
+static phys_status inertial_parse(mj_ctx *c, const xmlNode *node, phys_body_desc *b) {
+  phys_status st;
+  double v[6];
+  int n, nd, nf, found;
+  if ((st = mj_require(c, node, "pos")) || (st = mj_require(c, node, "mass"))) return st;
+  if ((st = mj_reals(c, node, "pos", b->com, 3, 3, &n))) return st;
+  if ((st = mj_reals(c, node, "mass", v, 1, 1, &n))) return st;
+  if (v[0] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative mass %g", v[0]);
+  if (v[0] == 0.0) return mj_fail(c, node, PHYS_E_PARSE, "mass must be positive");
+  b->mass = v[0];
+  if ((st = mj_orientation(c, node, b->inertia_quat, &found))) return st;
+  if ((st = mj_reals(c, node, "diaginertia", b->inertia, 3, 3, &nd))) return st;
+  if ((st = mj_reals(c, node, "fullinertia", v, 6, 6, &nf))) return st;
+  if (nd && nf)
+    return mj_fail(c, node, PHYS_E_PARSE, "both 'diaginertia' and 'fullinertia' given");
+  if (!nd && !nf)
+    return mj_fail(c, node, PHYS_E_PARSE,
+                   "missing required attribute 'diaginertia' (or 'fullinertia')");
+  /* full inertia: principal axes replace the frame orientation */
+  if (nf) {
+    if (found)
+      return mj_fail(c, node, PHYS_E_PARSE, "'fullinertia' cannot be combined with an orientation");
+    mj_principal(v, b->inertia, b->inertia_quat);
+    if (!(b->inertia[0] > 0.0 && b->inertia[1] > 0.0 && b->inertia[2] > 0.0))
+      return mj_fail(c, node, PHYS_E_PARSE, "'fullinertia' is not positive definite");
+  }
+  return PHYS_OK;
+}
+
+/* A <body> directly in <worldbody>: one physd body (free or static) with its welded subtree. */
+static phys_status root_body(mj_ctx *c, const xmlNode *node, int cls) {
+  phys_status st;
+  phys_body_desc b = phys_body_desc_default();
+  if ((st = mj_check_attrs(c, node, body_attrs))) return st;
+  if ((st = class_attr(c, node, "childclass", &cls))) return st;
+  if ((st = body_frame(c, node, b.pos, b.quat))) return st;
+  /* joints: none (static) or exactly one free joint */
+  const xmlNode *joint = NULL;
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    if (strcmp(mj_name(ch), "joint") && strcmp(mj_name(ch), "freejoint")) continue;
+    int is_free = 0;
+    if ((st = joint_check(c, ch, cls, &is_free))) return st;
+    if (joint) return mj_fail(c, ch, PHYS_E_PARSE, "a free joint must be the body's only joint");
+    joint = ch;
+  }
+  b.is_static = joint == NULL;
+  /* geoms of the body and its welded children, in the body frame */
+  double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
+  const xmlNode *inertial = NULL;
+  int ref0 = c->nref;
+  c->ngeom = 0;
+  if ((st = ref_add(c, node, zero, ident))) return st;
+  if ((st = collect(c, node, cls, zero, ident, 1, b.is_static, &inertial))) return st;
+  /* mass properties: static bodies need none; free ones from <inertial> or from the geoms */
+  if (inertial && c->inertia != MJ_INERTIA_TRUE) {
+    if ((st = inertial_parse(c, inertial, &b))) return st;
+  }
+  if (b.is_static) {
+    b.mass = 1.0;
+    v3_set(b.inertia, 1.0, 1.0, 1.0);
+    v3_zero(b.com);
+    q_identity(b.inertia_quat);
+  } else if (inertial && c->inertia != MJ_INERTIA_TRUE) {
+    /* taken from <inertial> above */
+  } else if (c->inertia == MJ_INERTIA_FALSE) {
+    return mj_fail(c, node, PHYS_E_PARSE,
+                   "free body without <inertial> while inertiafromgeom is false");
+  } else {
+    b.mass = -1.0;
+  }
+  /* add it; the world's message is wrapped with the body's location */
+  phys_id id;
+  if (phys_world_add_body(c->world, &b, c->geoms, c->ngeom, &id))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  const char *name = mj_attr(node, "name");
+  if (name && phys_body_set_name(c->world, id, name))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  for (int i = ref0; i < c->nref; i++) {
+    c->refs[i].id = id;
+    v3_copy(c->refs[i].root_pos, b.pos);
+    memcpy(c->refs[i].root_quat, b.quat, sizeof b.quat);
+    q_normalize(c->refs[i].root_quat);
+  }
+  return PHYS_OK;
+}
+
+/* <worldbody>: static geoms and top-level bodies, in document order. */
+phys_status mj_worldbody(mj_ctx *c, const xmlNode *wb) {
+  static const char *const none[] = {NULL};
+  static const char *const misplaced[] = {"joint", "freejoint", "inertial", NULL};
+  phys_status st;
+  if ((st = mj_check_attrs(c, wb, none))) return st;
+  double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
+  for (const xmlNode *ch = wb->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    /* static geom of the world */
+    if (strcmp(en, "geom") == 0) {
+      phys_geom_desc g;
+      if ((st = geom_parse(c, ch, 0, zero, ident, 1, &g))) return st;
+      if (phys_world_add_static_geom(c->world, &g, NULL))
+        return mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    } else if (strcmp(en, "body") == 0) {
+      if ((st = root_body(c, ch, 0))) return st;
+    } else if (mj_in_list(en, body_ignored)) {
+      continue;
+    } else if (mj_in_list(en, misplaced)) {
+      return mj_fail(c, ch, PHYS_E_PARSE, "not allowed in <worldbody>");
+    } else if (mj_in_list(en, body_unsupported)) {
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
+    } else {
+      return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <worldbody>");
+    }
+  }
+  return PHYS_OK;
+}

@@ -1,0 +1,139 @@
+/* loader_mjcf_internal.h - shared state and helpers of the MJCF loader (loader_mjcf*.c).
+ *
+ * The loader walks a libxml2 tree in passes (compiler, option, default, worldbody, equality) and
+ * builds the world only through the public API of phys.h. Every failure goes through mj_fail(),
+ * which writes "FILE:LINE: <element>: reason" into the context's phys_error. Nothing here is
+ * global: a context lives on the stack of one load call.
+ */
+#ifndef PHYS_LOADER_MJCF_INTERNAL_H
+#define PHYS_LOADER_MJCF_INTERNAL_H
+
+#include <libxml/tree.h>
+#include "phys/phys.h"
+
+/* Value of <compiler inertiafromgeom>. */
+typedef enum mj_inertia_mode {
+  MJ_INERTIA_AUTO = 0,
+  MJ_INERTIA_TRUE,
+  MJ_INERTIA_FALSE
+} mj_inertia_mode;
+
+/* MJCF joint types (only free is supported). */
+typedef enum mj_joint_type {
+  MJ_JOINT_HINGE = 0,
+  MJ_JOINT_SLIDE,
+  MJ_JOINT_BALL,
+  MJ_JOINT_FREE
+} mj_joint_type;
+
+/* Geom values of a default class, or of a geom being parsed. `g.mass` < 0 means "not given". */
+typedef struct mj_geom_def {
+  phys_geom_desc g;
+  int nsize;          /* leading entries of g.size given so far (0..3) */
+  int has_fromto;
+  double fromto[6];
+} mj_geom_def;
+
+/* Joint values of a default class. */
+typedef struct mj_joint_def {
+  mj_joint_type type;
+  const char *bad_attr; /* first physical attribute physd does not support, NULL if none */
+  long bad_line;        /* its line */
+} mj_joint_def;
+
+/* A default class; class 0 is "main" (MuJoCo's built-in defaults plus the top-level <default>). */
+typedef struct mj_class {
+  const char *name;   /* points into the document */
+  mj_geom_def geom;
+  mj_joint_def joint;
+} mj_class;
+
+/* A named MJCF body and where it ended up: a physd body, possibly merged into an ancestor. */
+typedef struct mj_body_ref {
+  const char *name;   /* points into the document */
+  long line;
+  phys_id id;
+  double rel_pos[3], rel_quat[4];   /* pose of the MJCF body in the physd body frame */
+  double root_pos[3], root_quat[4]; /* world pose of the physd body frame */
+} mj_body_ref;
+
+/* State of one load. */
+typedef struct mj_ctx {
+  const char *file;           /* file name used in messages */
+  phys_error *err;            /* where errors go (never NULL) */
+  phys_world *world;          /* NULL until <worldbody> is processed */
+  phys_world_options opt;     /* caller's options overridden by <option> */
+  int degree;                 /* compiler angle: 1 degree, 0 radian */
+  char eulerseq[3];           /* compiler eulerseq */
+  mj_inertia_mode inertia;    /* compiler inertiafromgeom */
+  mj_class *classes;
+  int nclass, capclass;
+  int have_main;              /* the top-level <default> has been read */
+  mj_body_ref *refs;
+  int nref, capref;
+  phys_geom_desc *geoms;      /* geoms of the physd body being built */
+  int ngeom, capgeom;
+} mj_ctx;
+
+/* ---- errors and attributes (loader_mjcf_attr.c) ------------------------------------------- */
+
+/* Write "FILE:LINE: <element>: reason" (node may be NULL: line 0, element "mujoco") into the
+ * context's error and return `code`. */
+phys_status mj_fail(mj_ctx *c, const xmlNode *node, phys_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Element name of a node as a C string. */
+const char *mj_name(const xmlNode *node);
+
+/* 1 if `s` is one of the NULL-terminated `list`. */
+int mj_in_list(const char *s, const char *const *list);
+
+/* Value of attribute `name` of `node` (points into the document), or NULL when absent. */
+const char *mj_attr(const xmlNode *node, const char *name);
+
+/* Check every attribute of `node` against `table` (NULL-terminated): a plain entry is handled by
+ * the caller, "~name" is accepted and ignored, "!name" is a MuJoCo attribute physd does not
+ * support (PHYS_E_UNSUPPORTED); anything else is unknown (PHYS_E_PARSE). */
+phys_status mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *const *table);
+
+/* Fail with "missing required attribute" unless `name` is present. */
+phys_status mj_require(mj_ctx *c, const xmlNode *node, const char *name);
+
+/* Parse attribute `name` as min..max real numbers into out[]; *n receives the count (0 when the
+ * attribute is absent, which is not an error). Rejects bad and non-finite numbers. */
+phys_status mj_reals(mj_ctx *c, const xmlNode *node, const char *name, double *out, int min,
+                     int max, int *n);
+
+/* Parse attribute `name` as one integer in [lo, hi]; *found is 0 when absent. */
+phys_status mj_int(mj_ctx *c, const xmlNode *node, const char *name, long lo, long hi, long *out,
+                   int *found);
+
+/* Parse attribute `name` as "true" or "false"; *found is 0 when absent. */
+phys_status mj_bool(mj_ctx *c, const xmlNode *node, const char *name, int *out, int *found);
+
+/* Read the orientation of `node` (quat, axisangle, euler, xyaxes or zaxis, at most one) as a unit
+ * quaternion; *found is 0 (and q untouched) when none is given. */
+phys_status mj_orientation(mj_ctx *c, const xmlNode *node, double q[4], int *found);
+
+/* Unit quaternion of the smallest rotation taking +z to the direction `v` (nonzero). */
+void mj_quat_z_to(double q[4], const double v[3]);
+
+/* Principal moments and axes (unit quaternion) of a symmetric 3x3 matrix given as
+ * (xx, yy, zz, xy, xz, yz). */
+void mj_principal(const double full[6], double moments[3], double q[4]);
+
+/* ---- bodies and geoms (loader_mjcf_body.c) ------------------------------------------------- */
+
+/* Apply the geom attributes of `node` on top of `d` (a class's values or a geom's start). */
+phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d);
+
+/* Apply the joint attributes of a <default><joint> on top of `d`. */
+phys_status mj_joint_default_apply(mj_ctx *c, const xmlNode *node, mj_joint_def *d);
+
+/* Index of the class called `name`, or -1. */
+int mj_find_class(const mj_ctx *c, const char *name);
+
+/* Build the world's geoms and bodies from <worldbody>. */
+phys_status mj_worldbody(mj_ctx *c, const xmlNode *wb);
+
+#endif

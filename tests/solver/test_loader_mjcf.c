@@ -1,0 +1,549 @@
+/* test_loader_mjcf.c - the MJCF loader: mass from density, options, default classes, orientation
+ * conventions, fromto, welded bodies, connect, and error messages (code, file, line, element).
+ * Scenes are written inline; PHYS_PEER_MODELS (optional) names a directory of *.xml to load. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cunit_main.h"
+#include "phys/phys.h"
+#include "world_internal.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/* Load `xml` under the name "test.xml". */
+static phys_status load(const char *xml, phys_world **w, phys_error *err) {
+  return phys_load_mjcf_string(xml, strlen(xml), "test.xml", NULL, w, err);
+}
+
+/* Write `xml` to a new temporary file; `path` receives its name. Returns 0 on success. */
+static int write_temp(const char *xml, char path[64]) {
+  strcpy(path, "/tmp/physd_mjcf_XXXXXX");
+  int fd = mkstemp(path);
+  if (fd < 0) return -1;
+  size_t n = strlen(xml);
+  int ok = write(fd, xml, n) == (ssize_t)n;
+  close(fd);
+  return ok ? 0 : -1;
+}
+
+/* Mass of the body called `name` (NAN if missing). */
+static double body_mass(const phys_world *w, const char *name) {
+  double m = NAN;
+  phys_id id = phys_world_find_body(w, name);
+  if (id == PHYS_ID_NONE || phys_body_get_mass(w, id, &m, NULL)) return NAN;
+  return m;
+}
+
+/* Quaternion of the body called `name`. */
+static void body_quat(const phys_world *w, const char *name, double q[4]) {
+  q[0] = q[1] = q[2] = q[3] = NAN;
+  phys_id id = phys_world_find_body(w, name);
+  if (id != PHYS_ID_NONE) phys_body_get_state(w, id, NULL, q, NULL, NULL);
+}
+
+/* Relative closeness for masses. */
+static int rel_close(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+/* Expect a failed load with `code` whose message holds "test.xml:LINE: <ELEM>" and `word`. */
+static void expect_error(const char *xml, phys_status code, int line, const char *elem,
+                         const char *word) {
+  phys_world *w = (phys_world *)&w; /* poisoned: must come back NULL */
+  phys_error err;
+  phys_status st = load(xml, &w, &err);
+  char where[128];
+  snprintf(where, sizeof where, "test.xml:%d: <%s>: ", line, elem);
+  CU_ASSERT_EQUAL(st, code);
+  CU_ASSERT_EQUAL(err.code, code);
+  CU_ASSERT_PTR_NULL(w);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, where));
+  if (word) CU_ASSERT_PTR_NOT_NULL(strstr(err.message, word));
+  if (st != code || !strstr(err.message, where) || (word && !strstr(err.message, word)))
+    printf("\n  expected %d '%s' '%s', got %d: %s\n", code, where, word ? word : "", st,
+           err.message);
+  if (st == PHYS_OK) phys_world_destroy(w);
+}
+
+/* ---- mass, options, defaults --------------------------------------------------------------- */
+
+/* A sphere with MuJoCo's default density 1000 gets 4/3 pi r^3 * 1000. */
+static void test_sphere_default_density(void) {
+  const char *xml = "<mujoco><worldbody>\n"
+                    "<body name=\"ball\" pos=\"0 0 1\"><freejoint/><geom size=\"0.3\"/></body>\n"
+                    "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  CU_ASSERT_TRUE(rel_close(body_mass(w, "ball"), 4.0 / 3.0 * M_PI * 0.027 * 1000.0, 1e-9));
+  CU_ASSERT_EQUAL(phys_world_body_count(w), 1);
+  double pos[3];
+  phys_body_get_state(w, phys_world_find_body(w, "ball"), pos, NULL, NULL, NULL);
+  ASSERT_NEAR(pos[2], 1.0, 1e-12);
+  phys_world_destroy(w);
+}
+
+/* <option> values reach the world; a caller's options are the base. */
+static void test_options(void) {
+  const char *xml = "<mujoco>\n"
+                    "<option timestep=\"0.005\" gravity=\"0 1 -3\" iterations=\"37\"\n"
+                    " solver=\"CG\" jacobian=\"sparse\" cone=\"pyramidal\" tolerance=\"1e-8\"/>\n"
+                    "<size nconmax=\"10\"/><visual><map znear=\"0.01\"/></visual>\n"
+                    "<worldbody/></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  phys_world_options o = phys_world_get_options(w);
+  ASSERT_NEAR(o.timestep, 0.005, 0.0);
+  ASSERT_NEAR(o.gravity[1], 1.0, 0.0);
+  ASSERT_NEAR(o.gravity[2], -3.0, 0.0);
+  CU_ASSERT_EQUAL(o.max_iterations, 37);
+  phys_world_destroy(w);
+
+  /* caller's options: threads kept, file values override */
+  phys_world_options base = phys_world_options_default();
+  base.threads = 3;
+  base.timestep = 0.01;
+  base.max_iterations = 5;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), NULL, &base, &w, &err), PHYS_OK);
+  o = phys_world_get_options(w);
+  CU_ASSERT_EQUAL(o.threads, 3);
+  ASSERT_NEAR(o.timestep, 0.005, 0.0);
+  CU_ASSERT_EQUAL(o.max_iterations, 37);
+  phys_world_destroy(w);
+
+  /* no <option>: the caller's values stay */
+  const char *bare = "<mujoco><worldbody/></mujoco>";
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(bare, strlen(bare), NULL, &base, &w, &err),
+                        PHYS_OK);
+  o = phys_world_get_options(w);
+  ASSERT_NEAR(o.timestep, 0.01, 0.0);
+  CU_ASSERT_EQUAL(o.max_iterations, 5);
+  phys_world_destroy(w);
+}
+
+/* Default classes: nested inheritance, class on geoms, childclass on bodies. */
+static void test_default_classes(void) {
+  const char *xml =
+      "<mujoco>\n"
+      "<default>\n"
+      "  <geom friction=\"0.7\" condim=\"1\" density=\"500\"/>\n"
+      "  <default class=\"a\">\n"
+      "    <geom friction=\"0.3 0.01 0.001\" size=\"0.2\"/>\n"
+      "    <default class=\"b\"><geom condim=\"3\" contype=\"2\" conaffinity=\"4\"/></default>\n"
+      "  </default>\n"
+      "</default>\n"
+      "<worldbody>\n"
+      "  <geom name=\"g0\" type=\"box\" size=\"1 1 1\"/>\n"
+      "  <body name=\"p\" childclass=\"b\"><freejoint/><geom/>\n"
+      "    <body name=\"q\" pos=\"1 0 0\"><geom class=\"a\" density=\"250\"/></body>\n"
+      "  </body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(w->ngeoms, 3);
+  /* world geom: main class */
+  ASSERT_NEAR(w->geoms[0].friction, 0.7, 0.0);
+  CU_ASSERT_EQUAL(w->geoms[0].condim, 1);
+  /* geom in childclass b: friction from a, condim and bits from b */
+  ASSERT_NEAR(w->geoms[1].friction, 0.3, 0.0);
+  CU_ASSERT_EQUAL(w->geoms[1].condim, 3);
+  CU_ASSERT_EQUAL(w->geoms[1].contype, 2u);
+  CU_ASSERT_EQUAL(w->geoms[1].conaffinity, 4u);
+  /* explicit class a in the welded child: condim from main */
+  CU_ASSERT_EQUAL(w->geoms[2].condim, 1);
+  CU_ASSERT_EQUAL(w->geoms[2].contype, 1u);
+  /* masses: density 500 (main) for the first, 250 for the second, both r = 0.2 */
+  double v = 4.0 / 3.0 * M_PI * 0.008;
+  CU_ASSERT_TRUE(rel_close(body_mass(w, "p"), 500.0 * v + 250.0 * v, 1e-9));
+  phys_world_destroy(w);
+}
+
+/* ---- orientation and geometry -------------------------------------------------------------- */
+
+/* The same euler angles in degrees and radians give the same pose; all forms agree. */
+static void test_euler_degree_radian(void) {
+  char xml[1024];
+  const char *fmt = "<mujoco><compiler angle=\"%s\" %s/><worldbody>\n"
+                    "<body name=\"b\" euler=\"%s\"><freejoint/><geom size=\"0.1\"/></body>\n"
+                    "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  double qd[4], qr[4];
+  snprintf(xml, sizeof xml, fmt, "degree", "", "30 45 60");
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  body_quat(w, "b", qd);
+  phys_world_destroy(w);
+  snprintf(xml, sizeof xml, fmt, "radian", "", "0.52359877559829887 0.78539816339744828 "
+                                               "1.0471975511965976");
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  body_quat(w, "b", qr);
+  phys_world_destroy(w);
+  for (int i = 0; i < 4; i++) ASSERT_NEAR(qd[i], qr[i], 1e-12);
+  /* intrinsic xyz = qx * qy * qz: compare with the explicit product */
+  double a = M_PI / 12, b = M_PI / 8, c = M_PI / 6;
+  double qx[4] = {cos(a), sin(a), 0, 0}, qy[4] = {cos(b), 0, sin(b), 0};
+  double qz[4] = {cos(c), 0, 0, sin(c)};
+  double t[4] = {qx[0] * qy[0], qx[1] * qy[0], qx[0] * qy[2], qx[1] * qy[2]}; /* qx*qy */
+  double e[4] = {t[0] * qz[0] - t[3] * qz[3], t[1] * qz[0] + t[2] * qz[3],
+                 t[2] * qz[0] - t[1] * qz[3], t[0] * qz[3] + t[3] * qz[0]};
+  for (int i = 0; i < 4; i++) ASSERT_NEAR(qd[i], e[i], 1e-12);
+  /* extrinsic XYZ equals intrinsic zyx with the angles reversed */
+  double q1[4], q2[4];
+  snprintf(xml, sizeof xml, fmt, "degree", "eulerseq=\"XYZ\"", "10 20 30");
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  body_quat(w, "b", q1);
+  phys_world_destroy(w);
+  snprintf(xml, sizeof xml, fmt, "degree", "eulerseq=\"zyx\"", "30 20 10");
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  body_quat(w, "b", q2);
+  phys_world_destroy(w);
+  for (int i = 0; i < 4; i++) ASSERT_NEAR(q1[i], q2[i], 1e-12);
+}
+
+/* quat, axisangle, xyaxes and zaxis/euler forms of a 90 degree turn about z agree. */
+static void test_orientation_forms(void) {
+  const char *forms[] = {"quat=\"2 0 0 2\"", "axisangle=\"0 0 3 90\"", "euler=\"0 0 90\"",
+                         "xyaxes=\"0 1 0 -2 0 0\""};
+  double h = sqrt(0.5);
+  for (int k = 0; k < 4; k++) {
+    char xml[512];
+    snprintf(xml, sizeof xml,
+             "<mujoco><worldbody><body name=\"b\" %s><freejoint/><geom size=\"0.1\"/></body>"
+             "</worldbody></mujoco>", forms[k]);
+    phys_world *w = NULL;
+    phys_error err;
+    CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+    double q[4];
+    body_quat(w, "b", q);
+    if (q[0] < 0) for (int i = 0; i < 4; i++) q[i] = -q[i];
+    ASSERT_NEAR(q[0], h, 1e-12);
+    ASSERT_NEAR(q[1], 0.0, 1e-12);
+    ASSERT_NEAR(q[2], 0.0, 1e-12);
+    ASSERT_NEAR(q[3], h, 1e-12);
+    phys_world_destroy(w);
+  }
+}
+
+/* fromto: capsule mass, and the placement and half-length of a static cylinder. */
+static void test_fromto(void) {
+  const char *xml =
+      "<mujoco><worldbody>\n"
+      "<geom type=\"cylinder\" fromto=\"1 0 0 1 0 2\" size=\"0.1\"/>\n"
+      "<geom type=\"capsule\" fromto=\"0 0 0 0 0 -1\" size=\"0.1\"/>\n"
+      "<body name=\"c\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"0 0 0 0.6 0 0.8\" size=\"0.05\"/></body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  double r = 0.05, hl = 0.5;
+  double m = 1000.0 * (M_PI * r * r * 2.0 * hl + 4.0 / 3.0 * M_PI * r * r * r);
+  CU_ASSERT_TRUE(rel_close(body_mass(w, "c"), m, 1e-9));
+  /* static cylinder: centre (1, 0, 1), axis +z, half-length 1 */
+  const phys_geom *g = &w->geoms[0];
+  ASSERT_NEAR(g->shape.pos[0], 1.0, 1e-12);
+  ASSERT_NEAR(g->shape.pos[2], 1.0, 1e-12);
+  ASSERT_NEAR(g->shape.size[1], 1.0, 1e-12);
+  ASSERT_NEAR(g->shape.rot[8], 1.0, 1e-12);
+  /* downward capsule: axis -z */
+  g = &w->geoms[1];
+  ASSERT_NEAR(g->shape.pos[2], -0.5, 1e-12);
+  ASSERT_NEAR(g->shape.rot[8], -1.0, 1e-12);
+  ASSERT_NEAR(g->shape.size[1], 0.5, 1e-12);
+  /* tilted capsule: its local z axis (column 2) is (0.6, 0, 0.8) in the world */
+  g = &w->geoms[2];
+  ASSERT_NEAR(g->shape.rot[2], 0.6, 1e-12);
+  ASSERT_NEAR(g->shape.rot[5], 0.0, 1e-12);
+  ASSERT_NEAR(g->shape.rot[8], 0.8, 1e-12);
+  ASSERT_NEAR(g->shape.pos[0], 0.3, 1e-12);
+  ASSERT_NEAR(g->shape.pos[2], 0.4, 1e-12);
+  phys_world_destroy(w);
+}
+
+/* ---- bodies ---------------------------------------------------------------------------------- */
+
+/* A child body without joint is welded: its geoms add to the parent's mass. */
+static void test_welded_child(void) {
+  const char *xml =
+      "<mujoco><worldbody>\n"
+      "<body name=\"p\" pos=\"0 0 2\" euler=\"0 90 0\"><freejoint/><geom size=\"0.1\"/>\n"
+      "  <body name=\"k\" pos=\"0 0 1\"><geom size=\"0.2\" mass=\"3\"/>\n"
+      "    <body pos=\"1 0 0\"><geom type=\"box\" size=\"0.1 0.1 0.1\" density=\"10\"/></body>\n"
+      "  </body>\n"
+      "</body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_body_count(w), 1);
+  CU_ASSERT_EQUAL(phys_world_geom_count(w), 3);
+  double m = 4.0 / 3.0 * M_PI * 0.001 * 1000.0 + 3.0 + 10.0 * 0.008;
+  CU_ASSERT_TRUE(rel_close(body_mass(w, "p"), m, 1e-9));
+  /* the child's geom sits at body pos + R_y(90) (0, 0, 1) = (1, 0, 2) */
+  const phys_geom *g = &w->geoms[1];
+  ASSERT_NEAR(g->shape.pos[0], 1.0, 1e-12);
+  ASSERT_NEAR(g->shape.pos[1], 0.0, 1e-12);
+  ASSERT_NEAR(g->shape.pos[2], 2.0, 1e-12);
+  /* the grandchild: (1, 0, 1) in p's frame -> R_y(90) (1, 0, 1) + (0, 0, 2) = (1, 0, 1) */
+  g = &w->geoms[2];
+  ASSERT_NEAR(g->shape.pos[0], 1.0, 1e-12);
+  ASSERT_NEAR(g->shape.pos[2], 1.0, 1e-12);
+  phys_world_destroy(w);
+}
+
+/* Static bodies (no joint), connect to them, to the world and to a welded child. */
+static void test_static_and_connect(void) {
+  const char *xml =
+      "<mujoco><default><geom contype=\"0\" conaffinity=\"0\"/></default><worldbody>\n"
+      "<body name=\"top\" pos=\"0 0 5\"><geom size=\"0.2\"/></body>\n"
+      "<body name=\"a\" pos=\"0 0 4\"><freejoint/><geom size=\"0.2\"/>\n"
+      "  <body name=\"a_tip\" pos=\"0 0 -0.5\"/></body>\n"
+      "<body name=\"b\" pos=\"0 0 3\"><joint type=\"free\"/><geom size=\"0.2\"/></body>\n"
+      "</worldbody><equality>\n"
+      "<connect body1=\"top\" body2=\"a\" anchor=\"0 0 -0.5\"/>\n"
+      "<connect body1=\"a_tip\" body2=\"b\" anchor=\"0 0 0\"/>\n"
+      "<connect body1=\"world\" body2=\"b\" anchor=\"0 0 2\"/>\n"
+      "<connect body1=\"b\" anchor=\"0 0 -1\"/>\n"
+      "</equality></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_body_count(w), 3);
+  phys_id top = phys_world_find_body(w, "top");
+  CU_ASSERT_NOT_EQUAL_FATAL(top, PHYS_ID_NONE);
+  CU_ASSERT_EQUAL(w->bodies[top].is_static, 1);
+  CU_ASSERT_EQUAL_FATAL(w->nconnects, 4);
+  /* the welded child's anchor becomes (0, 0, -0.5) in a's frame */
+  phys_id a = phys_world_find_body(w, "a");
+  CU_ASSERT_EQUAL(w->connects[1].body1, a);
+  /* body1 = world: swapped to b with the anchor in b's frame, so (0, 0, -1) */
+  phys_id b = phys_world_find_body(w, "b");
+  CU_ASSERT_EQUAL(w->connects[2].body1, b);
+  CU_ASSERT_EQUAL(w->connects[2].body2, PHYS_ID_NONE);
+  CU_ASSERT_EQUAL(w->connects[3].body2, PHYS_ID_NONE);
+  phys_world_destroy(w);
+}
+
+/* <inertial> with fullinertia: principal moments are the eigenvalues. */
+static void test_inertial(void) {
+  const char *xml =
+      "<mujoco><worldbody>\n"
+      "<body name=\"f\"><freejoint/><geom size=\"0.1\"/>"
+      "<inertial pos=\"0 0 0\" mass=\"2\" fullinertia=\"4 4 3 1 0 0\"/></body>\n"
+      "<body name=\"d\"><freejoint/><geom size=\"0.1\"/>"
+      "<inertial pos=\"0 0 0.1\" mass=\"5\" diaginertia=\"1 2 2.5\" euler=\"0 0 30\"/></body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(xml, &w, &err), PHYS_OK);
+  double m, I[3];
+  phys_body_get_mass(w, phys_world_find_body(w, "f"), &m, I);
+  ASSERT_NEAR(m, 2.0, 0.0);
+  /* eigenvalues of [[4 1 0] [1 4 0] [0 0 3]]: 5, 3, 3 */
+  double lo = fmin(I[0], fmin(I[1], I[2])), hi = fmax(I[0], fmax(I[1], I[2]));
+  ASSERT_NEAR(hi, 5.0, 1e-12);
+  ASSERT_NEAR(lo, 3.0, 1e-12);
+  ASSERT_NEAR(I[0] + I[1] + I[2], 11.0, 1e-12);
+  /* the principal axes rebuild the matrix: R diag(I) R^T */
+  const phys_body *fb = &w->bodies[phys_world_find_body(w, "f")];
+  const double full[9] = {4, 1, 0, 1, 4, 0, 0, 0, 3};
+  double qw = fb->iquat[0], qx = fb->iquat[1], qy = fb->iquat[2], qz = fb->iquat[3];
+  double R[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy),
+                 2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx),
+                 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy)};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      double v = 0.0;
+      for (int k = 0; k < 3; k++) v += R[3 * r + k] * fb->inertia[k] * R[3 * c + k];
+      ASSERT_NEAR(v, full[3 * r + c], 1e-12);
+    }
+  phys_body_get_mass(w, phys_world_find_body(w, "d"), &m, I);
+  ASSERT_NEAR(m, 5.0, 0.0);
+  ASSERT_NEAR(I[0] + I[1] + I[2], 5.5, 1e-12);
+  phys_world_destroy(w);
+}
+
+/* Loading from a file works and messages carry its path. */
+static void test_file(void) {
+  char path[64];
+  const char *good = "<mujoco><worldbody><body name=\"x\"><freejoint/><geom size=\"1\"/></body>"
+                     "</worldbody></mujoco>";
+  CU_ASSERT_EQUAL_FATAL(write_temp(good, path), 0);
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_OK);
+  CU_ASSERT_PTR_NOT_NULL(w);
+  CU_ASSERT_EQUAL(phys_world_body_count(w), 1);
+  phys_world_destroy(w);
+  unlink(path);
+  /* an error names the file and the line */
+  const char *bad = "<mujoco>\n<worldbody>\n<geom size=\"1.0abc\"/>\n</worldbody></mujoco>";
+  CU_ASSERT_EQUAL_FATAL(write_temp(bad, path), 0);
+  w = (phys_world *)&w;
+  CU_ASSERT_EQUAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_E_PARSE);
+  CU_ASSERT_PTR_NULL(w);
+  char where[128];
+  snprintf(where, sizeof where, "%s:3: <geom>: ", path);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, where));
+  unlink(path);
+}
+
+/* A missing file is an I/O error. */
+static void test_missing_file(void) {
+  phys_world *w = (phys_world *)&w;
+  phys_error err;
+  CU_ASSERT_EQUAL(phys_load_mjcf("/nonexistent/physd/scene.xml", NULL, &w, &err), PHYS_E_IO);
+  CU_ASSERT_EQUAL(err.code, PHYS_E_IO);
+  CU_ASSERT_PTR_NULL(w);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "/nonexistent/physd/scene.xml"));
+  /* NULL err is allowed */
+  CU_ASSERT_EQUAL(phys_load_mjcf("/nonexistent/physd/scene.xml", NULL, &w, NULL), PHYS_E_IO);
+}
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+/* Each error class: code, file, line, element. */
+static void test_errors(void) {
+  /* malformed XML: the mismatched end tag on line 4 */
+  expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody>\n</mujoco>", PHYS_E_PARSE, 4, "xml",
+               "malformed");
+  /* unknown element */
+  expect_error("<mujoco>\n<worldbody>\n<blob/>\n</worldbody></mujoco>", PHYS_E_PARSE, 3, "blob",
+               "unknown element");
+  expect_error("<mujoco>\n<nonsense/>\n</mujoco>", PHYS_E_PARSE, 2, "nonsense", NULL);
+  /* unsupported joint type */
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\"/><geom size=\"1\"/></body>\n"
+               "</worldbody></mujoco>", PHYS_E_UNSUPPORTED, 3, "joint", "hinge");
+  expect_error("<mujoco><worldbody>\n<body>\n<joint/></body>\n</worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 3, "joint", "hinge");
+  /* negative mass */
+  expect_error("<mujoco><worldbody>\n<body><freejoint/>\n<geom size=\"1\" mass=\"-2\"/></body>\n"
+               "</worldbody></mujoco>", PHYS_E_PARSE, 3, "geom", "negative mass");
+  expect_error("<mujoco><worldbody>\n<body><freejoint/>\n<geom size=\"1\"/>\n"
+               "<inertial pos=\"0 0 0\" mass=\"-1\" diaginertia=\"1 1 1\"/></body>\n"
+               "</worldbody></mujoco>", PHYS_E_PARSE, 4, "inertial", "negative mass");
+  /* bad number */
+  expect_error("<mujoco><worldbody>\n<body pos=\"0 0 1.0abc\"><freejoint/><geom size=\"1\"/>"
+               "</body></worldbody></mujoco>", PHYS_E_PARSE, 2, "body", "'1.0abc'");
+  expect_error("<mujoco>\n<option timestep=\"1.0abc\"/></mujoco>", PHYS_E_PARSE, 2, "option",
+               "1.0abc");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1 2 3 4\"/></worldbody></mujoco>",
+               PHYS_E_PARSE, 2, "geom", "size");
+  /* missing required attribute */
+  expect_error("<mujoco><worldbody><body name=\"a\"><freejoint/><geom size=\"1\"/></body>"
+               "</worldbody><equality>\n\n<connect anchor=\"0 0 0\"/></equality></mujoco>",
+               PHYS_E_PARSE, 3, "connect", "body1");
+  expect_error("<mujoco><worldbody>\n<geom type=\"box\"/></worldbody></mujoco>", PHYS_E_PARSE,
+               2, "geom", "size");
+  /* unknown body in connect */
+  expect_error("<mujoco><worldbody><body name=\"a\"><freejoint/><geom size=\"1\"/></body>"
+               "</worldbody><equality>\n<connect body1=\"a\" body2=\"nosuch\" anchor=\"0 0 0\"/>"
+               "</equality></mujoco>", PHYS_E_PARSE, 2, "connect", "nosuch");
+  /* free joint on a nested body */
+  expect_error("<mujoco><worldbody>\n<body><freejoint/><geom size=\"1\"/>\n<body>\n<freejoint/>"
+               "<geom size=\"1\"/></body></body></worldbody></mujoco>", PHYS_E_PARSE, 4,
+               "freejoint", "free joint");
+  /* unsupported sections, elements, attributes, values */
+  expect_error("<mujoco>\n<actuator/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "actuator", NULL);
+  expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2,
+               "include", NULL);
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" solref=\"0.02 1\"/></worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "geom", "solref");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" bogus=\"1\"/></worldbody></mujoco>",
+               PHYS_E_PARSE, 2, "geom", "bogus");
+  expect_error("<mujoco><worldbody>\n<geom type=\"ellipsoid\" size=\"1 1 1\"/></worldbody>"
+               "</mujoco>", PHYS_E_UNSUPPORTED, 2, "geom", "ellipsoid");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" condim=\"4\"/></worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "geom", "condim");
+  expect_error("<mujoco><worldbody><body name=\"a\"><freejoint/><geom size=\"1\"/></body>"
+               "</worldbody><equality>\n<weld body1=\"a\"/></equality></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "weld", "weld");
+  expect_error("<mujoco><default>\n<joint damping=\"1\"/></default><worldbody>\n<body>\n"
+               "<freejoint/><joint type=\"free\"/></body></worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 4, "joint", "damping");
+  /* unknown class, duplicate name, world rejection */
+  expect_error("<mujoco><worldbody>\n<geom class=\"nope\" size=\"1\"/></worldbody></mujoco>",
+               PHYS_E_PARSE, 2, "geom", "nope");
+  expect_error("<mujoco><worldbody>\n<body name=\"a\"><geom size=\"1\"/></body>\n"
+               "<body name=\"a\"><geom size=\"1\"/></body></worldbody></mujoco>", PHYS_E_PARSE,
+               3, "body", "duplicate");
+  expect_error("<mujoco><worldbody>\n<body name=\"empty\"><freejoint/></body>\n"
+               "</worldbody></mujoco>", PHYS_E_INVALID, 2, "body", "mass");
+  expect_error("<mujoco><worldbody>\n<body><freejoint/><geom type=\"plane\" size=\"1 1 1\"/>"
+               "</body></worldbody></mujoco>", PHYS_E_PARSE, 2, "geom", "plane");
+  expect_error("<mujoco>\n<compiler angle=\"grad\"/></mujoco>", PHYS_E_PARSE, 2, "compiler",
+               "angle");
+  expect_error("<mujoco>\n<compiler inertiafromgeom=\"false\"/><worldbody>\n<body><freejoint/>"
+               "<geom size=\"1\"/></body></worldbody></mujoco>", PHYS_E_PARSE, 3, "body",
+               "inertial");
+  /* root element */
+  expect_error("\n<model/>", PHYS_E_PARSE, 2, "model", "mujoco");
+}
+
+/* ---- peer models -- */
+
+/* Every *.xml in $PHYS_PEER_MODELS loads (skipped when the variable is not set). */
+static void test_peer_models(void) {
+  const char *dir = getenv("PHYS_PEER_MODELS");
+  if (!dir || !*dir) {
+    printf("\n  note: PHYS_PEER_MODELS not set, peer models skipped ");
+    return;
+  }
+  DIR *d = opendir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  struct dirent *e;
+  int loaded = 0;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 4, ".xml") != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    phys_world *w = NULL;
+    phys_error err;
+    phys_status st = phys_load_mjcf(path, NULL, &w, &err);
+    CU_ASSERT_EQUAL(st, PHYS_OK);
+    if (st) {
+      printf("\n  %s: %s", e->d_name, err.message);
+      continue;
+    }
+    CU_ASSERT_TRUE(phys_world_body_count(w) > 0);
+    printf("\n  %s: %d bodies, %d geoms, %d connects", e->d_name, phys_world_body_count(w),
+           phys_world_geom_count(w), w->nconnects);
+    loaded++;
+    phys_world_destroy(w);
+  }
+  closedir(d);
+  printf("\n  %d peer models loaded ", loaded);
+}
+
+/* ---- registration -- */
+
+int register_tests(void) {
+  CU_pSuite s = CU_add_suite("loader_mjcf", NULL, NULL);
+  if (!s) return -1;
+  struct { const char *name; void (*fn)(void); } tests[] = {
+    {"sphere mass from default density", test_sphere_default_density},
+    {"option values reach the world", test_options},
+    {"default classes and childclass", test_default_classes},
+    {"euler degree vs radian, eulerseq", test_euler_degree_radian},
+    {"orientation forms agree", test_orientation_forms},
+    {"fromto pose, size and mass", test_fromto},
+    {"welded child merges mass", test_welded_child},
+    {"static bodies and connect", test_static_and_connect},
+    {"inertial diag and full", test_inertial},
+    {"load from file", test_file},
+    {"missing file is PHYS_E_IO", test_missing_file},
+    {"error messages: code, file, line, element", test_errors},
+    {"peer models (PHYS_PEER_MODELS)", test_peer_models},
+  };
+  for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+    if (!CU_add_test(s, tests[i].name, tests[i].fn)) return -1;
+  return 0;
+}
