@@ -96,7 +96,7 @@ int phys__broadphase(phys_world *w, const double *margin) {
 
   /* sort by the lower bound, then sweep */
   for (int i = 0; i < nitems; i++) items[i].lo = lo[3 * items[i].geom + axis];
-  qsort(items, (size_t)nitems, sizeof *items, cmp_sweep);
+  if (nitems > 1) qsort(items, (size_t)nitems, sizeof *items, cmp_sweep);
   for (int i = 0; i < nitems; i++) {
     int gi = items[i].geom;
     double upper = hi[3 * gi + axis];
@@ -125,6 +125,6 @@ int phys__broadphase(phys_world *w, const double *margin) {
     }
   }
 
-  qsort(w->pairs, (size_t)w->npairs, sizeof *w->pairs, cmp_pair);
+  if (w->npairs > 1) qsort(w->pairs, (size_t)w->npairs, sizeof *w->pairs, cmp_pair);
   return w->npairs;
 }

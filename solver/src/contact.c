@@ -4,6 +4,9 @@
  * pre-reserved slots; a serial pass then compacts the slots in pair order. The contact list is
  * therefore the same for any thread count.
  *
+ * Orientation: when one side is static it is always side b, so the normal points from the static
+ * geometry into the dynamic body and the impulse acts on body a.
+ *
  * Persistent contact ids: a contact's key is (geom a, geom b, feature). Last step's impulses are
  * kept as world-frame vectors sorted by key; a new contact with the same key starts from that
  * impulse, expressed in its new frame and projected back onto its friction cone. */
@@ -102,13 +105,18 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
     for (int k = 0; k < counts[p]; k++) {
       const phys_contact_point *pt = &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k];
       phys_contact *c = &w->contacts[nc++];
-      c->geom_a = ga;
-      c->geom_b = gb;
-      c->body_a = geom_body(w, ga);
-      c->body_b = geom_body(w, gb);
       c->feature = pt->feature;
       c->key = contact_key(ga, gb, pt->feature);
       v3_copy(c->pos, pt->pos);
+
+      /* the dynamic side is "a" when the other side is static: impulses then act on body a */
+      double normal[3];
+      int flip = a->is_static;
+      c->geom_a = flip ? gb : ga;
+      c->geom_b = flip ? ga : gb;
+      c->body_a = geom_body(w, c->geom_a);
+      c->body_b = geom_body(w, c->geom_b);
+      v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
       c->dist = pt->dist;
       c->mu = a->friction > b->friction ? a->friction : b->friction;
       c->dim = (a->condim > b->condim ? a->condim : b->condim) == 1 ? 1 : 3;
@@ -116,10 +124,10 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
 
       /* frame rows t1, t2, n */
       double t1[3], t2[3];
-      v3_basis(pt->normal, t1, t2);
+      v3_basis(normal, t1, t2);
       memcpy(c->frame, t1, sizeof t1);
       memcpy(c->frame + 3, t2, sizeof t2);
-      memcpy(c->frame + 6, pt->normal, 3 * sizeof(double));
+      memcpy(c->frame + 6, normal, sizeof normal);
 
       /* warm start: last impulse in the new frame, back inside the cone */
       v3_zero(c->lambda);
@@ -153,6 +161,6 @@ int phys__store_warm_start(phys_world *w) {
     m3_tmulv(w->warm[i].impulse, c->frame, c->lambda);
   }
   w->nwarm = w->ncontacts;
-  qsort(w->warm, (size_t)w->nwarm, sizeof *w->warm, cmp_warm);
+  if (w->nwarm > 1) qsort(w->warm, (size_t)w->nwarm, sizeof *w->warm, cmp_warm);
   return 0;
 }

@@ -42,7 +42,7 @@ typedef struct phys_solver {
   int *isl_body_start;   /* nislands + 1 */
   int *isl_con_start;    /* nislands + 1 */
   double *isl_beta, *isl_alpha;
-  int *isl_iters, *isl_refactor, *isl_stall, *isl_relax_iters;
+  int *isl_iters, *isl_refactor, *isl_stall;
   double *isl_residual;
 
   /* solver bodies */
@@ -52,8 +52,7 @@ typedef struct phys_solver {
   double *inertia;       /* 18 per body: world inertia tensor about the COM, then its inverse */
   double *chol;          /* 27 per body: packed lower Cholesky factor of H_b (21) + 1/diag (6) */
   double *base;          /* 6 per body: M v_k + h f */
-  double *v;             /* 6 per body: current iterate (the velocity the body keeps) */
-  double *vpos;          /* 6 per body: velocity that moves the positions (before relaxing) */
+  double *v;             /* 6 per body: current iterate, the new velocity at the end */
   double *vm;            /* 6 per body: velocity for the accuracy metric */
   int *bp_start, *bp_list; /* body -> its pieces (nb + 1, np) */
 
@@ -74,6 +73,13 @@ int phys__build_islands(phys_world *w, phys_solver *s);
 
 /* island.c: after integration, advance rest timers and put islands at rest to sleep */
 void phys__update_sleep(phys_world *w, const phys_solver *s);
+
+/* position_correct.c: after integration, push penetrating contacts apart at the position level
+ * (nonlinear Gauss-Seidel over each island's contacts in order, islands in parallel): each pass
+ * removes the share `baumgarte` of every remaining depth, at most max_correction per contact
+ * and sweep. Velocities are untouched, so removing an overlap adds no kinetic energy. Uses the
+ * poses saved at the start of the step (w->saved_state) to follow the contact points. */
+void phys__correct_positions(phys_world *w, const phys_solver *s);
 
 /* solver_subadmm.c: build pieces, penalties and factors, iterate SubADMM on every island
  * (parallel), leave the velocities in s->v and the impulses in the contacts/connects. */

@@ -14,10 +14,10 @@
  * PHYS_PENALTY_SCALED uses beta = beta_scale * beta0 with over-relaxation and a stall detector
  * (the numpy prototype's findings); PHYS_PENALTY_PAPER uses beta0 with rule (43).
  *
- * Penetration without energy: a penetrating contact's error term pushes the bodies apart
- * (Baumgarte share xi of the depth per step, capped at max_recovery_speed). The positions move
- * with that velocity; then a few more iterations with the push removed ("relax", as Box2D v3
- * does) give the velocity the bodies keep, so removing an overlap adds no kinetic energy.
+ * Gap term: a contact with gap phi >= 0 gets e_n = phi / h (the bodies may close the gap in this
+ * step and no more: exact, no energy); a penetrating contact gets e_n = 0 (it may not deepen).
+ * Penetration itself is removed afterwards at the position level (position_correct.c), so it
+ * never turns into velocity.
  *
  * Threads: small islands are solved one per thread; a big island is solved by the whole team,
  * each thread taking a fixed slice of bodies and constraints between barriers. Every value is
@@ -402,19 +402,6 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   return it;
 }
 
-/* does any contact of [c0, c1) push a penetration out? */
-static int has_recovery(const phys_solver *s, int c0, int c1) {
-  for (int ci = c0; ci < c1; ci++)
-    if (s->con[ci].kind == PHYS_CON_CONTACT && s->con[ci].e[2] < 0.0) return 1;
-  return 0;
-}
-
-/* remove the push-out of penetrating contacts from the error terms of [c0, c1) */
-static void drop_recovery(phys_solver *s, int c0, int c1) {
-  for (int ci = c0; ci < c1; ci++)
-    if (s->con[ci].kind == PHYS_CON_CONTACT && s->con[ci].e[2] < 0.0) s->con[ci].e[2] = 0.0;
-}
-
 /* solve island k; `team` = 1 when called by every thread of a parallel team */
 static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
   const phys_world_options *o = &w->opt;
@@ -423,7 +410,7 @@ static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
   island_ctl ctl = {s->isl_beta[k], o->penalty_rule == PHYS_PENALTY_PAPER ? 1.0
                                                                           : o->over_relaxation,
                     0, 0};
-  int lo, hi, it = 0, relax_it = 0;
+  int lo, hi, it = 0;
   double residual = 0.0;
 
   refactor_island(w, s, k, ctl.beta, team);
@@ -436,26 +423,9 @@ static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
   }
 
-  /* positions move with this velocity */
-  slice(team, b0, b1, &lo, &hi);
-  memcpy(s->vpos + 6 * lo, s->v + 6 * lo, 6 * sizeof(double) * (size_t)(hi - lo));
-
-  /* relax: the velocity the bodies keep, without the push-out of penetrations */
-  int changed = has_recovery(s, c0, c1);
-  team_barrier(team);
-  if (changed) {
-    slice(team, c0, c1, &lo, &hi);
-    drop_recovery(s, lo, hi);
-    team_barrier(team);
-    int relax_max = o->max_iterations / 4 > 4 ? o->max_iterations / 4 : 4;
-    double relax_res;
-    relax_it = iterate_island(w, s, k, team, relax_max, &ctl, &relax_res);
-  }
-
   /* record the outcome once */
   if (!team || omp_get_thread_num() == 0) {
     s->isl_iters[k] = it;
-    s->isl_relax_iters[k] = relax_it;
     s->isl_residual[k] = residual;
     s->isl_refactor[k] = ctl.refactors;
     s->isl_stall[k] = ctl.stalls;
@@ -512,8 +482,7 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
       c->mu = ct->mu;
       memcpy(c->R, ct->frame, sizeof c->R);
       v3_copy(c->lambda, ct->lambda);
-      double en = ct->dist >= 0.0 ? ct->dist / h : o->baumgarte * ct->dist / h;
-      c->e[2] = en < -o->max_recovery_speed ? -o->max_recovery_speed : en;
+      c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
       double r[3];
       if (ct->body_a >= 0) {
         v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
@@ -551,7 +520,6 @@ static int setup_bodies(phys_world *w, phys_solver *s) {
   s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
   s->base = ARENA_NEW(ar, double, 6 * (size_t)nb);
   s->v = ARENA_NEW(ar, double, 6 * (size_t)nb);
-  s->vpos = ARENA_NEW(ar, double, 6 * (size_t)nb);
   s->vm = ARENA_NEW(ar, double, 6 * (size_t)nb);
   s->bres = ARENA_NEW(ar, double, nb);
   s->bp_start = ARENA_ZNEW(ar, int, nb + 1);
@@ -560,7 +528,7 @@ static int setup_bodies(phys_world *w, phys_solver *s) {
   s->r2 = ARENA_NEW(ar, double, s->ncon);
   int *fill = ARENA_NEW(ar, int, nb + 1);
   if (!s->bp_start || !fill ||
-      (nb && (!s->inertia || !s->chol || !s->base || !s->v || !s->vpos || !s->vm || !s->bres)) ||
+      (nb && (!s->inertia || !s->chol || !s->base || !s->v || !s->vm || !s->bres)) ||
       (s->np && (!s->bp_list || !s->pres)) || (s->ncon && !s->r2))
     return -1;
 
@@ -643,11 +611,10 @@ int phys__solve(phys_world *w, phys_solver *s) {
   s->isl_iters = ARENA_ZNEW(ar, int, nisl);
   s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
   s->isl_stall = ARENA_ZNEW(ar, int, nisl);
-  s->isl_relax_iters = ARENA_ZNEW(ar, int, nisl);
   s->isl_residual = ARENA_ZNEW(ar, double, nisl);
   int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
   if (nisl && (!s->isl_beta || !s->isl_alpha || !s->isl_iters || !s->isl_refactor ||
-               !s->isl_stall || !s->isl_relax_iters || !s->isl_residual || !big || !small))
+               !s->isl_stall || !s->isl_residual || !big || !small))
     return -1;
   if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
   setup_penalties(w, s);

@@ -5,7 +5,8 @@
  *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
  *   4. islands (union-find) and the solver's flat layout
  *   5. SubADMM on every island (parallel)
- *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation)
+ *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
+ *      then remove penetrations at the position level
  *   7. warm-start store, sleeping, statistics
  */
 #include <math.h>
@@ -58,6 +59,9 @@ static void wake_connected(phys_world *w) {
   }
 }
 
+/* speculative margins stop growing here (m): a body faster than this per step may tunnel */
+#define MAX_SPECULATIVE_MARGIN 1.0
+
 /* per-geom margin: base margin plus how far the body can move in one step */
 static double *geom_margins(phys_world *w) {
   double *m = ARENA_NEW(&w->arena, double, w->ngeoms);
@@ -71,6 +75,7 @@ static double *geom_margins(phys_world *w) {
     const phys_body *b = &w->bodies[geom->body];
     if (b->asleep) continue;
     m[g] += h * (v3_norm(b->v) + v3_norm(b->w) * b->rbound) + gstep;
+    if (!(m[g] < MAX_SPECULATIVE_MARGIN)) m[g] = MAX_SPECULATIVE_MARGIN;
   }
   return m;
 }
@@ -80,14 +85,14 @@ static void integrate(phys_world *w, const phys_solver *s) {
   double h = w->opt.timestep;
   for (int sb = 0; sb < s->nb; sb++) {
     phys_body *b = &w->bodies[s->body_id[sb]];
-    const double *v = s->v + 6 * sb, *vp = s->vpos + 6 * sb;
+    const double *v = s->v + 6 * sb;
     v3_copy(b->v, v);
     v3_copy(b->w, v + 3);
-    v3_madd(b->x, b->x, h, vp);
-    double wn = v3_norm(vp + 3);
+    v3_madd(b->x, b->x, h, b->v);
+    double wn = v3_norm(b->w);
     if (wn > 0.0) {
       double half = 0.5 * h * wn, sn = sin(half) / wn;
-      double dq[4] = {cos(half), vp[3] * sn, vp[4] * sn, vp[5] * sn};
+      double dq[4] = {cos(half), b->w[0] * sn, b->w[1] * sn, b->w[2] * sn};
       q_mul(b->q, dq, b->q);
       q_normalize(b->q);
     }
@@ -177,6 +182,7 @@ phys_status phys_world_step(phys_world *w) {
 
   /* integrate, and refuse a non-finite result */
   integrate(w, &s);
+  phys__correct_positions(w, &s);
   int bad = find_nonfinite(w, &s);
   if (bad >= 0) {
     restore_state(w);

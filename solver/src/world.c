@@ -20,7 +20,7 @@ phys_world_options phys_world_options_default(void) {
   o.over_relaxation = 1.8;
   o.adapt_gamma = 10.0;
   o.baumgarte = 0.3;
-  o.max_recovery_speed = 0.5;
+  o.max_correction = 0.02;
   o.contact_margin = 1e-3;
   o.sleep_enabled = 1;
   o.sleep_speed = 0.02;
@@ -94,8 +94,9 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
     return phys__error(err, PHYS_E_INVALID, "adapt_gamma must be > 1, got %g", o->adapt_gamma);
   if (!(o->baumgarte > 0.0 && o->baumgarte <= 1.0))
     return phys__error(err, PHYS_E_INVALID, "baumgarte must be in (0, 1], got %g", o->baumgarte);
-  if (!(isfinite(o->max_recovery_speed) && o->max_recovery_speed > 0.0))
-    return phys__error(err, PHYS_E_INVALID, "max_recovery_speed must be > 0");
+  if (!(isfinite(o->max_correction) && o->max_correction > 0.0))
+    return phys__error(err, PHYS_E_INVALID, "max_correction must be finite and > 0, got %g",
+                       o->max_correction);
   if (!(isfinite(o->contact_margin) && o->contact_margin >= 0.0))
     return phys__error(err, PHYS_E_INVALID, "contact_margin must be finite and >= 0");
   if (!(isfinite(o->sleep_speed) && o->sleep_speed >= 0.0 && isfinite(o->sleep_time) &&

@@ -65,7 +65,7 @@ typedef struct phys_connect {
 
 /* a contact point of the current step */
 typedef struct phys_contact {
-  int geom_a, geom_b;  /* geom ids, geom_a < geom_b */
+  int geom_a, geom_b;  /* geom ids; geom_b is the static one if either is */
   int body_a, body_b;  /* dynamic body ids or -1 (static) */
   uint32_t feature;
   uint64_t key;        /* (geom_a, geom_b, feature), for warm start */

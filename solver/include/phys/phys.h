@@ -140,7 +140,8 @@ const phys_step_stats *phys_world_stats(const phys_world *w);
 
 /* Contacts of the last step, for inspection and tests. Each contact: world point, unit normal
  * from body b to body a, signed distance before the solve (< 0 penetrating), and the impulse
- * (N s, world frame) that body b applied to body a. Bodies are PHYS_ID_NONE for static geoms. */
+ * (N s, world frame) that body b applied to body a. When one side is static it is side b
+ * (body_b = PHYS_ID_NONE), so the normal points into body a and the impulse acts on it. */
 typedef struct phys_contact_info {
   phys_id body_a, body_b, geom_a, geom_b;
   double pos[3], normal[3], dist, impulse[3];

@@ -102,8 +102,9 @@ typedef struct phys_world_options {
   double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 2 */
   double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
-  double baumgarte;         /* xi in (0, 1]: share of a penetration removed per step; default 0.3 */
-  double max_recovery_speed;/* m/s cap on the penetration-removal velocity; default 0.5 */
+  double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
+                               (and of a connect's drift per step); default 0.3 */
+  double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
   double contact_margin;    /* m, base speculative margin added to the speed-based one; default 1e-3 */
   int sleep_enabled;        /* islands at rest go to sleep; default 1 */
   double sleep_speed;       /* m/s (and rad/s times body size) under which a body counts as at rest; default 0.02 */
