@@ -1,0 +1,591 @@
+/* physbench.c - time libphys on an MJCF file or a built-in scene and print one JSON object.
+ *
+ *   physbench FILE.xml|builtin:NAME --steps N --threads T [--warmup W] [--no-sleep] [--json] ...
+ *
+ * The scene is loaded (or built), W warm-up steps run, every body's position is recorded, then N
+ * steps are timed one by one with CLOCK_MONOTONIC. The JSON object on stdout holds the step-time
+ * percentiles, the solver statistics of phys_step_stats, drift, sleeping, the state hash and the
+ * heap allocations made during the timed steps. Exit status: 0 ok, 1 load or step error, 2 bad
+ * arguments.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "phys/phys.h"
+#include "scenes.h"
+
+#define EXIT_USAGE 2
+#define EXIT_LOAD 1
+#define PROGRESS_PERIOD_S 2.0
+
+/* Command-line settings. Solver knobs are applied only when given (have_*). */
+typedef struct bench_args {
+  const char *scene;
+  long steps, warmup;
+  int threads, repeat, no_sleep, json, list;
+  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha;
+  int iterations;
+  double tolerance, beta_scale, alpha;
+  phys_penalty_rule penalty;
+} bench_args;
+
+/* Per-step samples and end-of-run figures of one timed run. */
+typedef struct run_result {
+  double *ms;                /* wall time of each timed step, ms */
+  double *stage[4];          /* collision, islands, solve, integrate of each step, ms */
+  double contacts_sum, islands_sum, iterations_sum, residual_sum;
+  double residual_max, penetration_max, drift_max, wall_s;
+  int iterations_max, bodies, asleep_end;
+  uint64_t hash, allocations;
+  phys_world_options opt;    /* options in force during the run */
+} run_result;
+
+static const char *const stage_names[4] = {"collision", "islands", "solve", "integrate"};
+
+/* ---- small utilities ---------------------------------------------------------------------- */
+
+/** Seconds on the monotonic clock. */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/** qsort comparator for doubles. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/** Percentile q in [0, 1] of v[0..n) by nearest rank (sorts v in place); 0 for n == 0. */
+static double percentile(double *v, long n, double q) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  long rank = (long)ceil(q * (double)n);
+  if (rank < 1) rank = 1;
+  if (rank > n) rank = n;
+  return v[rank - 1];
+}
+
+/** Median of v[0..n) (mean of the two middle values for even n; sorts v in place). */
+static double median(double *v, long n) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/** Parse a whole decimal integer in [lo, hi]; 0 on success. */
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end = NULL;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+/** Parse a whole finite number; 0 on success. */
+static int parse_double(const char *s, double *out) {
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (!*s || *end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/* ---- JSON writer -------------------------------------------------------------------------- */
+
+/* Writes one object, pretty (indented) or on a single line, with nested objects and arrays. */
+typedef struct json_out {
+  FILE *f;
+  int pretty, depth;
+  int first[8];              /* no member written yet at this depth */
+} json_out;
+
+/** Separator, newline and indent before a member or an array element. */
+static void json_sep(json_out *j) {
+  if (!j->first[j->depth]) fputs(j->pretty ? "," : ", ", j->f);
+  j->first[j->depth] = 0;
+  if (j->pretty) fprintf(j->f, "\n%*s", 2 * j->depth, "");
+}
+
+/** Write s as a JSON string literal. */
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/** Start a member "key": (or an array element when key is NULL). */
+static void json_key(json_out *j, const char *key) {
+  json_sep(j);
+  if (key) {
+    json_string(j->f, key);
+    fputs(j->pretty ? ": " : ":", j->f);
+  }
+}
+
+/** Open an object or array ('{' or '['), as a member when key is given. */
+static void json_open(json_out *j, const char *key, char bracket) {
+  if (j->depth > 0 || key) json_key(j, key);
+  fputc(bracket, j->f);
+  j->depth++;
+  j->first[j->depth] = 1;
+}
+
+/** Close the innermost object or array with `bracket`. */
+static void json_close(json_out *j, char bracket) {
+  int empty = j->first[j->depth];
+  j->depth--;
+  if (j->pretty && !empty) fprintf(j->f, "\n%*s", 2 * j->depth, "");
+  fputc(bracket, j->f);
+  if (j->depth == 0) fputc('\n', j->f);
+}
+
+/** Number member; non-finite values become null. */
+static void json_num(json_out *j, const char *key, double v) {
+  json_key(j, key);
+  if (isfinite(v)) fprintf(j->f, "%.9g", v);
+  else fputs("null", j->f);
+}
+
+/** Integer member. */
+static void json_int(json_out *j, const char *key, long long v) {
+  json_key(j, key);
+  fprintf(j->f, "%lld", v);
+}
+
+/** String member. */
+static void json_str(json_out *j, const char *key, const char *v) {
+  json_key(j, key);
+  json_string(j->f, v);
+}
+
+/** Boolean member. */
+static void json_bool(json_out *j, const char *key, int v) {
+  json_key(j, key);
+  fputs(v ? "true" : "false", j->f);
+}
+
+/* ---- arguments ---------------------------------------------------------------------------- */
+
+/** Print the usage text. */
+static void usage(FILE *f) {
+  fputs("usage: physbench FILE.xml|builtin:NAME --steps N --threads T [options]\n"
+        "\n"
+        "Times N steps of libphys on an MJCF file or a built-in scene and prints one JSON\n"
+        "object (indented; one line with --json) on stdout. Progress goes to stderr.\n"
+        "\n"
+        "  --steps N          timed steps (required, >= 1)\n"
+        "  --threads T        OpenMP threads per step (required, >= 1)\n"
+        "  --warmup W         untimed steps before timing (default 0)\n"
+        "  --no-sleep         disable sleeping of islands at rest\n"
+        "  --json             print the JSON object on a single line\n"
+        "  --iterations K     SubADMM iteration cap per step and island\n"
+        "  --tolerance X      stop when the accuracy metric is below X\n"
+        "  --penalty RULE     penalty rule: scaled (default) or paper\n"
+        "  --beta-scale C     beta = C * beta0 (scaled rule)\n"
+        "  --alpha A          over-relaxation in [1, 2) (scaled rule)\n"
+        "  --repeat R         time R runs, each from a fresh load; report the median of\n"
+        "                     their medians (other figures from the last run)\n"
+        "  --list             list the built-in scenes\n"
+        "  --help             this text\n"
+        "\n"
+        "Exit status: 0 ok, 1 load or step error, 2 bad arguments.\n", f);
+}
+
+/** Print the built-in scene list. */
+static void list_scenes(void) {
+  for (int i = 0; i < phys_scene_count(); i++)
+    printf("builtin:%-18s %s\n", phys_scene_name(i), phys_scene_description(i));
+}
+
+/** Report a bad argument on stderr; returns EXIT_USAGE. */
+static int bad_arg(const char *what, const char *value) {
+  fprintf(stderr, "physbench: invalid %s '%s' (see --help)\n", what, value ? value : "");
+  return EXIT_USAGE;
+}
+
+/** Apply one option `c` with value `v`; 0 or EXIT_USAGE. */
+static int apply_arg(bench_args *a, int c, const char *v) {
+  long n = 0;
+  switch (c) {
+  case 's':
+    if (parse_long(v, 1, 1000000000L, &a->steps)) return bad_arg("--steps", v);
+    return 0;
+  case 't':
+    if (parse_long(v, 1, 1024, &n)) return bad_arg("--threads", v);
+    a->threads = (int)n;
+    return 0;
+  case 'w':
+    if (parse_long(v, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", v);
+    return 0;
+  case 'k':
+    if (parse_long(v, 1, 1000000, &n)) return bad_arg("--iterations", v);
+    a->iterations = (int)n;
+    a->have_iterations = 1;
+    return 0;
+  case 'x':
+    a->have_tolerance = 1;
+    return parse_double(v, &a->tolerance) ? bad_arg("--tolerance", v) : 0;
+  case 'p':
+    a->have_penalty = 1;
+    if (strcmp(v, "scaled") == 0) a->penalty = PHYS_PENALTY_SCALED;
+    else if (strcmp(v, "paper") == 0) a->penalty = PHYS_PENALTY_PAPER;
+    else return bad_arg("--penalty (scaled or paper)", v);
+    return 0;
+  case 'b':
+    a->have_beta = 1;
+    return parse_double(v, &a->beta_scale) ? bad_arg("--beta-scale", v) : 0;
+  case 'a':
+    a->have_alpha = 1;
+    return parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
+  case 'r':
+    if (parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
+    a->repeat = (int)n;
+    return 0;
+  default:
+    return EXIT_USAGE;
+  }
+}
+
+/** Parse argv into *a. Returns -1 to go on, or an exit status (0 after --help or --list). */
+static int parse_args(int argc, char **argv, bench_args *a) {
+  static const struct option longopts[] = {
+    {"steps", required_argument, NULL, 's'},      {"threads", required_argument, NULL, 't'},
+    {"warmup", required_argument, NULL, 'w'},     {"no-sleep", no_argument, NULL, 'S'},
+    {"json", no_argument, NULL, 'j'},             {"iterations", required_argument, NULL, 'k'},
+    {"tolerance", required_argument, NULL, 'x'},  {"penalty", required_argument, NULL, 'p'},
+    {"beta-scale", required_argument, NULL, 'b'}, {"alpha", required_argument, NULL, 'a'},
+    {"repeat", required_argument, NULL, 'r'},     {"list", no_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+  memset(a, 0, sizeof *a);
+  a->repeat = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int rc = 0;
+    if (c == 'h') {
+      usage(stdout);
+      return 0;
+    } else if (c == 'l') {
+      a->list = 1;
+    } else if (c == 'S') {
+      a->no_sleep = 1;
+    } else if (c == 'j') {
+      a->json = 1;
+    } else if (c == '?' || c == ':') {
+      fprintf(stderr, "physbench: %s option '%s' (see --help)\n",
+              c == '?' ? "unknown" : "missing value for", argv[optind - 1]);
+      return EXIT_USAGE;
+    } else {
+      rc = apply_arg(a, c, optarg);
+    }
+    if (rc) return rc;
+  }
+  if (a->list) {
+    list_scenes();
+    return 0;
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "physbench: expected exactly one scene (FILE.xml or builtin:NAME)\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  a->scene = argv[optind];
+  if (a->steps < 1 || a->threads < 1) {
+    fprintf(stderr, "physbench: --steps N and --threads T are required (see --help)\n");
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
+/** Put the command-line settings over the options `o`. */
+static void apply_options(const bench_args *a, phys_world_options *o) {
+  o->threads = a->threads;
+  if (a->no_sleep) o->sleep_enabled = 0;
+  if (a->have_iterations) o->max_iterations = a->iterations;
+  if (a->have_tolerance) o->tolerance = a->tolerance;
+  if (a->have_penalty) o->penalty_rule = a->penalty;
+  if (a->have_beta) o->beta_scale = a->beta_scale;
+  if (a->have_alpha) o->over_relaxation = a->alpha;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+/** Load or build the scene and put the command-line options over the file's. 0 or EXIT_LOAD. */
+static int load_world(const bench_args *a, phys_world **out) {
+  phys_world_options o = phys_world_options_default();
+  apply_options(a, &o);
+  *out = NULL;
+  if (strncmp(a->scene, "builtin:", 8) == 0) {
+    char msg[512];
+    int st = phys_scene_build(a->scene + 8, &o, out, msg, sizeof msg);
+    if (st != 0) {
+      fprintf(stderr, "physbench: %s\n", msg);
+      return st == PHYS_E_NOT_FOUND ? EXIT_USAGE : EXIT_LOAD;
+    }
+  } else {
+    phys_error err;
+    memset(&err, 0, sizeof err);
+    if (phys_load_mjcf(a->scene, &o, out, &err) != PHYS_OK) {
+      fprintf(stderr, "physbench: cannot load %s: %s\n", a->scene, err.message);
+      return EXIT_LOAD;
+    }
+  }
+  /* the file's <option> overrides iterations: the command line wins, the timestep stays */
+  o = phys_world_get_options(*out);
+  apply_options(a, &o);
+  if (phys_world_set_options(*out, &o) != PHYS_OK) {
+    fprintf(stderr, "physbench: %s: options rejected: %s\n", a->scene,
+            phys_world_last_error(*out));
+    phys_world_destroy(*out);
+    *out = NULL;
+    return EXIT_LOAD;
+  }
+  return 0;
+}
+
+/** Step once; on failure print the world's message and return EXIT_LOAD. */
+static int step_checked(phys_world *w, const char *what, long i) {
+  if (phys_world_step(w) == PHYS_OK) return 0;
+  fprintf(stderr, "physbench: %s step %ld failed: %s\n", what, i + 1, phys_world_last_error(w));
+  return EXIT_LOAD;
+}
+
+/** Warm-up steps with progress; 0 or EXIT_LOAD. */
+static int warm_up(phys_world *w, const bench_args *a, const char *tag) {
+  double last = now_s();
+  for (long i = 0; i < a->warmup; i++) {
+    if (step_checked(w, "warm-up", i)) return EXIT_LOAD;
+    if (now_s() - last >= PROGRESS_PERIOD_S) {
+      fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
+      last = now_s();
+    }
+  }
+  return 0;
+}
+
+/** Add the statistics of the step just taken (index i) to *r. */
+static void record_stats(const phys_world *w, long i, run_result *r) {
+  const phys_step_stats *s = phys_world_stats(w);
+  r->stage[0][i] = 1e3 * s->time_collision;
+  r->stage[1][i] = 1e3 * s->time_islands;
+  r->stage[2][i] = 1e3 * s->time_solve;
+  r->stage[3][i] = 1e3 * s->time_integrate;
+  r->contacts_sum += s->contacts;
+  r->islands_sum += s->islands;
+  r->iterations_sum += s->iterations_mean;
+  r->residual_sum += s->residual_mean;
+  if (s->iterations_max > r->iterations_max) r->iterations_max = s->iterations_max;
+  if (s->residual > r->residual_max) r->residual_max = s->residual;
+  if (s->penetration_max > r->penetration_max) r->penetration_max = s->penetration_max;
+}
+
+/** Timed steps: wall time and statistics of each, with progress on stderr. */
+static int timed_steps(phys_world *w, const bench_args *a, const char *tag, run_result *r) {
+  uint64_t alloc0 = phys_alloc_count();
+  double start = now_s(), last = start;
+  for (long i = 0; i < a->steps; i++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    phys_status st = phys_world_step(w);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st != PHYS_OK) {
+      fprintf(stderr, "physbench: step %ld failed: %s\n", i + 1, phys_world_last_error(w));
+      return EXIT_LOAD;
+    }
+    r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+    record_stats(w, i, r);
+    double t = now_s();
+    if (t - last >= PROGRESS_PERIOD_S) {
+      fprintf(stderr, "%sstep %ld/%ld\n", tag, i + 1, a->steps);
+      last = t;
+    }
+  }
+  r->wall_s = now_s() - start;
+  r->allocations = phys_alloc_count() - alloc0;
+  return 0;
+}
+
+/** Positions of bodies 0..bound-1 into pos (3 per id; NaN for ids without a body). */
+static void read_positions(const phys_world *w, int bound, double *pos) {
+  for (int id = 0; id < bound; id++) {
+    if (phys_body_get_state(w, id, pos + 3 * id, NULL, NULL, NULL) != PHYS_OK)
+      pos[3 * id] = pos[3 * id + 1] = pos[3 * id + 2] = NAN;
+  }
+}
+
+/** Largest distance of a body from its recorded position, and the count of sleeping bodies. */
+static void end_figures(const phys_world *w, int bound, const double *pos0, run_result *r) {
+  r->drift_max = 0.0;
+  r->asleep_end = 0;
+  for (int id = 0; id < bound; id++) {
+    double p[3];
+    if (isnan(pos0[3 * id]) || phys_body_get_state(w, id, p, NULL, NULL, NULL) != PHYS_OK)
+      continue;
+    double dx = p[0] - pos0[3 * id], dy = p[1] - pos0[3 * id + 1], dz = p[2] - pos0[3 * id + 2];
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    if (d > r->drift_max) r->drift_max = d;
+    if (phys_body_is_sleeping(w, id) == 1) r->asleep_end++;
+  }
+  r->bodies = phys_world_body_count(w);
+  r->hash = phys_world_state_hash(w);
+  r->opt = phys_world_get_options(w);
+}
+
+/** One run from a fresh load: warm-up, positions, timed steps, end figures. 0 or exit code. */
+static int run_once(const bench_args *a, const char *tag, run_result *r) {
+  phys_world *w = NULL;
+  int rc = load_world(a, &w);
+  if (rc) return rc;
+  r->contacts_sum = r->islands_sum = r->iterations_sum = r->residual_sum = 0.0;
+  r->residual_max = r->penetration_max = 0.0;
+  r->iterations_max = 0;
+  rc = warm_up(w, a, tag);
+  int bound = phys_world_body_id_bound(w);
+  double *pos0 = malloc(sizeof(double) * 3 * (size_t)(bound > 0 ? bound : 1));
+  if (!pos0) {
+    fprintf(stderr, "physbench: out of memory\n");
+    rc = EXIT_LOAD;
+  }
+  if (!rc) {
+    read_positions(w, bound, pos0);
+    rc = timed_steps(w, a, tag, r);
+  }
+  if (!rc) end_figures(w, bound, pos0, r);
+  free(pos0);
+  phys_world_destroy(w);
+  return rc;
+}
+
+/* ---- report ------------------------------------------------------------------------------- */
+
+/** Print the JSON report of the last run `r`; `medians` holds the median of each of R runs. */
+static void report(const bench_args *a, run_result *r, double *medians) {
+  long n = a->steps;
+  double mean = 0.0;
+  for (long i = 0; i < n; i++) mean += r->ms[i];
+  mean /= (double)n;
+  double p95 = percentile(r->ms, n, 0.95);
+  double run_median = median(r->ms, n);
+  double med = a->repeat > 1 ? median(medians, a->repeat) : run_median;
+  char hash[17];
+  snprintf(hash, sizeof hash, "%016" PRIx64, r->hash);
+
+  json_out j = {stdout, !a->json, 0, {1}};
+  json_open(&j, NULL, '{');
+  json_str(&j, "scene", a->scene);
+  json_str(&j, "version", phys_version());
+  json_int(&j, "bodies", r->bodies);
+  json_int(&j, "steps", n);
+  json_int(&j, "threads", r->opt.threads);
+  json_int(&j, "warmup", a->warmup);
+  json_int(&j, "repeat", a->repeat);
+  json_bool(&j, "sleep", r->opt.sleep_enabled);
+  json_num(&j, "timestep", r->opt.timestep);
+  json_str(&j, "penalty", r->opt.penalty_rule == PHYS_PENALTY_PAPER ? "paper" : "scaled");
+  json_int(&j, "max_iterations", r->opt.max_iterations);
+  json_num(&j, "tolerance", r->opt.tolerance);
+  json_num(&j, "beta_scale", r->opt.beta_scale);
+  json_num(&j, "alpha", r->opt.over_relaxation);
+  json_num(&j, "ms_per_step_median", med);
+  json_num(&j, "ms_per_step_p95", p95);
+  json_num(&j, "ms_per_step_mean", mean);
+  json_num(&j, "ms_per_step_min", r->ms[0]);
+  json_num(&j, "ms_per_step_max", r->ms[n - 1]);
+  json_num(&j, "steps_per_second", med > 0 ? 1000.0 / med : 0.0);
+  json_num(&j, "wall_s", r->wall_s);
+  json_num(&j, "contacts_mean", r->contacts_sum / (double)n);
+  json_num(&j, "islands_mean", r->islands_sum / (double)n);
+  json_num(&j, "iterations_mean", r->iterations_sum / (double)n);
+  json_int(&j, "iterations_max", r->iterations_max);
+  json_num(&j, "residual_mean", r->residual_sum / (double)n);
+  json_num(&j, "residual_max", r->residual_max);
+  json_num(&j, "penetration_max_m", r->penetration_max);
+  json_num(&j, "drift_max_m", r->drift_max);
+  json_int(&j, "bodies_asleep_end", r->asleep_end);
+  json_open(&j, "stage_ms", '{');
+  for (int s = 0; s < 4; s++) json_num(&j, stage_names[s], median(r->stage[s], n));
+  json_close(&j, '}');
+  if (a->repeat > 1) {
+    json_open(&j, "ms_per_step_median_runs", '[');
+    for (int k = 0; k < a->repeat; k++) json_num(&j, NULL, medians[k]);
+    json_close(&j, ']');
+  }
+  json_str(&j, "state_hash", hash);
+  json_int(&j, "allocations_during_steps", (long long)r->allocations);
+  json_close(&j, '}');
+  fflush(stdout);
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+/** Allocate the per-step arrays of *r for n steps; 0 on success. */
+static int result_alloc(run_result *r, long n) {
+  memset(r, 0, sizeof *r);
+  r->ms = calloc((size_t)n, sizeof(double));
+  int ok = r->ms != NULL;
+  for (int s = 0; s < 4; s++) {
+    r->stage[s] = calloc((size_t)n, sizeof(double));
+    ok = ok && r->stage[s] != NULL;
+  }
+  return ok ? 0 : -1;
+}
+
+/** Free the per-step arrays of *r. */
+static void result_free(run_result *r) {
+  free(r->ms);
+  for (int s = 0; s < 4; s++) free(r->stage[s]);
+}
+
+/** Parse the arguments, check the options, run R times and print the report. */
+int main(int argc, char **argv) {
+  bench_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+
+  /* option values are checked once up front so that a bad knob is a usage error */
+  phys_world_options o = phys_world_options_default();
+  apply_options(&a, &o);
+  phys_error err;
+  memset(&err, 0, sizeof err);
+  if (phys_world_options_validate(&o, &err) != PHYS_OK) {
+    fprintf(stderr, "physbench: invalid option value: %s\n", err.message);
+    return EXIT_USAGE;
+  }
+
+  run_result r;
+  double *medians = calloc((size_t)a.repeat, sizeof(double));
+  if (!medians || result_alloc(&r, a.steps) != 0) {
+    fprintf(stderr, "physbench: out of memory for %ld steps\n", a.steps);
+    free(medians);
+    return EXIT_LOAD;
+  }
+  for (int k = 0; k < a.repeat && rc <= 0; k++) {
+    char tag[32] = "";
+    if (a.repeat > 1) snprintf(tag, sizeof tag, "run %d/%d: ", k + 1, a.repeat);
+    rc = run_once(&a, tag, &r);
+    if (rc == 0) {
+      double *copy = malloc(sizeof(double) * (size_t)a.steps);
+      if (!copy) {
+        rc = EXIT_LOAD;
+        break;
+      }
+      memcpy(copy, r.ms, sizeof(double) * (size_t)a.steps);
+      medians[k] = median(copy, a.steps);
+      free(copy);
+    }
+  }
+  if (rc <= 0) report(&a, &r, medians);
+  result_free(&r);
+  free(medians);
+  return rc > 0 ? rc : 0;
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages that physd's build, tests and benchmark need.
+#
+# Idempotent: when every package is already installed (dpkg -s), apt is not touched, so repeated
+# runs take a fraction of a second. Runs as root, or through sudo when that exists.
+set -eu
+
+# build: compiler, meson, ninja, pkg-config; engine: LAPACKE/OpenBLAS, libxml2 (MJCF loader);
+# tests: CUnit, valgrind; daemon: libuv, protobuf-c; bench: MuJoCo's testspeed as the peer.
+PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
+libopenblas-dev libxml2-dev libuv1-dev libprotobuf-c-dev protobuf-c-compiler python3-protobuf
+libmujoco-samples valgrind"
+
+# Print the packages that dpkg does not report as installed.
+missing_packages() {
+  for p in $PACKAGES; do
+    if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed'; then
+      printf '%s\n' "$p"
+    fi
+  done
+}
+
+missing=$(missing_packages | tr '\n' ' ')
+if [ -z "$missing" ]; then
+  echo "install-deps: all packages already installed"
+  exit 0
+fi
+
+# root runs apt directly; anyone else needs sudo
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+  as_root="sudo"
+else
+  echo "install-deps: missing packages: $missing" >&2
+  echo "install-deps: not root and no sudo; install them as root" >&2
+  exit 1
+fi
+
+echo "install-deps: installing: $missing"
+export DEBIAN_FRONTEND=noninteractive
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

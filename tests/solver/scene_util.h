@@ -1,0 +1,116 @@
+/* scene_util.h - small scene builders shared by the solver test suites (static, header-only).
+ * Every builder asserts success through CUnit and returns the new id (or the world). */
+#ifndef PHYS_TEST_SCENE_UTIL_H
+#define PHYS_TEST_SCENE_UTIL_H
+
+#include <math.h>
+#include <string.h>
+#include <CUnit/CUnit.h>
+#include "phys/phys.h"
+
+/* a world with the given options (NULL: defaults), or NULL after a failed assertion */
+static inline phys_world *make_world(const phys_world_options *opt) {
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_world_create(opt, &w, &err), PHYS_OK);
+  return w;
+}
+
+/* the horizontal ground plane z = 0 with friction mu */
+static inline phys_id add_ground(phys_world *w, double mu) {
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  g.friction = mu;
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, &id), PHYS_OK);
+  return id;
+}
+
+/* a static box with half extents (hx, hy, hz) centred at p */
+static inline phys_id add_static_box(phys_world *w, const double p[3], double hx, double hy,
+                                     double hz) {
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_BOX;
+  g.size[0] = hx;
+  g.size[1] = hy;
+  g.size[2] = hz;
+  memcpy(g.pos, p, sizeof g.pos);
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, &id), PHYS_OK);
+  return id;
+}
+
+/* a free sphere of radius r and mass m (density derived) at p */
+static inline phys_id add_sphere(phys_world *w, const double p[3], double r, double m,
+                                 double mu) {
+  phys_geom_desc g = phys_geom_desc_default();
+  g.size[0] = r;
+  g.friction = mu;
+  g.density = m / (4.0 / 3.0 * M_PI * r * r * r);
+  phys_body_desc b = phys_body_desc_default();
+  memcpy(b.pos, p, sizeof b.pos);
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL(phys_world_add_body(w, &b, &g, 1, &id), PHYS_OK);
+  return id;
+}
+
+/* a free cube of half extent h and mass m at p with orientation q (NULL: identity) */
+static inline phys_id add_box(phys_world *w, const double p[3], const double q[4], double h,
+                              double m, double mu) {
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_BOX;
+  g.size[0] = g.size[1] = g.size[2] = h;
+  g.friction = mu;
+  g.density = m / (8.0 * h * h * h);
+  phys_body_desc b = phys_body_desc_default();
+  memcpy(b.pos, p, sizeof b.pos);
+  if (q) memcpy(b.quat, q, sizeof b.quat);
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL(phys_world_add_body(w, &b, &g, 1, &id), PHYS_OK);
+  return id;
+}
+
+/* body position (world) */
+static inline void body_pos(const phys_world *w, phys_id id, double p[3]) {
+  CU_ASSERT_EQUAL(phys_body_get_state(w, id, p, NULL, NULL, NULL), PHYS_OK);
+}
+
+/* step n times, asserting success; returns the deepest penetration seen (m) */
+static inline double step_n(phys_world *w, int n) {
+  double pen = 0.0;
+  for (int i = 0; i < n; i++) {
+    phys_status st = phys_world_step(w);
+    CU_ASSERT_EQUAL(st, PHYS_OK);
+    if (st != PHYS_OK) break;
+    double p = phys_world_stats(w)->penetration_max;
+    if (p > pen) pen = p;
+  }
+  return pen;
+}
+
+/* a jittered n x n x n lattice of spheres (r, spacing 2.2 r) in a walled bin of half width
+ * `half`, like the peer pile scenes; the lattice's lowest layer is at z0 */
+static inline void add_sphere_pile(phys_world *w, int n, double r, double half, double z0,
+                                   double cx, double cy) {
+  unsigned s = 42;
+  double sp = 2.2 * r, off = -(n - 1) * sp / 2;
+  for (int k = 0; k < n; k++)
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++) {
+        double jit[2];
+        for (int t = 0; t < 2; t++) {
+          s = (1103515245u * s + 12345u) & 0x7FFFFFFFu;
+          jit[t] = (-0.05 + 0.1 * (s / (double)0x7FFFFFFF)) * r;
+        }
+        double p[3] = {cx + off + i * sp + jit[0], cy + off + j * sp + jit[1], z0 + k * sp};
+        add_sphere(w, p, r, 1000.0 * 4.0 / 3.0 * M_PI * r * r * r, 1.0);
+      }
+  double t = 0.1, hh = 1.5;
+  double walls[4][6] = {{cx + half + t, cy, hh, t, half + 2 * t, hh},
+                        {cx - half - t, cy, hh, t, half + 2 * t, hh},
+                        {cx, cy + half + t, hh, half, t, hh},
+                        {cx, cy - half - t, hh, half, t, hh}};
+  for (int i = 0; i < 4; i++) add_static_box(w, walls[i], walls[i][3], walls[i][4], walls[i][5]);
+}
+
+#endif

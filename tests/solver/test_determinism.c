@@ -1,0 +1,74 @@
+/* test_determinism.c - bit-identical results for 1 and 2 threads, and no heap allocation in a
+ * warmed-up step. The scene has one big island (solved by the whole thread team) and many
+ * small ones (one per thread), so both parallel paths are covered. */
+#include <stdio.h>
+#include "cunit_main.h"
+#include "scene_util.h"
+
+/* a 125-sphere pile plus 40 scattered boxes falling on the ground */
+static phys_world *mixed_scene(int threads) {
+  phys_world_options o = phys_world_options_default();
+  o.threads = threads;
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.8);
+  add_sphere_pile(w, 5, 0.1, 0.6, 0.15, 0.0, 0.0);
+  for (int i = 0; i < 40; i++) {
+    double ang = 0.3 * i, p[3] = {3.0 + 0.5 * (i % 8), -2.0 + 0.5 * (i / 8), 0.3 + 0.01 * i};
+    double q[4] = {cos(ang / 2), 0.0, sin(ang / 2) * 0.6, sin(ang / 2) * 0.8};
+    add_box(w, p, q, 0.08, 2.0, 0.8);
+  }
+  return w;
+}
+
+/* 500 steps give the same state hash with 1 and 2 threads, at every 100th step */
+static void test_threads_bit_identical(void) {
+  phys_world *a = mixed_scene(1), *b = mixed_scene(2);
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    if ((i + 1) % 100 == 0) {
+      uint64_t ha = phys_world_state_hash(a), hb = phys_world_state_hash(b);
+      CU_ASSERT_EQUAL(ha, hb);
+      if (ha != hb) printf("\n  step %d: hash %016llx vs %016llx\n", i + 1,
+                           (unsigned long long)ha, (unsigned long long)hb);
+    }
+  }
+  printf("\n  500 steps, %d islands, %d contacts, hash %016llx\n", phys_world_island_count(a),
+         phys_world_contact_count(a), (unsigned long long)phys_world_state_hash(a));
+  CU_ASSERT_TRUE(phys_world_contact_count(a) > 100);
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* the same scene run twice gives the same hash (no hidden state between worlds) */
+static void test_repeatable(void) {
+  phys_world *a = mixed_scene(2), *b = mixed_scene(2);
+  step_n(a, 200);
+  step_n(b, 200);
+  CU_ASSERT_EQUAL(phys_world_state_hash(a), phys_world_state_hash(b));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* after warm-up a step allocates nothing */
+static void test_no_allocation_in_step(void) {
+  phys_world *w = mixed_scene(2);
+  step_n(w, 800); /* settle: contact counts stop growing */
+  uint64_t before = phys_alloc_count();
+  step_n(w, 200);
+  uint64_t after = phys_alloc_count();
+  printf("\n  allocations in 200 warmed-up steps: %llu\n", (unsigned long long)(after - before));
+  CU_ASSERT_EQUAL(after - before, 0);
+  phys_world_destroy(w);
+}
+
+int register_tests(void) {
+  CU_pSuite s = CU_add_suite("determinism", NULL, NULL);
+  if (!s) return -1;
+  if (!CU_add_test(s, "1 and 2 threads are bit-identical", test_threads_bit_identical) ||
+      !CU_add_test(s, "repeatable runs", test_repeatable) ||
+      !CU_add_test(s, "no allocation in a warmed-up step", test_no_allocation_in_step))
+    return -1;
+  return 0;
+}
