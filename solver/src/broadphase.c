@@ -7,41 +7,54 @@
  * Planes (infinite) are tested against every dynamic geom with a half-space test. The output is
  * sorted by (a, b) so everything downstream is independent of the sort's internal order. */
 #include <math.h>
-#include <stdlib.h>
 #include "world_internal.h"
 #include "alloc.h"
+#include "sort.h"
 #include "math3.h"
 
-typedef struct sweep_item {
-  double lo;
+/* sort the step's pairs by (a, b) */
+static int sort_pairs(phys_world *w) {
+  int n = w->npairs;
+  phys_sort_item *items = ARENA_NEW(&w->arena, phys_sort_item, n);
+  phys_sort_item *tmp = ARENA_NEW(&w->arena, phys_sort_item, n);
+  if (n && (!items || !tmp)) return -1;
+  for (int i = 0; i < n; i++) {
+    items[i].key = ((uint64_t)(uint32_t)w->pairs[i].a << 32) | (uint32_t)w->pairs[i].b;
+    items[i].value = 0;
+  }
+  phys__radix_sort(items, tmp, n);
+  for (int i = 0; i < n; i++) {
+    w->pairs[i].a = (int)(items[i].key >> 32);
+    w->pairs[i].b = (int)(items[i].key & 0xFFFFFFFFu);
+  }
+  return 0;
+}
+
+/* a geom's box and filter data, laid out contiguously in sweep order */
+typedef struct sweep_box {
+  double lo[3], hi[3];
   int geom;
-} sweep_item;
+  int body;          /* owning body, -1 for world geoms */
+  int inactive;      /* static or asleep: two inactive geoms need no contact */
+  uint32_t contype, conaffinity;
+} sweep_box;
 
-static int cmp_sweep(const void *pa, const void *pb) {
-  const sweep_item *a = pa, *b = pb;
-  if (a->lo < b->lo) return -1;
-  if (a->lo > b->lo) return 1;
-  return (a->geom > b->geom) - (a->geom < b->geom);
-}
-
-static int cmp_pair(const void *pa, const void *pb) {
-  const phys_pair *a = pa, *b = pb;
-  if (a->a != b->a) return (a->a > b->a) - (a->a < b->a);
-  return (a->b > b->b) - (a->b < b->b);
-}
-
-/* is a geom's body asleep or absent (static)? */
-static int geom_inactive(const phys_world *w, const phys_geom *g) {
-  return g->is_static || w->bodies[g->body].asleep;
-}
-
-/* may geoms i and j produce a contact that matters this step? */
-static int pair_wanted(const phys_world *w, int i, int j) {
-  const phys_geom *a = &w->geoms[i], *b = &w->geoms[j];
-  if (a->is_static && b->is_static) return 0;
-  if (a->body == b->body && a->body != PHYS_ID_NONE) return 0;
-  if (geom_inactive(w, a) && geom_inactive(w, b)) return 0;
+/* may these two geoms produce a contact that matters this step? */
+static inline int boxes_wanted(const sweep_box *a, const sweep_box *b) {
+  if (a->inactive && b->inactive) return 0;
+  if (a->body == b->body && a->body >= 0) return 0;
   return (a->contype & b->conaffinity) || (b->contype & a->conaffinity);
+}
+
+/* fill a sweep box for geom g */
+static void make_box(const phys_world *w, int g, double margin, sweep_box *out) {
+  const phys_geom *geom = &w->geoms[g];
+  phys_shape_aabb(&geom->shape, margin, out->lo, out->hi);
+  out->geom = g;
+  out->body = geom->is_static ? -1 : geom->body;
+  out->inactive = geom->is_static || w->bodies[geom->body].asleep;
+  out->contype = geom->contype;
+  out->conaffinity = geom->conaffinity;
 }
 
 /* append pair (i, j) with i < j */
@@ -57,14 +70,15 @@ int phys__broadphase(phys_world *w, const double *margin) {
   phys_arena *ar = &w->arena;
   int n = w->ngeoms;
   w->npairs = 0;
-  double *lo = ARENA_NEW(ar, double, 3 * (size_t)n);
-  double *hi = ARENA_NEW(ar, double, 3 * (size_t)n);
-  sweep_item *items = ARENA_NEW(ar, sweep_item, n);
+  sweep_box *box = ARENA_NEW(ar, sweep_box, n);
+  sweep_box *sorted = ARENA_NEW(ar, sweep_box, n);
+  phys_sort_item *items = ARENA_NEW(ar, phys_sort_item, n);
+  phys_sort_item *tmp = ARENA_NEW(ar, phys_sort_item, n);
   int *planes = ARENA_NEW(ar, int, n);
-  if (!lo || !hi || !items || !planes) return -1;
+  if (n && (!box || !sorted || !items || !tmp || !planes)) return -1;
 
   /* boxes of the live geoms; planes apart */
-  int nitems = 0, nplanes = 0;
+  int nbox = 0, nplanes = 0;
   double mean[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
   for (int g = 0; g < n; g++) {
     const phys_geom *geom = &w->geoms[g];
@@ -73,20 +87,20 @@ int phys__broadphase(phys_world *w, const double *margin) {
       planes[nplanes++] = g;
       continue;
     }
-    phys_shape_aabb(&geom->shape, margin[g], lo + 3 * g, hi + 3 * g);
-    items[nitems++].geom = g;
+    make_box(w, g, margin[g], &box[nbox]);
     for (int k = 0; k < 3; k++) {
-      double c = 0.5 * (lo[3 * g + k] + hi[3 * g + k]);
+      double c = 0.5 * (box[nbox].lo[k] + box[nbox].hi[k]);
       mean[k] += c;
       sq[k] += c * c;
     }
+    nbox++;
   }
 
   /* sweep axis: the one with the largest variance of box centres */
   int axis = 0;
   double best = -1.0;
-  for (int k = 0; k < 3 && nitems > 0; k++) {
-    double var = sq[k] / nitems - (mean[k] / nitems) * (mean[k] / nitems);
+  for (int k = 0; k < 3 && nbox > 0; k++) {
+    double var = sq[k] / nbox - (mean[k] / nbox) * (mean[k] / nbox);
     if (var > best) {
       best = var;
       axis = k;
@@ -94,18 +108,24 @@ int phys__broadphase(phys_world *w, const double *margin) {
   }
   int ax1 = (axis + 1) % 3, ax2 = (axis + 2) % 3;
 
-  /* sort by the lower bound, then sweep */
-  for (int i = 0; i < nitems; i++) items[i].lo = lo[3 * items[i].geom + axis];
-  if (nitems > 1) qsort(items, (size_t)nitems, sizeof *items, cmp_sweep);
-  for (int i = 0; i < nitems; i++) {
-    int gi = items[i].geom;
-    double upper = hi[3 * gi + axis];
-    for (int j = i + 1; j < nitems && items[j].lo <= upper; j++) {
-      int gj = items[j].geom;
-      if (lo[3 * gj + ax1] > hi[3 * gi + ax1] || lo[3 * gi + ax1] > hi[3 * gj + ax1]) continue;
-      if (lo[3 * gj + ax2] > hi[3 * gi + ax2] || lo[3 * gi + ax2] > hi[3 * gj + ax2]) continue;
-      if (!pair_wanted(w, gi, gj)) continue;
-      if (push_pair(w, gi, gj)) return -1;
+  /* sort by the lower bound (stable: ties keep geom order) into a contiguous array */
+  for (int i = 0; i < nbox; i++) {
+    items[i].key = phys__double_key(box[i].lo[axis]);
+    items[i].value = i;
+  }
+  phys__radix_sort(items, tmp, nbox);
+  for (int i = 0; i < nbox; i++) sorted[i] = box[items[i].value];
+
+  /* sweep: each box against the following boxes that start before it ends */
+  for (int i = 0; i < nbox; i++) {
+    const sweep_box *a = &sorted[i];
+    double upper = a->hi[axis];
+    for (int j = i + 1; j < nbox && sorted[j].lo[axis] <= upper; j++) {
+      const sweep_box *b = &sorted[j];
+      if (b->lo[ax1] > a->hi[ax1] || a->lo[ax1] > b->hi[ax1]) continue;
+      if (b->lo[ax2] > a->hi[ax2] || a->lo[ax2] > b->hi[ax2]) continue;
+      if (!boxes_wanted(a, b)) continue;
+      if (push_pair(w, a->geom, b->geom)) return -1;
     }
   }
 
@@ -113,18 +133,21 @@ int phys__broadphase(phys_world *w, const double *margin) {
   for (int p = 0; p < nplanes; p++) {
     const phys_geom *pl = &w->geoms[planes[p]];
     double nrm[3] = {pl->shape.rot[2], pl->shape.rot[5], pl->shape.rot[8]};
-    for (int i = 0; i < nitems; i++) {
-      int g = items[i].geom;
-      const phys_geom *geom = &w->geoms[g];
-      if (geom->is_static) continue;
+    sweep_box pb;
+    pb.body = -1;
+    pb.inactive = 1;
+    pb.contype = pl->contype;
+    pb.conaffinity = pl->conaffinity;
+    for (int i = 0; i < nbox; i++) {
+      if (box[i].body < 0 || !boxes_wanted(&box[i], &pb)) continue;
+      const phys_geom *geom = &w->geoms[box[i].geom];
       double d[3];
       v3_sub(d, geom->shape.pos, pl->shape.pos);
-      if (v3_dot(d, nrm) - geom->rbound > margin[g]) continue;
-      if (!pair_wanted(w, g, planes[p])) continue;
-      if (push_pair(w, g, planes[p])) return -1;
+      if (v3_dot(d, nrm) - geom->rbound > margin[box[i].geom]) continue;
+      if (push_pair(w, box[i].geom, planes[p])) return -1;
     }
   }
 
-  if (w->npairs > 1) qsort(w->pairs, (size_t)w->npairs, sizeof *w->pairs, cmp_pair);
+  if (sort_pairs(w)) return -1;
   return w->npairs;
 }

@@ -11,20 +11,15 @@
  * kept as world-frame vectors sorted by key; a new contact with the same key starts from that
  * impulse, expressed in its new frame and projected back onto its friction cone. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "world_internal.h"
 #include "alloc.h"
+#include "sort.h"
 #include "math3.h"
 
 /* key of a contact: geom ids below 2^24, 16 bits of feature */
 static uint64_t contact_key(int ga, int gb, uint32_t feature) {
   return ((uint64_t)(uint32_t)ga << 40) | ((uint64_t)(uint32_t)gb << 16) | (feature & 0xFFFFu);
-}
-
-static int cmp_warm(const void *pa, const void *pb) {
-  const phys_warm *a = pa, *b = pb;
-  return (a->key > b->key) - (a->key < b->key);
 }
 
 /* last step's world impulse for `key`, or NULL */
@@ -154,13 +149,22 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
 }
 
 int phys__store_warm_start(phys_world *w) {
-  if (PHYS_RESERVE(w->warm, w->warm_cap, w->ncontacts)) return -1;
-  for (int i = 0; i < w->ncontacts; i++) {
-    const phys_contact *c = &w->contacts[i];
+  int n = w->ncontacts;
+  phys_sort_item *items = ARENA_NEW(&w->arena, phys_sort_item, n);
+  phys_sort_item *tmp = ARENA_NEW(&w->arena, phys_sort_item, n);
+  if ((n && (!items || !tmp)) || PHYS_RESERVE(w->warm, w->warm_cap, n)) return -1;
+
+  /* world-frame impulses in key order */
+  for (int i = 0; i < n; i++) {
+    items[i].key = w->contacts[i].key;
+    items[i].value = i;
+  }
+  phys__radix_sort(items, tmp, n);
+  for (int i = 0; i < n; i++) {
+    const phys_contact *c = &w->contacts[items[i].value];
     w->warm[i].key = c->key;
     m3_tmulv(w->warm[i].impulse, c->frame, c->lambda);
   }
-  w->nwarm = w->ncontacts;
-  if (w->nwarm > 1) qsort(w->warm, (size_t)w->nwarm, sizeof *w->warm, cmp_warm);
+  w->nwarm = n;
   return 0;
 }

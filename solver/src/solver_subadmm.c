@@ -211,9 +211,35 @@ static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
 
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
+/* z/lambda update of a frictionless contact: the normal row only */
+static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, double alpha) {
+  const double *n = c->R + 6;
+  double y[2], Y = 0.0;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    const double *v = s->v + 6 * p->sb;
+    double wr[3];
+    v3_cross(wr, v + 3, p->r);
+    double jv = p->sign * (n[0] * (v[0] + wr[0]) + n[1] * (v[1] + wr[1]) + n[2] * (v[2] + wr[2]));
+    y[k] = beta * (alpha * jv + (1.0 - alpha) * p->z[2]) - c->lambda[2];
+    Y += y[k];
+  }
+  double x = -(Y + beta * c->e[2]) / c->np, lam = x > 0.0 ? x : 0.0;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    p->z[2] = (y[k] + lam) / beta;
+    v3_scale(p->f, n, p->sign * (y[k] + 2.0 * lam));
+  }
+  c->lambda[2] = lam;
+}
+
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
 static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
+  if (c->dim == 1) {
+    update_con_normal(s, c, beta, alpha);
+    return;
+  }
   double y[2][3], Y[3] = {0, 0, 0};
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
