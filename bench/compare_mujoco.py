@@ -188,8 +188,8 @@ def main():
     ap.add_argument("scenes", nargs="*", metavar="FILE.xml", help="scenes (default: see above)")
     ap.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
     ap.add_argument("--repeat", type=int, default=3, help="repeats per program (default 3)")
-    ap.add_argument("--warmup", type=int, default=300,
-                    help="untimed physbench steps before the timed ones (default 300): the "
+    ap.add_argument("--warmup", type=int, default=1000,
+                    help="untimed physbench steps before the timed ones (default 1000): the "
                          "settled peer piles start with MuJoCo's soft-contact overlaps (4-8 mm), "
                          "which physd removes during the warm-up")
     ap.add_argument("--physbench", default=os.path.join(ROOT, "build", "bench", "physbench"),

@@ -11,8 +11,10 @@
  * ||lambda - T(lambda - (J vm + e))|| over the island's constraints divided by their number.
  *
  * Penalty: beta0 = geometric mean over the island's bodies of mass / pieces (sec. 6.5).
- * PHYS_PENALTY_SCALED uses beta = beta_scale * beta0 with over-relaxation and a stall detector
- * (the numpy prototype's findings); PHYS_PENALTY_PAPER uses beta0 with rule (43).
+ * PHYS_PENALTY_PAPER uses exactly that with rule (43). PHYS_PENALTY_SCALED (default) counts a
+ * piece by its rows (frictionless = 1/3), uses beta = beta_scale * beta0 fixed during the step,
+ * over-relaxation and a stall detector (the numpy prototype's findings, retuned on the peer
+ * scenes: beta_scale 4).
  *
  * Gap term: a contact with gap phi >= 0 gets e_n = phi / h (the bodies may close the gap in this
  * step and no more: exact, no energy); a penetrating contact gets e_n = 0 (it may not deepen).
@@ -224,10 +226,11 @@ static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, d
     y[k] = beta * (alpha * jv + (1.0 - alpha) * p->z[2]) - c->lambda[2];
     Y += y[k];
   }
-  double x = -(Y + beta * c->e[2]) / c->np, lam = x > 0.0 ? x : 0.0;
+  double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
+  double x = -(Y + beta * c->e[2]) * inv_np, lam = x > 0.0 ? x : 0.0;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
-    p->z[2] = (y[k] + lam) / beta;
+    p->z[2] = (y[k] + lam) * inv_beta;
     v3_scale(p->f, n, p->sign * (y[k] + 2.0 * lam));
   }
   c->lambda[2] = lam;
@@ -252,13 +255,14 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
     }
   }
   double x[3], lam[3];
-  for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) / c->np;
+  double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
+  for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) * inv_np;
   project(c, x, lam);
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
     for (int i = 0; i < 3; i++) {
-      p->z[i] = (y[k][i] + lam[i]) / beta;
+      p->z[i] = (y[k][i] + lam[i]) * inv_beta;
       g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
     }
     piece_force(c, p, g, p->f);
@@ -369,9 +373,14 @@ static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int 
   return 1.0;
 }
 
-/* is it time to evaluate the metric after iteration `it` (0-based)? */
-static inline int check_due(int it, int max_it) {
-  return it < 2 || (it + 1) % 5 == 0 || it + 1 == max_it;
+/* iterations until the next metric evaluation: the metric costs about one iteration, so it is
+ * evaluated when the convergence rate seen so far predicts the tolerance, at most every 8 */
+static int next_check_gap(double res, double prev_res, int iters_between, double tol) {
+  if (!(prev_res > 0.0) || !(res < prev_res) || !(res > 0.0) || !(tol > 0.0)) return 4;
+  double rate = log(res / prev_res) / iters_between; /* < 0 per iteration */
+  double need = log(tol / res) / rate;
+  if (!(need < 8.0)) return 8;
+  return need < 1.0 ? 1 : (int)ceil(need);
 }
 
 /* ADMM iterations on island k from the current iterate until the metric reaches the tolerance
@@ -387,8 +396,8 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   int paper = o->penalty_rule == PHYS_PENALTY_PAPER;
-  int lo, hi, it;
-  double best = INFINITY, best_prev_window = INFINITY;
+  int lo, hi, it, next_check = 0, prev_it = 0;
+  double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
   *residual = 0.0;
   for (it = 0; it < max_it; it++) {
     /* v-update, then z/lambda update */
@@ -399,11 +408,15 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
     for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
     team_barrier(team);
 
-    /* convergence on the sec. 7 metric */
-    if (check_due(it, max_it)) {
+    /* convergence on the sec. 7 metric, at the first iteration, where the rate predicts the
+     * tolerance, and at the cap */
+    if (it == next_check || it + 1 == max_it) {
       *residual = island_metric(w, s, k, team);
       if (*residual <= o->tolerance) return it + 1;
       if (*residual < best) best = *residual;
+      next_check = it + next_check_gap(*residual, prev_res, it - prev_it, o->tolerance);
+      prev_res = *residual;
+      prev_it = it;
     }
 
     /* adaptive penalty (43) or the stall detector */
@@ -592,7 +605,10 @@ static int setup_bodies(phys_world *w, phys_solver *s) {
   return 0;
 }
 
-/* beta0 per island: geometric mean of mass / pieces over the bodies with pieces */
+/* beta0 per island: geometric mean over the bodies with pieces of mass / pieces (sec. 6.5),
+ * where a piece counts by its rows (a frictionless contact's single row is a third of a piece):
+ * the penalty acts per row, and counting rows makes the best beta_scale about the same for
+ * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
 static void setup_penalties(phys_world *w, phys_solver *s) {
   int paper = w->opt.penalty_rule == PHYS_PENALTY_PAPER;
   for (int k = 0; k < s->nislands; k++) {
@@ -600,11 +616,13 @@ static void setup_penalties(phys_world *w, phys_solver *s) {
     int n = 0, nall = 0;
     for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
       double m = w->bodies[s->body_id[sb]].mass;
-      int np = s->bp_start[sb + 1] - s->bp_start[sb];
+      double rows = 0.0;
+      for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
+        rows += s->con[s->piece[s->bp_list[j]].con].dim;
       msum += log(m);
       nall++;
-      if (np > 0) {
-        sum += log(m / np);
+      if (rows > 0.0) {
+        sum += log(m / (paper ? (double)(s->bp_start[sb + 1] - s->bp_start[sb]) : rows / 3.0));
         n++;
       }
     }

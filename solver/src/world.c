@@ -16,7 +16,7 @@ phys_world_options phys_world_options_default(void) {
   o.max_iterations = 100;
   o.tolerance = 1e-5;
   o.penalty_rule = PHYS_PENALTY_SCALED;
-  o.beta_scale = 2.0;
+  o.beta_scale = 4.0;
   o.over_relaxation = 1.8;
   o.adapt_gamma = 10.0;
   o.baumgarte = 0.3;

@@ -84,8 +84,9 @@ typedef struct phys_body_desc {
 
 /* How the SubADMM penalty beta is chosen each step. */
 typedef enum phys_penalty_rule {
-  /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities),
-   * fixed during the step, with over-relaxation alpha and a stall detector. Default. */
+  /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities mass /
+   * pieces, a frictionless piece counting 1/3), fixed during the step, with over-relaxation
+   * alpha and a stall detector. Default. */
   PHYS_PENALTY_SCALED = 0,
   /* the paper as written (sec. 6.5): beta = beta0, rule (43) with gamma, no over-relaxation */
   PHYS_PENALTY_PAPER = 1
@@ -99,7 +100,7 @@ typedef struct phys_world_options {
   int max_iterations;       /* SubADMM iteration cap per step and island, >= 1; default 100 */
   double tolerance;         /* stop when the sec. 7 accuracy metric is below this; default 1e-5 */
   phys_penalty_rule penalty_rule; /* default PHYS_PENALTY_SCALED */
-  double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 2 */
+  double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 4 */
   double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
