@@ -130,25 +130,60 @@ static inline void piece_force(const phys_con *c, const phys_piece *p, const dou
 
 /* ---- per-body kernels --------------------------------------------------------------------- */
 
-/* H_b = M_b + beta sum J^T J over the body's pieces (rows u = [t; r x t]), factorised */
+/* H_b = M_b + beta sum J^T J over the body's pieces, factorised. The lower triangle is built
+ * in closed form: a 3-row piece adds beta [I, -[r]; [r], |r|^2 I - r r^T] (its frame drops
+ * out, App. A), a 1-row piece adds beta u u^T with u = [n; r x n]. */
 static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
   double H[36] = {0};
   const double *I = s->inertia + 18 * sb;
+  double full = 0.0, R[3] = {0, 0, 0}, rr[6] = {0, 0, 0, 0, 0, 0}; /* sum of r r^T, lower */
   for (int i = 0; i < 3; i++) {
     H[6 * i + i] = b->mass;
-    for (int j = 0; j < 3; j++) H[6 * (3 + i) + 3 + j] = I[3 * i + j];
+    for (int j = 0; j <= i; j++) H[6 * (3 + i) + 3 + j] = I[3 * i + j];
   }
   for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
     const phys_piece *p = &s->piece[s->bp_list[k]];
     const phys_con *c = &s->con[p->con];
-    for (int row = 3 - c->dim; row < 3; row++) {
+    const double *r = p->r;
+    if (c->dim == 3) {
+      /* accumulate the count, sum of r and sum of r r^T of the 3-row pieces */
+      full += 1.0;
+      v3_add(R, R, r);
+      rr[0] += r[0] * r[0];
+      rr[1] += r[1] * r[0];
+      rr[2] += r[1] * r[1];
+      rr[3] += r[2] * r[0];
+      rr[4] += r[2] * r[1];
+      rr[5] += r[2] * r[2];
+    } else {
       double u[6];
-      v3_copy(u, c->R + 3 * row);
-      v3_cross(u + 3, p->r, c->R + 3 * row);
+      v3_copy(u, c->R + 6);
+      v3_cross(u + 3, r, c->R + 6);
       for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) H[6 * i + j] += beta * u[i] * u[j];
+        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * u[i] * u[j];
     }
+  }
+
+  /* the 3-row pieces: beta [n I, -[R]; [R], tr(S) I - S] with S = sum r r^T */
+  if (full > 0.0) {
+    double tr = rr[0] + rr[2] + rr[5];
+    H[0] += beta * full;
+    H[7] += beta * full;
+    H[14] += beta * full;
+    /* lower-left block [R] (rows 3-5, cols 0-2): [R] = [[0,-Rz,Ry],[Rz,0,-Rx],[-Ry,Rx,0]] */
+    H[6 * 3 + 1] += -beta * R[2];
+    H[6 * 3 + 2] += beta * R[1];
+    H[6 * 4 + 0] += beta * R[2];
+    H[6 * 4 + 2] += -beta * R[0];
+    H[6 * 5 + 0] += -beta * R[1];
+    H[6 * 5 + 1] += beta * R[0];
+    H[6 * 3 + 3] += beta * (tr - rr[0]);
+    H[6 * 4 + 3] += -beta * rr[1];
+    H[6 * 4 + 4] += beta * (tr - rr[2]);
+    H[6 * 5 + 3] += -beta * rr[3];
+    H[6 * 5 + 4] += -beta * rr[4];
+    H[6 * 5 + 5] += beta * (tr - rr[5]);
   }
   chol6_factor(H, s->chol + 27 * sb);
 }
@@ -678,7 +713,7 @@ int phys__solve(phys_world *w, phys_solver *s) {
 #pragma omp parallel num_threads(threads)
   {
     for (int i = 0; i < nbig; i++) solve_island(w, s, big[i], 1);
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, 32)
     for (int i = 0; i < nsmall; i++) solve_island(w, s, small[i], 0);
   }
   return 0;
