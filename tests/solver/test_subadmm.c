@@ -52,6 +52,35 @@ static void test_sliding_on_cone(void) {
   phys_world_destroy(w);
 }
 
+/* persistent contact ids carry impulses over: a resting box's four contacts converge in one
+ * or two iterations per step once warm, while its first (cold) step needs many more */
+static void test_warm_start(void) {
+  phys_world_options o = phys_world_options_default();
+  o.sleep_enabled = 0;
+  o.tolerance = 1e-8;
+  o.max_iterations = 1000;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.8);
+  double p[3] = {0, 0, 0.1};
+  for (int i = 0; i < 3; i++) {
+    p[2] = 0.1 + 0.2 * i;
+    add_box(w, p, NULL, 0.1, 8.0, 0.8);
+  }
+  CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  int cold = phys_world_stats(w)->iterations_max;
+  step_n(w, 200);
+  int warm_max = 0;
+  for (int i = 0; i < 100; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    if (phys_world_stats(w)->iterations_max > warm_max) warm_max = phys_world_stats(w)->iterations_max;
+  }
+  printf("\n  3-box stack: cold step %d iterations, warm steps at most %d\n", cold, warm_max);
+  CU_ASSERT_EQUAL(phys_world_contact_count(w), 12);
+  CU_ASSERT_TRUE(warm_max <= 2);
+  CU_ASSERT_TRUE(cold >= 5 * warm_max);
+  phys_world_destroy(w);
+}
+
 /* the iteration cap is honoured and the tolerance ends the iterations early */
 static void test_cap_and_tolerance(void) {
   phys_world_options o = phys_world_options_default();
@@ -171,6 +200,7 @@ int register_tests(void) {
   if (!s) return -1;
   if (!CU_add_test(s, "resting impulse is m g h", test_resting_impulse) ||
       !CU_add_test(s, "sliding impulse on the friction cone", test_sliding_on_cone) ||
+      !CU_add_test(s, "warm start from persistent contacts", test_warm_start) ||
       !CU_add_test(s, "iteration cap and tolerance", test_cap_and_tolerance) ||
       !CU_add_test(s, "scaled penalty beats the paper's rule", test_scaled_beats_paper) ||
       !CU_add_test(s, "paper rule keeps a stack standing", test_paper_rule_stack) ||
