@@ -2,6 +2,7 @@
  * warmed-up step. The scene has one big island (solved by the whole thread team) and many
  * small ones (one per thread), so both parallel paths are covered. */
 #include <stdio.h>
+#include <stdlib.h>
 #include "cunit_main.h"
 #include "scene_util.h"
 
@@ -63,11 +64,45 @@ static void test_no_allocation_in_step(void) {
   phys_world_destroy(w);
 }
 
+/* snapshot -> 100 steps -> restore -> 100 steps: the same state bit for bit; bad snapshots are
+ * rejected and change nothing */
+static void test_snapshot_restore(void) {
+  phys_world *w = mixed_scene(2);
+  step_n(w, 150);
+  size_t n = phys_world_state_size(w), written = 0;
+  char *buf = malloc(n);
+  CU_ASSERT_EQUAL_FATAL(phys_world_save_state(w, buf, n, &written), PHYS_OK);
+  CU_ASSERT_EQUAL(written, n);
+  step_n(w, 100);
+  uint64_t h1 = phys_world_state_hash(w);
+  CU_ASSERT_EQUAL_FATAL(phys_world_load_state(w, buf, n), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_step_index(w), 150);
+  step_n(w, 100);
+  CU_ASSERT_EQUAL(phys_world_state_hash(w), h1);
+
+  /* too small a buffer, a truncated or corrupted snapshot, another model */
+  CU_ASSERT_EQUAL(phys_world_save_state(w, buf, n / 2, NULL), PHYS_E_INVALID);
+  uint64_t before = phys_world_state_hash(w);
+  CU_ASSERT_EQUAL(phys_world_load_state(w, buf, n - 8), PHYS_E_INVALID);
+  buf[0] ^= 0x55;
+  CU_ASSERT_EQUAL(phys_world_load_state(w, buf, n), PHYS_E_INVALID);
+  buf[0] ^= 0x55;
+  phys_world *other = mixed_scene(1);
+  double p[3] = {9, 9, 1};
+  add_sphere(other, p, 0.1, 1.0, 1.0);
+  CU_ASSERT_EQUAL(phys_world_load_state(other, buf, n), PHYS_E_STATE);
+  CU_ASSERT_EQUAL(phys_world_state_hash(w), before);
+  free(buf);
+  phys_world_destroy(other);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("determinism", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "1 and 2 threads are bit-identical", test_threads_bit_identical) ||
       !CU_add_test(s, "repeatable runs", test_repeatable) ||
+      !CU_add_test(s, "snapshot and restore continue bit for bit", test_snapshot_restore) ||
       !CU_add_test(s, "no allocation in a warmed-up step", test_no_allocation_in_step))
     return -1;
   return 0;

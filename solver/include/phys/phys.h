@@ -158,6 +158,24 @@ int phys_body_island(const phys_world *w, phys_id body);
  * hashes mean bit-identical states. */
 uint64_t phys_world_state_hash(const phys_world *w);
 
+/* ---- snapshots ---------------------------------------------------------------------------- */
+
+/* Hash of the model (options' timestep and gravity, bodies' mass properties, geoms, connects):
+ * snapshots can only be restored into a world with the same hash. */
+uint64_t phys_world_model_hash(const phys_world *w);
+
+/* Bytes phys_world_save_state() writes for the world as it is now. */
+size_t phys_world_state_size(const phys_world *w);
+
+/* Write the world's state (poses, velocities, pending wrenches, sleeping, warm-start impulses,
+ * step index and time) to `buf` (caller-owned, `size` bytes). *written (nullable) receives the
+ * size needed; PHYS_E_INVALID when `size` is too small. Same build and model only. */
+phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, size_t *written);
+
+/* Restore a state saved from this world (same model hash, same bodies alive). Stepping then
+ * continues bit for bit as it did after the save. On error nothing changes. */
+phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size);
+
 /* ---- loading ------------------------------------------------------------------------------ */
 
 /* Load an MJCF file (the subset of docs/mjcf.md) into a new world. `opt` may be NULL: the

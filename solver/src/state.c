@@ -1,0 +1,185 @@
+/* state.c - snapshots of a world's state: everything a step reads that is not the model, so
+ * restoring a snapshot and stepping continues bit for bit as the original did.
+ *
+ * Layout (native endianness, doubles as stored): a header {magic, version, model hash, body
+ * count, connect count, warm count, step index, time}, then per body {alive, asleep,
+ * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, and the
+ * warm-start records. Snapshots are for the same build and model: the model hash and the
+ * counts must match. */
+#include <string.h>
+#include "world_internal.h"
+#include "alloc.h"
+
+#define STATE_MAGIC 0x54535950u /* "PYST" */
+#define STATE_VERSION 1u
+
+typedef struct state_header {
+  uint32_t magic, version;
+  uint64_t model_hash;
+  int32_t nbodies, nconnects, nwarm, pad;
+  uint64_t step_index;
+  double time;
+} state_header;
+
+typedef struct body_state {
+  int32_t alive, asleep, sleep_label, pad;
+  double x[3], q[4], v[3], w[3], force[3], torque[3];
+  double rest_time;
+} body_state;
+
+/* FNV-1a over raw bytes */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t phys_world_model_hash(const phys_world *w) {
+  uint64_t h = 1469598103934665603ull;
+  h = fnv(h, &w->opt.timestep, sizeof w->opt.timestep);
+  h = fnv(h, w->opt.gravity, sizeof w->opt.gravity);
+  h = fnv(h, &w->nbodies, sizeof w->nbodies);
+  for (int i = 0; i < w->nbodies; i++) {
+    const phys_body *b = &w->bodies[i];
+    h = fnv(h, &b->is_static, sizeof b->is_static);
+    h = fnv(h, &b->mass, sizeof b->mass);
+    h = fnv(h, b->inertia, sizeof b->inertia);
+    h = fnv(h, &b->geom_count, sizeof b->geom_count);
+  }
+  h = fnv(h, &w->ngeoms, sizeof w->ngeoms);
+  for (int i = 0; i < w->ngeoms; i++) {
+    const phys_geom *g = &w->geoms[i];
+    h = fnv(h, &g->type, sizeof g->type);
+    h = fnv(h, g->size, sizeof g->size);
+    h = fnv(h, g->lpos, sizeof g->lpos);
+    h = fnv(h, &g->friction, sizeof g->friction);
+  }
+  h = fnv(h, &w->nconnects, sizeof w->nconnects);
+  for (int i = 0; i < w->nconnects; i++) {
+    const phys_connect *c = &w->connects[i];
+    h = fnv(h, &c->body1, sizeof c->body1);
+    h = fnv(h, &c->body2, sizeof c->body2);
+    h = fnv(h, c->anchor1, sizeof c->anchor1);
+  }
+  return h;
+}
+
+size_t phys_world_state_size(const phys_world *w) {
+  return sizeof(state_header) + (size_t)w->nbodies * sizeof(body_state) +
+         (size_t)w->nconnects * 3 * sizeof(double) + (size_t)w->nwarm * sizeof(phys_warm);
+}
+
+phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, size_t *written) {
+  size_t need = phys_world_state_size(w);
+  if (written) *written = need;
+  if (!buf || size < need)
+    return phys__fail((phys_world *)w, PHYS_E_INVALID,
+                      "save_state: buffer of %zu bytes, %zu needed", size, need);
+  char *p = buf;
+
+  /* header */
+  state_header hd;
+  memset(&hd, 0, sizeof hd);
+  hd.magic = STATE_MAGIC;
+  hd.version = STATE_VERSION;
+  hd.model_hash = phys_world_model_hash(w);
+  hd.nbodies = w->nbodies;
+  hd.nconnects = w->nconnects;
+  hd.nwarm = w->nwarm;
+  hd.step_index = w->step_index;
+  hd.time = w->time;
+  memcpy(p, &hd, sizeof hd);
+  p += sizeof hd;
+
+  /* bodies */
+  for (int i = 0; i < w->nbodies; i++) {
+    const phys_body *b = &w->bodies[i];
+    body_state bs;
+    memset(&bs, 0, sizeof bs);
+    bs.alive = b->alive;
+    bs.asleep = b->asleep;
+    bs.sleep_label = b->sleep_label;
+    memcpy(bs.x, b->x, sizeof bs.x);
+    memcpy(bs.q, b->q, sizeof bs.q);
+    memcpy(bs.v, b->v, sizeof bs.v);
+    memcpy(bs.w, b->w, sizeof bs.w);
+    memcpy(bs.force, b->force, sizeof bs.force);
+    memcpy(bs.torque, b->torque, sizeof bs.torque);
+    bs.rest_time = b->rest_time;
+    memcpy(p, &bs, sizeof bs);
+    p += sizeof bs;
+  }
+
+  /* connect impulses and warm-start records */
+  for (int i = 0; i < w->nconnects; i++) {
+    memcpy(p, w->connects[i].lambda, 3 * sizeof(double));
+    p += 3 * sizeof(double);
+  }
+  if (w->nwarm) memcpy(p, w->warm, (size_t)w->nwarm * sizeof(phys_warm));
+  return PHYS_OK;
+}
+
+phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
+  /* check everything before changing anything */
+  state_header hd;
+  if (!buf || size < sizeof hd)
+    return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes is not a snapshot", size);
+  memcpy(&hd, buf, sizeof hd);
+  if (hd.magic != STATE_MAGIC || hd.version != STATE_VERSION)
+    return phys__fail(w, PHYS_E_INVALID, "load_state: not a libphys snapshot (version %u)",
+                      hd.version);
+  if (hd.model_hash != phys_world_model_hash(w) || hd.nbodies != w->nbodies ||
+      hd.nconnects != w->nconnects)
+    return phys__fail(w, PHYS_E_STATE,
+                      "load_state: snapshot of another model (%d bodies, %d connects; the world "
+                      "has %d and %d)", hd.nbodies, hd.nconnects, w->nbodies, w->nconnects);
+  if (hd.nwarm < 0)
+    return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot");
+  size_t need = sizeof hd + (size_t)hd.nbodies * sizeof(body_state) +
+                (size_t)hd.nconnects * 3 * sizeof(double) + (size_t)hd.nwarm * sizeof(phys_warm);
+  if (size != need)
+    return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes, the header says %zu", size, need);
+  const char *p = (const char *)buf + sizeof hd;
+  for (int i = 0; i < hd.nbodies; i++) {
+    body_state bs;
+    memcpy(&bs, p + (size_t)i * sizeof bs, sizeof bs);
+    if (bs.alive != w->bodies[i].alive)
+      return phys__fail(w, PHYS_E_STATE, "load_state: body %d was %s when the snapshot was taken",
+                        i, bs.alive ? "alive" : "removed");
+  }
+  if (PHYS_RESERVE(w->warm, w->warm_cap, hd.nwarm))
+    return phys__fail(w, PHYS_E_NOMEM, "out of memory");
+
+  /* apply */
+  w->step_index = hd.step_index;
+  w->time = hd.time;
+  for (int i = 0; i < hd.nbodies; i++) {
+    body_state bs;
+    memcpy(&bs, p, sizeof bs);
+    p += sizeof bs;
+    phys_body *b = &w->bodies[i];
+    b->asleep = bs.asleep;
+    b->sleep_label = bs.sleep_label;
+    memcpy(b->x, bs.x, sizeof bs.x);
+    memcpy(b->q, bs.q, sizeof bs.q);
+    memcpy(b->v, bs.v, sizeof bs.v);
+    memcpy(b->w, bs.w, sizeof bs.w);
+    memcpy(b->force, bs.force, sizeof bs.force);
+    memcpy(b->torque, bs.torque, sizeof bs.torque);
+    b->rest_time = bs.rest_time;
+    if (b->alive) phys__body_update_geoms(w, i);
+  }
+  for (int i = 0; i < hd.nconnects; i++) {
+    memcpy(w->connects[i].lambda, p, 3 * sizeof(double));
+    p += 3 * sizeof(double);
+  }
+  if (hd.nwarm) memcpy(w->warm, p, (size_t)hd.nwarm * sizeof(phys_warm));
+  w->nwarm = hd.nwarm;
+  w->ncontacts = 0; /* the last step's contacts belong to another state */
+  w->nislands = 0;
+  memset(&w->stats, 0, sizeof w->stats);
+  return PHYS_OK;
+}
