@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loader_mjcf_internal.h"
+#include "world_internal.h"
 #include "math3.h"
 
 /* Format an error with the file, the node's line and its element name. */
@@ -261,51 +262,10 @@ phys_status mj_orientation(mj_ctx *c, const xmlNode *node, double q[4], int *fou
   return PHYS_OK;
 }
 
-/* Cyclic Jacobi sweeps on a symmetric 3x3 matrix; eigenvectors are the columns of V, turned into
- * a right-handed frame before conversion to a quaternion. */
+/* principal moments and axes (as a quaternion) of a fullinertia (xx yy zz xy xz yz) */
 void mj_principal(const double full[6], double moments[3], double q[4]) {
   double a[9] = {full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]};
   double v[9];
-  m3_identity(v);
-  for (int sweep = 0; sweep < 50; sweep++) {
-    double off = a[1] * a[1] + a[2] * a[2] + a[5] * a[5];
-    double scale = a[0] * a[0] + a[4] * a[4] + a[8] * a[8];
-    if (off <= 1e-30 * scale || off == 0.0) break;
-    for (int p = 0; p < 2; p++) {
-      for (int r = p + 1; r < 3; r++) {
-        double apr = a[3 * p + r];
-        if (apr == 0.0) continue;
-        /* rotation angle that zeroes a[p][r] */
-        double theta = (a[3 * r + r] - a[3 * p + p]) / (2.0 * apr);
-        double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-        double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
-        /* A <- J^T A J, V <- V J with J the rotation in the (p, r) plane */
-        for (int k = 0; k < 3; k++) {
-          double akp = a[3 * k + p], akr = a[3 * k + r];
-          a[3 * k + p] = cs * akp - sn * akr;
-          a[3 * k + r] = sn * akp + cs * akr;
-        }
-        for (int k = 0; k < 3; k++) {
-          double apk = a[3 * p + k], ark = a[3 * r + k];
-          a[3 * p + k] = cs * apk - sn * ark;
-          a[3 * r + k] = sn * apk + cs * ark;
-        }
-        for (int k = 0; k < 3; k++) {
-          double vkp = v[3 * k + p], vkr = v[3 * k + r];
-          v[3 * k + p] = cs * vkp - sn * vkr;
-          v[3 * k + r] = sn * vkp + cs * vkr;
-        }
-      }
-    }
-  }
-  for (int i = 0; i < 3; i++) moments[i] = a[4 * i];
-  /* right-handed: flip the third axis if det(V) < 0 */
-  double c0[3] = {v[0], v[3], v[6]}, c1[3] = {v[1], v[4], v[7]}, c2[3] = {v[2], v[5], v[8]}, x[3];
-  v3_cross(x, c0, c1);
-  if (v3_dot(x, c2) < 0.0) {
-    v[2] = -v[2];
-    v[5] = -v[5];
-    v[8] = -v[8];
-  }
+  phys__sym3_eigen(a, moments, v);
   m3_to_q(q, v);
 }

@@ -27,42 +27,32 @@ typedef struct body_state {
   double rest_time;
 } body_state;
 
-/* FNV-1a over raw bytes */
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 uint64_t phys_world_model_hash(const phys_world *w) {
-  uint64_t h = 1469598103934665603ull;
-  h = fnv(h, &w->opt.timestep, sizeof w->opt.timestep);
-  h = fnv(h, w->opt.gravity, sizeof w->opt.gravity);
-  h = fnv(h, &w->nbodies, sizeof w->nbodies);
+  uint64_t h = PHYS_FNV_START;
+  h = phys__fnv1a(h, &w->opt.timestep, sizeof w->opt.timestep);
+  h = phys__fnv1a(h, w->opt.gravity, sizeof w->opt.gravity);
+  h = phys__fnv1a(h, &w->nbodies, sizeof w->nbodies);
   for (int i = 0; i < w->nbodies; i++) {
     const phys_body *b = &w->bodies[i];
-    h = fnv(h, &b->is_static, sizeof b->is_static);
-    h = fnv(h, &b->mass, sizeof b->mass);
-    h = fnv(h, b->inertia, sizeof b->inertia);
-    h = fnv(h, &b->geom_count, sizeof b->geom_count);
+    h = phys__fnv1a(h, &b->is_static, sizeof b->is_static);
+    h = phys__fnv1a(h, &b->mass, sizeof b->mass);
+    h = phys__fnv1a(h, b->inertia, sizeof b->inertia);
+    h = phys__fnv1a(h, &b->geom_count, sizeof b->geom_count);
   }
-  h = fnv(h, &w->ngeoms, sizeof w->ngeoms);
+  h = phys__fnv1a(h, &w->ngeoms, sizeof w->ngeoms);
   for (int i = 0; i < w->ngeoms; i++) {
     const phys_geom *g = &w->geoms[i];
-    h = fnv(h, &g->type, sizeof g->type);
-    h = fnv(h, g->size, sizeof g->size);
-    h = fnv(h, g->lpos, sizeof g->lpos);
-    h = fnv(h, &g->friction, sizeof g->friction);
+    h = phys__fnv1a(h, &g->type, sizeof g->type);
+    h = phys__fnv1a(h, g->size, sizeof g->size);
+    h = phys__fnv1a(h, g->lpos, sizeof g->lpos);
+    h = phys__fnv1a(h, &g->friction, sizeof g->friction);
   }
-  h = fnv(h, &w->nconnects, sizeof w->nconnects);
+  h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);
   for (int i = 0; i < w->nconnects; i++) {
     const phys_connect *c = &w->connects[i];
-    h = fnv(h, &c->body1, sizeof c->body1);
-    h = fnv(h, &c->body2, sizeof c->body2);
-    h = fnv(h, c->anchor1, sizeof c->anchor1);
+    h = phys__fnv1a(h, &c->body1, sizeof c->body1);
+    h = phys__fnv1a(h, &c->body2, sizeof c->body2);
+    h = phys__fnv1a(h, c->anchor1, sizeof c->anchor1);
   }
   return h;
 }

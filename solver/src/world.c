@@ -184,8 +184,7 @@ phys_status phys_world_get_contact(const phys_world *w, int index, phys_contact_
   return PHYS_OK;
 }
 
-/* FNV-1a over raw bytes */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+uint64_t phys__fnv1a(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
   for (size_t i = 0; i < n; i++) {
     h ^= p[i];
@@ -195,15 +194,15 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 uint64_t phys_world_state_hash(const phys_world *w) {
-  uint64_t h = 1469598103934665603ull;
-  h = fnv1a(h, &w->step_index, sizeof w->step_index);
+  uint64_t h = PHYS_FNV_START;
+  h = phys__fnv1a(h, &w->step_index, sizeof w->step_index);
   for (int i = 0; i < w->nbodies; i++) {
     const phys_body *b = &w->bodies[i];
     if (!b->alive || b->is_static) continue;
-    h = fnv1a(h, b->x, sizeof b->x);
-    h = fnv1a(h, b->q, sizeof b->q);
-    h = fnv1a(h, b->v, sizeof b->v);
-    h = fnv1a(h, b->w, sizeof b->w);
+    h = phys__fnv1a(h, b->x, sizeof b->x);
+    h = phys__fnv1a(h, b->q, sizeof b->q);
+    h = phys__fnv1a(h, b->v, sizeof b->v);
+    h = phys__fnv1a(h, b->w, sizeof b->w);
   }
   return h;
 }

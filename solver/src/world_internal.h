@@ -127,6 +127,10 @@ phys_status phys__fail(phys_world *w, phys_status code, const char *fmt, ...)
 phys_status phys__error(phys_error *err, phys_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* 64-bit FNV-1a of `n` bytes continuing from hash h (start with PHYS_FNV_START) */
+#define PHYS_FNV_START 1469598103934665603ull
+uint64_t phys__fnv1a(uint64_t h, const void *data, size_t n);
+
 /* body id valid and alive? */
 int phys__body_ok(const phys_world *w, phys_id id);
 
