@@ -7,6 +7,7 @@
  * Planes (infinite) are tested against every dynamic geom with a half-space test. The output is
  * sorted by (a, b) so everything downstream is independent of the sort's internal order. */
 #include <math.h>
+#include <string.h>
 #include "world_internal.h"
 #include "alloc.h"
 #include "sort.h"
@@ -57,12 +58,37 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
   out->conaffinity = geom->conaffinity;
 }
 
-/* append pair (i, j) with i < j */
+/* append pair (i, j) ordered as (min, max) to a pair list */
+static int push_to(phys_pair **list, int *n, int *cap, int i, int j) {
+  if (phys_reserve((void **)list, cap, *n + 1, sizeof **list)) return -1;
+  (*list)[*n].a = i < j ? i : j;
+  (*list)[*n].b = i < j ? j : i;
+  (*n)++;
+  return 0;
+}
+
 static int push_pair(phys_world *w, int i, int j) {
-  if (PHYS_RESERVE(w->pairs, w->pairs_cap, w->npairs + 1)) return -1;
-  w->pairs[w->npairs].a = i < j ? i : j;
-  w->pairs[w->npairs].b = i < j ? j : i;
-  w->npairs++;
+  return push_to(&w->pairs, &w->npairs, &w->pairs_cap, i, j);
+}
+
+/* sweep slice t of `slices`: boxes [lo, hi) of the sorted array against their followers */
+static int sweep_slice(phys_world *w, const sweep_box *sorted, int nbox, int axis, int t,
+                       int slices) {
+  int ax1 = (axis + 1) % 3, ax2 = (axis + 2) % 3;
+  int lo = (int)((long)nbox * t / slices), hi = (int)((long)nbox * (t + 1) / slices);
+  w->sweep_npairs[t] = 0;
+  for (int i = lo; i < hi; i++) {
+    const sweep_box *a = &sorted[i];
+    double upper = a->hi[axis];
+    for (int j = i + 1; j < nbox && sorted[j].lo[axis] <= upper; j++) {
+      const sweep_box *b = &sorted[j];
+      if (b->lo[ax1] > a->hi[ax1] || a->lo[ax1] > b->hi[ax1]) continue;
+      if (b->lo[ax2] > a->hi[ax2] || a->lo[ax2] > b->hi[ax2]) continue;
+      if (!boxes_wanted(a, b)) continue;
+      if (push_to(&w->sweep_pairs[t], &w->sweep_npairs[t], &w->sweep_cap[t], a->geom, b->geom))
+        return -1;
+    }
+  }
   return 0;
 }
 
@@ -106,7 +132,6 @@ int phys__broadphase(phys_world *w, const double *margin) {
       axis = k;
     }
   }
-  int ax1 = (axis + 1) % 3, ax2 = (axis + 2) % 3;
 
   /* sort by the lower bound (stable: ties keep geom order) into a contiguous array */
   for (int i = 0; i < nbox; i++) {
@@ -116,17 +141,21 @@ int phys__broadphase(phys_world *w, const double *margin) {
   phys__radix_sort(items, tmp, nbox);
   for (int i = 0; i < nbox; i++) sorted[i] = box[items[i].value];
 
-  /* sweep: each box against the following boxes that start before it ends */
-  for (int i = 0; i < nbox; i++) {
-    const sweep_box *a = &sorted[i];
-    double upper = a->hi[axis];
-    for (int j = i + 1; j < nbox && sorted[j].lo[axis] <= upper; j++) {
-      const sweep_box *b = &sorted[j];
-      if (b->lo[ax1] > a->hi[ax1] || a->lo[ax1] > b->hi[ax1]) continue;
-      if (b->lo[ax2] > a->hi[ax2] || a->lo[ax2] > b->hi[ax2]) continue;
-      if (!boxes_wanted(a, b)) continue;
-      if (push_pair(w, a->geom, b->geom)) return -1;
-    }
+  /* sweep: each box against the following boxes that start before it ends, in slices of the
+   * sorted array (one per thread), then the slices' pairs in slice order */
+  int slices = w->opt.threads < PHYS_SWEEP_SLICES ? w->opt.threads : PHYS_SWEEP_SLICES;
+  if (nbox < 256) slices = 1;
+  int failed = 0;
+#pragma omp parallel for num_threads(slices) schedule(static, 1) reduction(| : failed) if (slices > 1)
+  for (int t = 0; t < slices; t++) failed |= sweep_slice(w, sorted, nbox, axis, t, slices) != 0;
+  if (failed) return -1;
+  int total = 0;
+  for (int t = 0; t < slices; t++) total += w->sweep_npairs[t];
+  if (PHYS_RESERVE(w->pairs, w->pairs_cap, total)) return -1;
+  for (int t = 0; t < slices; t++) {
+    if (w->sweep_npairs[t])
+      memcpy(w->pairs + w->npairs, w->sweep_pairs[t], (size_t)w->sweep_npairs[t] * sizeof(phys_pair));
+    w->npairs += w->sweep_npairs[t];
   }
 
   /* planes against every dynamic geom whose bounding sphere reaches the half-space */

@@ -612,8 +612,9 @@ static int setup_bodies(phys_world *w, phys_solver *s) {
   memcpy(fill, s->bp_start, (size_t)(nb + 1) * sizeof(int));
   for (int p = 0; p < s->np; p++) s->bp_list[fill[s->piece[p].sb]++] = p;
 
-  /* inertia in the world and the momentum after the external impulse */
+  /* inertia in the world and the momentum after the external impulse (independent per body) */
   double h = w->opt.timestep;
+#pragma omp parallel for num_threads(w->opt.threads) schedule(static) if (nb >= 256)
   for (int sb = 0; sb < nb; sb++) {
     const phys_body *b = &w->bodies[s->body_id[sb]];
     double R[9], D[9] = {0}, T[9], Rt[9];
@@ -667,19 +668,26 @@ static void setup_penalties(phys_world *w, phys_solver *s) {
 }
 
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
+static void slack_con(phys_solver *s, int ci, double beta) {
+  phys_con *c = &s->con[ci];
+  for (int j = 0; j < c->np; j++) {
+    phys_piece *p = &s->piece[c->p0 + j];
+    piece_jv(c, p, s->v + 6 * p->sb, p->z);
+  }
+  refresh_con(s, ci, beta);
+}
+
 static void setup_slack(phys_world *w, phys_solver *s) {
   for (int k = 0; k < s->nislands; k++) {
     double beta = s->isl_beta[k];
-    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
-      phys_con *c = &s->con[ci];
-      for (int j = 0; j < c->np; j++) {
-        phys_piece *p = &s->piece[c->p0 + j];
-        piece_jv(c, p, s->v + 6 * p->sb, p->z);
-      }
-      refresh_con(s, ci, beta);
+    int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+    if (w->opt.threads > 1 && c1 - c0 >= 512) {
+#pragma omp parallel for num_threads(w->opt.threads) schedule(static)
+      for (int ci = c0; ci < c1; ci++) slack_con(s, ci, beta);
+    } else {
+      for (int ci = c0; ci < c1; ci++) slack_con(s, ci, beta);
     }
   }
-  (void)w;
 }
 
 int phys__solve(phys_world *w, phys_solver *s) {

@@ -88,6 +88,9 @@ typedef struct phys_pair {
   int a, b;
 } phys_pair;
 
+/* the broadphase sweep is split into at most this many slices, one per thread */
+#define PHYS_SWEEP_SLICES 16
+
 struct phys_world {
   phys_world_options opt;
   char error[512];
@@ -115,6 +118,8 @@ struct phys_world {
   int saved_cap;
   phys_pair *pairs;      /* broadphase output of the current step */
   int npairs, pairs_cap;
+  phys_pair *sweep_pairs[PHYS_SWEEP_SLICES]; /* per-slice sweep output, concatenated in order */
+  int sweep_npairs[PHYS_SWEEP_SLICES], sweep_cap[PHYS_SWEEP_SLICES];
 };
 
 /* ---- world.c ---- */
