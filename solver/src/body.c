@@ -214,6 +214,8 @@ phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
   b->alive = 1;
   b->is_static = desc->is_static;
   b->island = -1;
+  b->artic = -1;
+  b->link = -1;
   double bq[4], bR[9], iR[9];
   memcpy(bq, desc->quat, sizeof bq);
   q_normalize(bq);
@@ -298,6 +300,9 @@ void phys__wake_body(phys_world *w, int bi) {
 phys_status phys_world_remove_body(phys_world *w, phys_id id) {
   if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
   phys_body *b = &w->bodies[id];
+  if (b->artic >= 0)
+    return phys__fail(w, PHYS_E_STATE, "body %d: is a link of a tree; links cannot be removed",
+                      id);
 
   /* wake what was resting on it: its own sleeping island and every body it touched */
   phys__wake_body(w, id);
@@ -367,6 +372,9 @@ phys_status phys_body_set_state(phys_world *w, phys_id id, const double pos[3],
   if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
   phys_body *b = &w->bodies[id];
   if (b->is_static) return phys__fail(w, PHYS_E_STATE, "body %d: is static", id);
+  if (b->artic >= 0)
+    return phys__fail(w, PHYS_E_STATE,
+                      "body %d: is a link: set its joint (phys_link_set_joint) instead", id);
   if ((pos && !v3_isfinite(pos)) || (linvel && !v3_isfinite(linvel)) ||
       (angvel && !v3_isfinite(angvel)))
     return phys__fail(w, PHYS_E_INVALID, "body %d: state is not finite", id);

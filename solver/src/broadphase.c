@@ -37,6 +37,7 @@ typedef struct sweep_box {
   int geom;
   int body;          /* owning body, -1 for world geoms */
   int inactive;      /* static or asleep: two inactive geoms need no contact */
+  int artic, link, parent_link; /* tree membership, -1 for free bodies and world geoms */
   uint32_t contype, conaffinity;
 } sweep_box;
 
@@ -44,6 +45,10 @@ typedef struct sweep_box {
 static inline int boxes_wanted(const sweep_box *a, const sweep_box *b) {
   if (a->inactive && b->inactive) return 0;
   if (a->body == b->body && a->body >= 0) return 0;
+  /* a link and its parent link do not collide (MuJoCo's rule: the joint keeps them apart) */
+  if (a->artic >= 0 && a->artic == b->artic &&
+      (a->parent_link == b->link || b->parent_link == a->link))
+    return 0;
   return (a->contype & b->conaffinity) || (b->contype & a->conaffinity);
 }
 
@@ -54,6 +59,13 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
   out->geom = g;
   out->body = geom->is_static ? -1 : geom->body;
   out->inactive = geom->is_static || w->bodies[geom->body].asleep;
+  out->artic = out->link = out->parent_link = -1;
+  if (!geom->is_static && w->bodies[geom->body].artic >= 0) {
+    const phys_body *b = &w->bodies[geom->body];
+    out->artic = b->artic;
+    out->link = b->link;
+    out->parent_link = w->artics[b->artic].tb[b->link].parent;
+  }
   out->contype = geom->contype;
   out->conaffinity = geom->conaffinity;
 }
@@ -165,6 +177,7 @@ int phys__broadphase(phys_world *w, const double *margin) {
     sweep_box pb;
     pb.body = -1;
     pb.inactive = 1;
+    pb.artic = pb.link = pb.parent_link = -1;
     pb.contype = pl->contype;
     pb.conaffinity = pl->conaffinity;
     for (int i = 0; i < nbox; i++) {

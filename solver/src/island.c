@@ -56,6 +56,11 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     const phys_contact *ct = &w->contacts[c];
     if (ct->body_a >= 0 && ct->body_b >= 0) uf_union(parent, ct->body_a, ct->body_b);
   }
+  /* the links of a tree are one subsystem: always one island */
+  for (int a = 0; a < w->nartics; a++)
+    for (int l = 1; l < w->artics[a].nlink; l++)
+      if (body_active(w, w->artics[a].body[l]))
+        uf_union(parent, w->artics[a].body[0], w->artics[a].body[l]);
   int nconn_active = 0;
   for (int c = 0; c < w->nconnects; c++) {
     const phys_connect *cn = &w->connects[c];
@@ -147,6 +152,12 @@ void phys__update_sleep(phys_world *w, const phys_solver *s) {
       if (b->rest_time < min_rest) min_rest = b->rest_time;
     }
     if (!w->opt.sleep_enabled || min_rest < w->opt.sleep_time) continue;
+
+    /* islands with articulated links stay awake (their joints' state is not put to sleep yet) */
+    int has_link = 0;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1] && !has_link; sb++)
+      has_link = w->bodies[s->body_id[sb]].artic >= 0;
+    if (has_link) continue;
 
     /* the whole island rests long enough: put it to sleep under its first body's label */
     int lbl = s->body_id[s->isl_body_start[k]];

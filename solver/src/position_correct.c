@@ -53,10 +53,10 @@ static inline void anchor_point(const phys_world *w, const phys_solver *s, const
   v3_add(out, r, w->bodies[b].x);
 }
 
-/* inverse effective mass along n of one side */
+/* inverse effective mass along n of one side (links do not move here: infinite mass) */
 static inline double side_inverse_mass(const phys_world *w, const phys_solver *s, int b,
                                        const double r[3], const double n[3]) {
-  if (b < 0) return 0.0;
+  if (b < 0 || w->bodies[b].artic >= 0) return 0.0;
   double rn[3], t[3];
   v3_cross(rn, r, n);
   m3_mulv(t, s->inertia + 18 * s->sb_of_body[b] + 9, rn);
@@ -127,9 +127,11 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
       if (!(K > 0.0)) continue;
       double P[3];
       v3_scale(P, n, -C / K);
-      if (c->body_a >= 0) apply_position_impulse(w, s, cd, c->body_a, P, ra);
+      if (c->body_a >= 0 && w->bodies[c->body_a].artic < 0)
+        apply_position_impulse(w, s, cd, c->body_a, P, ra);
       v3_scale(P, P, -1.0);
-      if (c->body_b >= 0) apply_position_impulse(w, s, cd, c->body_b, P, rb);
+      if (c->body_b >= 0 && w->bodies[c->body_b].artic < 0)
+        apply_position_impulse(w, s, cd, c->body_b, P, rb);
       corrected = 1;
     }
     if (!corrected) break;

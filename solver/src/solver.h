@@ -61,10 +61,44 @@ typedef struct phys_solver {
   phys_con *con;
   int np;
   phys_piece *piece;
+  /* articulated subsystems (solver_tree.c): one per articulation with links in the solve */
+  int ntrees;
+  int *sb_tree;          /* per solver body: its tree, or -1 for a free body */
+  struct phys_tree_solve *tree;
+
   double *r2;            /* per constraint: squared natural-map residual (metric) */
   double *pres;          /* per piece: ||J v - z|| (PAPER rule) */
   double *bres;          /* per body: ||M v - base - J^T lambda|| (PAPER rule) */
 } phys_solver;
+
+/* per articulation in the solve: generalised quantities of one step */
+typedef struct phys_tree_solve {
+  int artic;             /* index into w->artics */
+  int root_sb;           /* solver body of link 0: the thread that owns it updates the tree */
+  int nv;
+  double *Iw;            /* 36 per link: true spatial inertias about the world origin */
+  double *A;             /* nv x nv: M + armature + h damping + h^2 stiffness (unfactored) */
+  double *Afac;          /* its LTDL factor (the accuracy metric's solve) */
+  double *H;             /* LTDL factor of A + beta sum J^T J (the v-update) */
+  double *base;          /* nv: (M + armature) qd_k + h (tau_ext - bias - k (q - springref)) */
+  double *qd;            /* nv: the iterate */
+  double *jdiag;         /* nv: armature + h damping + h^2 stiffness */
+  double *force;         /* 6 per link: spatial forces, accumulated over subtrees */
+  double *rhs;           /* nv */
+  double *Hb;            /* 36 per link: penalised link inertias */
+  double *scratch;       /* 36 per link: CRBA and RNEA scratch */
+} phys_tree_solve;
+
+/* solver_tree.c: find the trees among the solver bodies and set up their matrices and
+ * right-hand sides; 0 or -1 on allocation failure */
+int phys__tree_setup(phys_world *w, phys_solver *s);
+
+/* solver_tree.c: penalised factor of tree k for penalty beta (paper 002 eq. 40-41) */
+void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta);
+
+/* solver_tree.c: v-update of tree k: generalised solve, then every link's COM velocity into
+ * s->v (metric = 1: unpenalised solve with the impulses lambda into s->vm) */
+void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric);
 
 /* island.c: union-find over contacts and connects, islands and the solver ordering. Fills the
  * island and body parts of `s` and the constraint order (con[].kind/src); returns 0 or -1 on

@@ -33,6 +33,8 @@
 
 /* islands at least this big are solved by the whole thread team */
 #define TEAM_MIN_BODIES 48
+/* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
+#define LINK_MAX_RECOVERY_SPEED 0.5
 /* stall detector window (iterations) and the progress it expects per window */
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
@@ -246,6 +248,26 @@ static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
   s->bres[sb] = sqrt(n2);
 }
 
+/* ---- per-subsystem dispatch: a free body, or the whole tree when sb is its root link ---- */
+
+static inline void sub_factor(const phys_world *w, phys_solver *s, int sb, double beta) {
+  int k = s->sb_tree[sb];
+  if (k < 0) factor_body(w, s, sb, beta);
+  else if (s->tree[k].root_sb == sb) phys__tree_factor(w, s, k, beta);
+}
+
+static inline void sub_update(const phys_world *w, phys_solver *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) update_body(s, sb);
+  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 0);
+}
+
+static inline void sub_metric(const phys_world *w, phys_solver *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) metric_body(w, s, sb);
+  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 1);
+}
+
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
 /* z/lambda update of a frictionless contact: the normal row only */
@@ -370,7 +392,7 @@ static inline void team_barrier(int team) {
 static void refactor_island(const phys_world *w, phys_solver *s, int k, double beta, int team) {
   int lo, hi;
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) factor_body(w, s, sb, beta);
+  for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
   slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
   for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
   team_barrier(team);
@@ -380,7 +402,7 @@ static void refactor_island(const phys_world *w, phys_solver *s, int k, double b
 static double island_metric(const phys_world *w, phys_solver *s, int k, int team) {
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) metric_body(w, s, sb);
+  for (int sb = lo; sb < hi; sb++) sub_metric(w, s, sb);
   team_barrier(team);
   slice(team, c0, c1, &lo, &hi);
   for (int ci = lo; ci < hi; ci++) metric_con(s, ci);
@@ -394,7 +416,10 @@ static double island_metric(const phys_world *w, phys_solver *s, int k, int team
 static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int team) {
   int lo, hi;
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) dual_residual_body(w, s, sb);
+  for (int sb = lo; sb < hi; sb++) {
+    if (s->sb_tree[sb] < 0) dual_residual_body(w, s, sb);
+    else s->bres[sb] = 0.0; /* rule (43) balances on the free bodies only */
+  }
   int p0 = s->con[s->isl_con_start[k]].p0;
   int p1 = s->con[s->isl_con_start[k + 1] - 1].p0 + s->con[s->isl_con_start[k + 1] - 1].np;
   slice(team, p0, p1, &lo, &hi);
@@ -437,7 +462,7 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   for (it = 0; it < max_it; it++) {
     /* v-update, then z/lambda update */
     slice(team, b0, b1, &lo, &hi);
-    for (int sb = lo; sb < hi; sb++) update_body(s, sb);
+    for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
     team_barrier(team);
     slice(team, c0, c1, &lo, &hi);
     for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
@@ -491,7 +516,7 @@ static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
   if (c1 == c0) {
     /* no constraints: one v-update is the unconstrained step */
     slice(team, b0, b1, &lo, &hi);
-    for (int sb = lo; sb < hi; sb++) update_body(s, sb);
+    for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
     team_barrier(team);
   } else {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
@@ -557,6 +582,13 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
       memcpy(c->R, ct->frame, sizeof c->R);
       v3_copy(c->lambda, ct->lambda);
       c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
+      int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
+                    (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
+      if (on_link && ct->dist < 0.0) {
+        /* links are not moved by the position pass: a bounded Baumgarte velocity instead */
+        double en = o->baumgarte * ct->dist / h, cap = -LINK_MAX_RECOVERY_SPEED;
+        c->e[2] = en < cap ? cap : en;
+      }
       double r[3];
       if (ct->body_a >= 0) {
         v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
@@ -703,7 +735,7 @@ int phys__solve(phys_world *w, phys_solver *s) {
   if (nisl && (!s->isl_beta || !s->isl_alpha || !s->isl_iters || !s->isl_refactor ||
                !s->isl_stall || !s->isl_residual || !big || !small))
     return -1;
-  if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
+  if (setup_constraints(w, s) || setup_bodies(w, s) || phys__tree_setup(w, s)) return -1;
   setup_penalties(w, s);
   setup_slack(w, s);
 

@@ -3,8 +3,8 @@
  *
  * Layout (native endianness, doubles as stored): a header {magic, version, model hash, body
  * count, connect count, warm count, step index, time}, then per body {alive, asleep,
- * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, and the
- * warm-start records. Snapshots are for the same build and model: the model hash and the
+ * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, per
+ * articulation its qpos and qvel, and the warm-start records. Snapshots are for the same build and model: the model hash and the
  * counts must match. */
 #include <string.h>
 #include "world_internal.h"
@@ -47,6 +47,12 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     h = phys__fnv1a(h, g->lpos, sizeof g->lpos);
     h = phys__fnv1a(h, &g->friction, sizeof g->friction);
   }
+  h = phys__fnv1a(h, &w->nartics, sizeof w->nartics);
+  for (int i = 0; i < w->nartics; i++) {
+    const phys_artic *a = &w->artics[i];
+    h = phys__fnv1a(h, &a->nlink, sizeof a->nlink);
+    for (int l = 0; l < a->nlink; l++) h = phys__fnv1a(h, &a->tb[l].joint, sizeof a->tb[l].joint);
+  }
   h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);
   for (int i = 0; i < w->nconnects; i++) {
     const phys_connect *c = &w->connects[i];
@@ -57,9 +63,17 @@ uint64_t phys_world_model_hash(const phys_world *w) {
   return h;
 }
 
+/* doubles of generalised state (qpos, qvel) over all articulations */
+static size_t artic_doubles(const phys_world *w) {
+  size_t n = 0;
+  for (int i = 0; i < w->nartics; i++) n += (size_t)w->artics[i].t.nq + (size_t)w->artics[i].t.nv;
+  return n;
+}
+
 size_t phys_world_state_size(const phys_world *w) {
   return sizeof(state_header) + (size_t)w->nbodies * sizeof(body_state) +
-         (size_t)w->nconnects * 3 * sizeof(double) + (size_t)w->nwarm * sizeof(phys_warm);
+         (size_t)w->nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
+         (size_t)w->nwarm * sizeof(phys_warm);
 }
 
 phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, size_t *written) {
@@ -108,6 +122,13 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
     memcpy(p, w->connects[i].lambda, 3 * sizeof(double));
     p += 3 * sizeof(double);
   }
+  for (int i = 0; i < w->nartics; i++) {
+    const phys_artic *a = &w->artics[i];
+    memcpy(p, a->qpos, (size_t)a->t.nq * sizeof(double));
+    p += (size_t)a->t.nq * sizeof(double);
+    memcpy(p, a->qvel, (size_t)a->t.nv * sizeof(double));
+    p += (size_t)a->t.nv * sizeof(double);
+  }
   if (w->nwarm) memcpy(p, w->warm, (size_t)w->nwarm * sizeof(phys_warm));
   return PHYS_OK;
 }
@@ -129,7 +150,8 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   if (hd.nwarm < 0)
     return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot");
   size_t need = sizeof hd + (size_t)hd.nbodies * sizeof(body_state) +
-                (size_t)hd.nconnects * 3 * sizeof(double) + (size_t)hd.nwarm * sizeof(phys_warm);
+                (size_t)hd.nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
+                (size_t)hd.nwarm * sizeof(phys_warm);
   if (size != need)
     return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes, the header says %zu", size, need);
   const char *p = (const char *)buf + sizeof hd;
@@ -165,6 +187,14 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   for (int i = 0; i < hd.nconnects; i++) {
     memcpy(w->connects[i].lambda, p, 3 * sizeof(double));
     p += 3 * sizeof(double);
+  }
+  for (int i = 0; i < w->nartics; i++) {
+    phys_artic *a = &w->artics[i];
+    memcpy(a->qpos, p, (size_t)a->t.nq * sizeof(double));
+    p += (size_t)a->t.nq * sizeof(double);
+    memcpy(a->qvel, p, (size_t)a->t.nv * sizeof(double));
+    p += (size_t)a->t.nv * sizeof(double);
+    phys__artic_forward(w, i);
   }
   if (hd.nwarm) memcpy(w->warm, p, (size_t)hd.nwarm * sizeof(phys_warm));
   w->nwarm = hd.nwarm;

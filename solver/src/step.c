@@ -22,9 +22,16 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* copy every body's x, q, v, w aside; returns 0 or -1 */
+/* doubles of generalised state over all articulations */
+static int artic_state_size(const phys_world *w) {
+  int n = 0;
+  for (int i = 0; i < w->nartics; i++) n += w->artics[i].t.nq + w->artics[i].t.nv;
+  return n;
+}
+
+/* copy every body's x, q, v, w and every tree's qpos, qvel aside; returns 0 or -1 */
 static int save_state(phys_world *w) {
-  if (PHYS_RESERVE(w->saved_state, w->saved_cap, 13 * w->nbodies)) return -1;
+  if (PHYS_RESERVE(w->saved_state, w->saved_cap, 13 * w->nbodies + artic_state_size(w))) return -1;
   for (int i = 0; i < w->nbodies; i++) {
     double *d = w->saved_state + 13 * i;
     const phys_body *b = &w->bodies[i];
@@ -32,6 +39,14 @@ static int save_state(phys_world *w) {
     memcpy(d + 3, b->q, 4 * sizeof(double));
     memcpy(d + 7, b->v, 3 * sizeof(double));
     memcpy(d + 10, b->w, 3 * sizeof(double));
+  }
+  double *d = w->saved_state + 13 * w->nbodies;
+  for (int i = 0; i < w->nartics; i++) {
+    const phys_artic *a = &w->artics[i];
+    memcpy(d, a->qpos, (size_t)a->t.nq * sizeof(double));
+    d += a->t.nq;
+    memcpy(d, a->qvel, (size_t)a->t.nv * sizeof(double));
+    d += a->t.nv;
   }
   return 0;
 }
@@ -45,6 +60,14 @@ static void restore_state(phys_world *w) {
     memcpy(b->v, d + 7, 3 * sizeof(double));
     memcpy(b->w, d + 10, 3 * sizeof(double));
     if (b->alive) phys__body_update_geoms(w, i);
+  }
+  const double *d = w->saved_state + 13 * w->nbodies;
+  for (int i = 0; i < w->nartics; i++) {
+    phys_artic *a = &w->artics[i];
+    memcpy(a->qpos, d, (size_t)a->t.nq * sizeof(double));
+    d += a->t.nq;
+    memcpy(a->qvel, d, (size_t)a->t.nv * sizeof(double));
+    d += a->t.nv;
   }
 }
 
@@ -80,10 +103,12 @@ static double *geom_margins(phys_world *w) {
   return m;
 }
 
-/* x += h v; q <- exp(h w / 2) q for every solved body */
+/* x += h v; q <- exp(h w / 2) q for every solved free body; trees integrate their joints and
+ * refresh their links by forward kinematics */
 static void integrate(phys_world *w, const phys_solver *s) {
   double h = w->opt.timestep;
   for (int sb = 0; sb < s->nb; sb++) {
+    if (s->sb_tree[sb] >= 0) continue;
     phys_body *b = &w->bodies[s->body_id[sb]];
     const double *v = s->v + 6 * sb;
     v3_copy(b->v, v);
@@ -96,6 +121,12 @@ static void integrate(phys_world *w, const phys_solver *s) {
       q_mul(b->q, dq, b->q);
       q_normalize(b->q);
     }
+  }
+  for (int k = 0; k < s->ntrees; k++) {
+    phys_artic *a = &w->artics[s->tree[k].artic];
+    memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
+    phys__artic_integrate(a, h);
+    phys__artic_forward(w, s->tree[k].artic);
   }
 }
 

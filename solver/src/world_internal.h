@@ -15,6 +15,7 @@
 #include "phys/phys.h"
 #include "arena.h"
 #include "narrowphase.h"
+#include "tree.h"
 
 typedef struct phys_geom {
   int alive;
@@ -52,7 +53,24 @@ typedef struct phys_body {
 
   /* last step */
   int island;                        /* index into the last step's islands, -1 if none */
+
+  /* articulation: the tree this body is a link of, and its index in the tree (-1: free body) */
+  int artic, link;
 } phys_body;
+
+/* An articulation: a kinematic tree of links in generalised coordinates (tree.h), one SubADMM
+ * subsystem. Links are in tree order (parents first); arrays are allocated when links are added,
+ * never in a step. */
+typedef struct phys_artic {
+  int nlink;
+  int *body;                 /* world body id of each link */
+  phys_tree_body *tb;        /* link geometry, joints and mass properties (body frames) */
+  phys_tree t;               /* index arrays below */
+  int *qadr, *vadr, *vnum, *dof_parent, *dof_body;
+  double *qpos, *qvel;       /* nq, nv */
+  double *damping, *stiffness, *springref, *armature; /* per dof */
+  double *xrot, *xpos, *S;   /* last forward kinematics: 9 and 3 per link, 6 per dof */
+} phys_artic;
 
 /* a ball-joint equality (connect) between two bodies; body2 may be PHYS_ID_NONE (world) */
 typedef struct phys_connect {
@@ -101,6 +119,8 @@ struct phys_world {
   int ngeoms, geoms_cap;
   phys_connect *connects;
   int nconnects, connects_cap;
+  phys_artic *artics;
+  int nartics, artics_cap;
 
   double time;
   uint64_t step_index;
@@ -146,6 +166,18 @@ void phys__body_update_geoms(phys_world *w, int b);
 
 /* wake body b and every body sleeping in the same island */
 void phys__wake_body(phys_world *w, int b);
+
+/* ---- artic.c ---- */
+
+/* forward kinematics of articulation a at its qpos: link frames, motion subspaces, and the
+ * bodies' poses and (from qvel) COM velocities */
+void phys__artic_forward(phys_world *w, int a);
+
+/* qpos += h qvel on every joint (quaternions by the exponential map) */
+void phys__artic_integrate(phys_artic *a, double h);
+
+/* release an articulation's arrays */
+void phys__artic_free(phys_artic *a);
 
 /* ---- massprops.c ---- */
 

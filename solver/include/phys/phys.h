@@ -77,6 +77,32 @@ phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc
 phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
                                 const phys_geom_desc *geoms, int ngeom, phys_id *out_body);
 
+/* Default joint: a hinge about the body's z axis through its origin, no damping or spring. */
+phys_joint_desc phys_joint_desc_default(void);
+
+/* Add a link: a rigid body joined to `parent` by `joint`, part of a kinematic tree solved in
+ * generalised coordinates (paper 002 sec. 6.2: one tree is one SubADMM subsystem).
+ * parent: PHYS_ID_NONE (the world) or a static body (the tree's root hangs from it), or a link
+ * added earlier (the new link joins that tree). desc->pos/quat are the link's body frame in the
+ * parent's body frame (world frame for the world) at joint position 0; mass properties as in
+ * phys_world_add_body. A free joint is allowed only at a root. Rejected (world unchanged):
+ * parent a free body or unknown, zero axis, negative damping/stiffness/armature, everything
+ * phys_world_add_body rejects. *out_body (nullable) receives the link's body id.
+ * Trees do not sleep and their penetrations are removed by a velocity term (see docs/engine.md). */
+phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_desc *desc,
+                                const phys_joint_desc *joint, const phys_geom_desc *geoms,
+                                int ngeom, phys_id *out_body);
+
+/* Joint position (1 value for hinge/slide, quaternion for ball, position + quaternion for free)
+ * and velocity (1, 3 or 6 values) of a link's joint. Outputs nullable; the counts go to nq and nv
+ * (both nullable). */
+phys_status phys_link_get_joint(const phys_world *w, phys_id body, double qpos[7], double qvel[6],
+                                int *nq, int *nv);
+
+/* Set a hinge or slide link's joint position and velocity (the tree's other joints keep
+ * theirs). Non-finite values are rejected. */
+phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double qvel);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:

@@ -82,6 +82,27 @@ typedef struct phys_body_desc {
   int is_static;          /* 1: the body is welded to the world (no motion, mass ignored) */
 } phys_body_desc;
 
+/* Joint of an articulated body (a link) to its parent. */
+typedef enum phys_joint_type {
+  PHYS_JOINT_TYPE_FIXED = 0, /* welded to the parent (0 dof) */
+  PHYS_JOINT_TYPE_HINGE = 1, /* rotation about an axis (1 dof, rad) */
+  PHYS_JOINT_TYPE_SLIDE = 2, /* translation along an axis (1 dof, m) */
+  PHYS_JOINT_TYPE_BALL = 3,  /* rotation about a point (3 dofs: angular velocity in the body frame) */
+  PHYS_JOINT_TYPE_FREE = 4   /* 6 dofs, only for the root link of a tree */
+} phys_joint_type;
+
+/* A link's joint. Positions and axes are in the link's body frame. */
+typedef struct phys_joint_desc {
+  phys_joint_type type;
+  double pos[3];     /* anchor of hinge and ball joints */
+  double axis[3];    /* axis of hinge and slide joints (normalised on add; non-zero) */
+  double damping;    /* N m s/rad or N s/m per dof, >= 0, implicit in the step */
+  double stiffness;  /* N m/rad or N/m per dof, >= 0, implicit, towards springref */
+  double springref;  /* position where the spring is at rest (hinge, slide) */
+  double armature;   /* added rotor inertia per dof, >= 0 */
+  double qpos0;      /* initial position of a hinge or slide (the pose given is at 0) */
+} phys_joint_desc;
+
 /* How the SubADMM penalty beta is chosen each step. */
 typedef enum phys_penalty_rule {
   /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities mass /

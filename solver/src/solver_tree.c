@@ -1,0 +1,194 @@
+/* solver_tree.c - articulated subsystems in SubADMM (paper 002 sec. 6.2-6.4).
+ *
+ * A tree's v-update (34) is one generalised solve:
+ *   (A + beta sum J^T J) qd = base + sum J^T (beta z + lambda)
+ * where the penalty of each piece lives on the link it touches (body splitting, eq. 31), so the
+ * matrix is the CRBA mass matrix with each link's spatial inertia replaced by
+ * H_b = I_b + beta sum J_ib^T J_ib (eq. 40-41) and keeps the tree's sparsity: it is factorised
+ * with the no-fill-in LTDL of tree.c once per beta. Pieces are the same as for free bodies: they
+ * read each link's COM velocity from s->v and leave their force on the link (f at the contact
+ * point, as force and moment about the COM), which is turned into a spatial force about the
+ * world origin, accumulated over subtrees and projected on the joints' motion subspaces. */
+#include <string.h>
+#include "solver.h"
+#include "spatial.h"
+#include "math3.h"
+
+int phys__tree_setup(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  double h = w->opt.timestep;
+  s->sb_tree = ARENA_NEW(ar, int, s->nb);
+  s->tree = ARENA_NEW(ar, phys_tree_solve, w->nartics);
+  if ((s->nb && !s->sb_tree) || (w->nartics && !s->tree)) return -1;
+  for (int sb = 0; sb < s->nb; sb++) s->sb_tree[sb] = -1;
+  s->ntrees = 0;
+
+  for (int ai = 0; ai < w->nartics; ai++) {
+    phys_artic *a = &w->artics[ai];
+    int root_sb = a->nlink ? s->sb_of_body[a->body[0]] : -1;
+    if (root_sb < 0) continue; /* not in this solve */
+    int k = s->ntrees++, nv = a->t.nv, nl = a->nlink;
+    phys_tree_solve *t = &s->tree[k];
+    t->artic = ai;
+    t->root_sb = root_sb;
+    t->nv = nv;
+    size_t nn = (size_t)nv * (size_t)nv;
+    t->Iw = ARENA_NEW(ar, double, 36 * (size_t)nl);
+    t->A = ARENA_NEW(ar, double, nn);
+    t->Afac = ARENA_NEW(ar, double, nn);
+    t->H = ARENA_NEW(ar, double, nn);
+    t->base = ARENA_NEW(ar, double, nv);
+    t->qd = ARENA_NEW(ar, double, nv);
+    t->jdiag = ARENA_NEW(ar, double, nv);
+    t->rhs = ARENA_NEW(ar, double, nv);
+    t->force = ARENA_NEW(ar, double, 6 * (size_t)nl);
+    t->Hb = ARENA_NEW(ar, double, 36 * (size_t)nl);
+    t->scratch = ARENA_NEW(ar, double, 36 * (size_t)nl);
+    if (!t->Iw || !t->A || !t->Afac || !t->H || !t->base || !t->qd || !t->jdiag || !t->rhs ||
+        !t->force || !t->Hb || !t->scratch)
+      return -1;
+    for (int l = 0; l < nl; l++) s->sb_tree[s->sb_of_body[a->body[l]]] = k;
+
+    /* A = M + armature + h damping + h^2 stiffness (implicit joint springs and dampers) */
+    phys_tree_inertias(&a->t, a->xrot, a->xpos, t->Iw);
+    phys_tree_crba(&a->t, a->S, t->Iw, t->A, t->scratch);
+    for (int d = 0; d < nv; d++) {
+      t->jdiag[d] = a->armature[d] + h * a->damping[d] + h * h * a->stiffness[d];
+      t->A[(size_t)d * nv + d] += t->jdiag[d];
+    }
+
+    /* base = (M + armature) qd_k + h (tau_ext - bias - k (q - q_ref)), bias from RNEA with
+     * gravity: the implicit damper and spring act on the new velocity only */
+    for (int i = 0; i < nv; i++) {
+      double sum = 0.0;
+      for (int j = 0; j < nv; j++) sum += t->A[(size_t)i * nv + j] * a->qvel[j];
+      t->base[i] = sum - (h * a->damping[i] + h * h * a->stiffness[i]) * a->qvel[i];
+    }
+    phys_tree_rnea(&a->t, a->S, t->Iw, a->qvel, NULL, w->opt.gravity, t->rhs, t->scratch);
+    for (int i = 0; i < nv; i++) t->base[i] -= h * t->rhs[i];
+    for (int l = 0; l < nl; l++) {
+      const phys_body *b = &w->bodies[a->body[l]];
+      if (a->tb[l].joint == PHYS_JOINT_HINGE || a->tb[l].joint == PHYS_JOINT_SLIDE) {
+        int d = a->vadr[l];
+        t->base[d] -= h * a->stiffness[d] * (a->qpos[a->qadr[l]] - a->springref[d]);
+      }
+      /* external wrench at the COM as a spatial force about the origin, on the joints above */
+      double F[6];
+      v3_copy(F, b->force);
+      v3_cross(F + 3, b->x, b->force);
+      v3_add(F + 3, F + 3, b->torque);
+      for (int l2 = l; l2 >= 0; l2 = a->tb[l2].parent)
+        for (int d = 0; d < a->vnum[l2]; d++) {
+          int dof = a->vadr[l2] + d;
+          t->base[dof] += h * sp_dot(a->S + 6 * dof, F);
+        }
+    }
+
+    /* the unpenalised factor and the start of the iterate */
+    memcpy(t->Afac, t->A, nn * sizeof(double));
+    if (phys_tree_ltdl(&a->t, t->Afac)) return -1;
+    memcpy(t->qd, a->qvel, (size_t)nv * sizeof(double));
+  }
+  return 0;
+}
+
+void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) {
+  phys_tree_solve *t = &s->tree[k];
+  const phys_artic *a = &w->artics[t->artic];
+  int nl = a->nlink, nv = t->nv;
+
+  /* H_b = I_b + beta sum u u^T with rows u = [t; p x t] about the world origin (App. A) */
+  memcpy(t->Hb, t->Iw, 36 * sizeof(double) * (size_t)nl);
+  for (int l = 0; l < nl; l++) {
+    int sb = s->sb_of_body[a->body[l]];
+    const phys_body *b = &w->bodies[a->body[l]];
+    double *H = t->Hb + 36 * l;
+    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
+      const phys_piece *p = &s->piece[s->bp_list[j]];
+      const phys_con *c = &s->con[p->con];
+      double pt[3];
+      v3_add(pt, b->x, p->r);
+      for (int row = 3 - c->dim; row < 3; row++) {
+        double u[6];
+        v3_copy(u, c->R + 3 * row);
+        v3_cross(u + 3, pt, c->R + 3 * row);
+        for (int r = 0; r < 6; r++)
+          for (int q = 0; q < 6; q++) H[6 * r + q] += beta * u[r] * u[q];
+      }
+    }
+  }
+
+  /* CRBA with H_b plus the joint terms, factorised along the tree */
+  phys_tree_crba(&a->t, a->S, t->Hb, t->H, t->scratch);
+  for (int d = 0; d < nv; d++) t->H[(size_t)d * nv + d] += t->jdiag[d];
+  phys_tree_ltdl(&a->t, t->H);
+}
+
+void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
+  phys_tree_solve *t = &s->tree[k];
+  const phys_artic *a = &w->artics[t->artic];
+  int nl = a->nlink, nv = t->nv;
+  double *out = metric ? s->vm : s->v;
+
+  /* each link's pull from its pieces, as a spatial force about the world origin */
+  for (int l = 0; l < nl; l++) {
+    int sb = s->sb_of_body[a->body[l]];
+    const phys_body *b = &w->bodies[a->body[l]];
+    double f[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
+    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
+      const phys_piece *p = &s->piece[s->bp_list[j]];
+      double pf[3], rf[3];
+      if (metric) {
+        const phys_con *c = &s->con[p->con];
+        /* s R^T lambda on the rows the constraint uses */
+        if (c->dim == 1) v3_scale(pf, c->R + 6, p->sign * c->lambda[2]);
+        else {
+          m3_tmulv(pf, c->R, c->lambda);
+          v3_scale(pf, pf, p->sign);
+        }
+      } else {
+        v3_copy(pf, p->f);
+      }
+      v3_add(f, f, pf);
+      v3_cross(rf, p->r, pf);
+      v3_add(tq, tq, rf);
+    }
+    double *F = t->force + 6 * l, cf[3];
+    v3_copy(F, f);
+    v3_cross(cf, b->x, f);
+    v3_add(F + 3, cf, tq);
+  }
+
+  /* subtree sums, projected on each joint: rhs = base + sum J^T (...) */
+  for (int l = nl - 1; l >= 0; l--) {
+    for (int d = 0; d < a->vnum[l]; d++) {
+      int dof = a->vadr[l] + d;
+      t->rhs[dof] = t->base[dof] + sp_dot(a->S + 6 * dof, t->force + 6 * l);
+    }
+    int p = a->tb[l].parent;
+    if (p >= 0)
+      for (int r = 0; r < 6; r++) t->force[6 * p + r] += t->force[6 * l + r];
+  }
+
+  /* generalised solve */
+  phys_tree_ltdl_solve(&a->t, metric ? t->Afac : t->H, t->rhs);
+  if (!metric) memcpy(t->qd, t->rhs, (size_t)nv * sizeof(double));
+
+  /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c */
+  double *sv = t->force; /* reuse: 6 per link */
+  for (int l = 0; l < nl; l++) {
+    int p = a->tb[l].parent;
+    double *v = sv + 6 * l;
+    if (p >= 0) memcpy(v, sv + 6 * p, 6 * sizeof(double));
+    else memset(v, 0, 6 * sizeof(double));
+    for (int d = 0; d < a->vnum[l]; d++) {
+      int dof = a->vadr[l] + d;
+      for (int r = 0; r < 6; r++) v[r] += a->S[6 * dof + r] * t->rhs[dof];
+    }
+    const phys_body *b = &w->bodies[a->body[l]];
+    double *o = out + 6 * s->sb_of_body[a->body[l]], wx[3];
+    v3_cross(wx, v + 3, b->x);
+    v3_add(o, v, wx);
+    v3_copy(o + 3, v + 3);
+  }
+}
