@@ -1,8 +1,10 @@
 /* loader_mjcf_body.c - MJCF loader: <worldbody>, <body>, <geom>, <joint>, <inertial>.
  *
- * Each <body> directly in <worldbody> becomes one physd body: free when its joint is a free
- * joint, static when it has no joint. Descendant bodies without joints are welded to it: their
- * geoms are merged with the composed pose. See docs/mjcf.md for the mapping.
+ * Each <body> with a joint, and each <body> directly in <worldbody>, becomes one physd body:
+ * static (top level, no joint), free (a free joint and no jointed descendants) or a link of a
+ * tree (a hinge, slide or ball joint, or a free root with jointed descendants). Descendant
+ * bodies without joints are welded to the nearest such body: their geoms are merged with the
+ * composed pose. See docs/mjcf.md for the mapping.
  */
 #include <math.h>
 #include <string.h>
@@ -20,8 +22,9 @@ static const char *const geom_attrs[] = {
 
 /* Attributes of <joint> (on a body or in a default class). */
 static const char *const joint_attrs[] = {
-  "class", "type", "~name", "~group", "~pos", "~axis", "~user",
-  "!stiffness", "!damping", "!armature", "!frictionloss", "!springref", "!ref", "!springdamper",
+  "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref",
+  "~name", "~group", "~user",
+  "!frictionloss", "!ref", "!springdamper",
   "!limited", "!range", "!margin", "!solreflimit", "!solimplimit", "!solreffriction",
   "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
 
@@ -149,8 +152,25 @@ static phys_status joint_type_attr(mj_ctx *c, const xmlNode *node, mj_joint_type
   return mj_fail(c, node, PHYS_E_PARSE, "unknown joint type '%s'", s);
 }
 
-/* Joint attributes of a default class: the type, and the first physical attribute physd cannot
- * honour (reported only if a joint uses the class). */
+/* Read the joint values physd supports (pos, axis, damping, stiffness, armature, springref)
+ * of `node` on top of `d`. */
+static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d) {
+  phys_status st;
+  int n;
+  if ((st = mj_reals(c, node, "pos", d->pos, 3, 3, &n)) ||
+      (st = mj_reals(c, node, "axis", d->axis, 3, 3, &n)) ||
+      (st = mj_reals(c, node, "damping", &d->damping, 1, 1, &n)) ||
+      (st = mj_reals(c, node, "stiffness", &d->stiffness, 1, 1, &n)) ||
+      (st = mj_reals(c, node, "armature", &d->armature, 1, 1, &n)) ||
+      (st = mj_reals(c, node, "springref", &d->springref, 1, 1, &n)))
+    return st;
+  if (d->damping < 0.0 || d->stiffness < 0.0 || d->armature < 0.0)
+    return mj_fail(c, node, PHYS_E_PARSE, "damping, stiffness and armature must be >= 0");
+  return PHYS_OK;
+}
+
+/* Joint attributes of a default class: the type and values, and the first physical attribute
+ * physd cannot honour (reported only if a joint uses the class). */
 phys_status mj_joint_default_apply(mj_ctx *c, const xmlNode *node, mj_joint_def *d) {
   for (const xmlAttr *a = node->properties; a; a = a->next) {
     const char *an = (const char *)a->name;
@@ -167,32 +187,47 @@ phys_status mj_joint_default_apply(mj_ctx *c, const xmlNode *node, mj_joint_def 
       d->bad_line = xmlGetLineNo(node);
     }
   }
+  phys_status st = joint_values(c, node, d);
+  if (st) return st;
   return joint_type_attr(c, node, &d->type);
 }
 
-/* Validate a <joint> or <freejoint> of a body (class `cls` active) and report whether it is a
- * free joint; any other type is not supported yet. */
-static phys_status joint_check(mj_ctx *c, const xmlNode *node, int cls, int *is_free) {
+/* Parse a <joint> or <freejoint> of a body (class `cls` active): *is_free, or the joint in *out
+ * (hinge, slide or ball, values from the class and the element, angles in radians). */
+static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_free,
+                               phys_joint_desc *out) {
   phys_status st;
+  *is_free = 0;
   if (strcmp(mj_name(node), "freejoint") == 0) {
     *is_free = 1;
     return mj_check_attrs(c, node, freejoint_attrs);
   }
   if ((st = mj_check_attrs(c, node, joint_attrs))) return st;
   if ((st = class_attr(c, node, "class", &cls))) return st;
-  mj_joint_type type = c->classes[cls].joint.type;
-  if ((st = joint_type_attr(c, node, &type))) return st;
-  if (type != MJ_JOINT_FREE) {
-    static const char *const names[] = {"hinge", "slide", "ball"};
-    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
-                   "joint type '%s' not supported yet (issue: articulated robots)", names[type]);
-  }
-  const mj_joint_def *cd = &c->classes[cls].joint;
-  if (cd->bad_attr)
+  mj_joint_def d = c->classes[cls].joint;
+  if ((st = joint_type_attr(c, node, &d.type))) return st;
+  if (d.bad_attr)
     return mj_fail(c, node, PHYS_E_UNSUPPORTED,
                    "attribute '%s' (from default class '%s', line %ld) not supported yet",
-                   cd->bad_attr, c->classes[cls].name, cd->bad_line);
-  *is_free = 1;
+                   d.bad_attr, c->classes[cls].name, d.bad_line);
+  if (d.type == MJ_JOINT_FREE) {
+    *is_free = 1;
+    return PHYS_OK;
+  }
+  if ((st = joint_values(c, node, &d))) return st;
+  if ((d.type == MJ_JOINT_HINGE || d.type == MJ_JOINT_SLIDE) && !(v3_norm(d.axis) > 1e-12))
+    return mj_fail(c, node, PHYS_E_PARSE, "joint axis is zero");
+  *out = phys_joint_desc_default();
+  out->type = d.type == MJ_JOINT_HINGE   ? PHYS_JOINT_TYPE_HINGE
+              : d.type == MJ_JOINT_SLIDE ? PHYS_JOINT_TYPE_SLIDE
+                                         : PHYS_JOINT_TYPE_BALL;
+  v3_copy(out->pos, d.pos);
+  v3_copy(out->axis, d.axis);
+  out->damping = d.damping;
+  out->stiffness = d.stiffness;
+  out->armature = d.armature;
+  out->springref = d.springref;
+  if (d.type == MJ_JOINT_HINGE && c->degree) out->springref *= M_PI / 180.0;
   return PHYS_OK;
 }
 
@@ -278,18 +313,22 @@ static phys_status ref_add(mj_ctx *c, const xmlNode *node, const double pos[3],
   return PHYS_OK;
 }
 
-/* Fail on any joint of a nested body: a free joint must be at the top, others come later. */
-static phys_status nested_joints(mj_ctx *c, const xmlNode *body, int cls) {
+/* 1 if `body` has a <joint> or <freejoint> of its own */
+static int has_joint(const xmlNode *body) {
+  for (const xmlNode *ch = body->children; ch; ch = ch->next)
+    if (ch->type == XML_ELEMENT_NODE &&
+        (strcmp(mj_name(ch), "joint") == 0 || strcmp(mj_name(ch), "freejoint") == 0))
+      return 1;
+  return 0;
+}
+
+/* 1 if some body below `body` has a joint */
+static int has_jointed_descendant(const xmlNode *body) {
   for (const xmlNode *ch = body->children; ch; ch = ch->next) {
-    if (ch->type != XML_ELEMENT_NODE) continue;
-    if (strcmp(mj_name(ch), "joint") && strcmp(mj_name(ch), "freejoint")) continue;
-    int is_free = 0;
-    phys_status st = joint_check(c, ch, cls, &is_free);
-    if (st) return st;
-    return mj_fail(c, ch, PHYS_E_PARSE,
-                   "free joint only allowed on a body directly in <worldbody>");
+    if (ch->type != XML_ELEMENT_NODE || strcmp(mj_name(ch), "body")) continue;
+    if (has_joint(ch) || has_jointed_descendant(ch)) return 1;
   }
-  return PHYS_OK;
+  return 0;
 }
 
 /* Collect the geoms of `body` and of its welded descendants in the frame (fpos, fq) of the physd
@@ -307,14 +346,15 @@ static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double
         return mj_fail(c, ch, PHYS_E_NOMEM, "out of memory");
       if ((st = geom_parse(c, ch, cls, fpos, fq, is_static, &c->geoms[c->ngeom]))) return st;
       c->ngeom++;
-    /* child bodies: welded (no joint allowed), merged with the composed pose */
+    /* child bodies: with a joint they become bodies of their own (see attach_children);
+     * without, they are welded: merged with the composed pose */
     } else if (strcmp(en, "body") == 0) {
+      if (has_joint(ch)) continue;
       int ccls = cls;
       double lpos[3], lq[4], pos[3], q[4];
       if ((st = mj_check_attrs(c, ch, body_attrs))) return st;
       if ((st = class_attr(c, ch, "childclass", &ccls))) return st;
       if ((st = body_frame(c, ch, lpos, lq))) return st;
-      if ((st = nested_joints(c, ch, ccls))) return st;
       pose_compose(pos, q, fpos, fq, lpos, lq);
       if ((st = ref_add(c, ch, pos, q))) return st;
       if ((st = collect(c, ch, ccls, pos, q, 0, is_static, inertial))) return st;
@@ -370,24 +410,67 @@ static phys_status inertial_parse(mj_ctx *c, const xmlNode *node, phys_body_desc
   return PHYS_OK;
 }
 
-/* A <body> directly in <worldbody>: one physd body (free or static) with its welded subtree. */
-static phys_status root_body(mj_ctx *c, const xmlNode *node, int cls) {
+static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id parent,
+                             const double fpos[3], const double fq[4], int top);
+
+/* The bodies below `node` that have joints, attached to physd body `pid`; (fpos, fq) is the
+ * frame of `node` in that body's frame (welded bodies in between are passed through). */
+static phys_status attach_children(mj_ctx *c, const xmlNode *node, int cls, phys_id pid,
+                                   const double fpos[3], const double fq[4]) {
+  phys_status st;
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE || strcmp(mj_name(ch), "body")) continue;
+    int ccls = cls;
+    if ((st = class_attr(c, ch, "childclass", &ccls))) return st;
+    if (has_joint(ch)) {
+      if ((st = make_body(c, ch, ccls, pid, fpos, fq, 0))) return st;
+    } else {
+      double lpos[3], lq[4], pos[3], q[4];
+      if ((st = body_frame(c, ch, lpos, lq))) return st;
+      pose_compose(pos, q, fpos, fq, lpos, lq);
+      if ((st = attach_children(c, ch, ccls, pid, pos, q))) return st;
+    }
+  }
+  return PHYS_OK;
+}
+
+/* One physd body for the MJCF body `node` with its welded subtree: static (directly in
+ * <worldbody>, no joint), free (a free joint and no jointed descendants), or a link (a hinge,
+ * slide or ball joint, or a free root with jointed descendants) attached to `parent`
+ * (PHYS_ID_NONE: the world). (fpos, fq) is the frame of node's parent in parent's body frame.
+ * Then the jointed bodies below it. */
+static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id parent,
+                             const double fpos[3], const double fq[4], int top) {
   phys_status st;
   phys_body_desc b = phys_body_desc_default();
+  double lpos[3], lq[4];
   if ((st = mj_check_attrs(c, node, body_attrs))) return st;
   if ((st = class_attr(c, node, "childclass", &cls))) return st;
-  if ((st = body_frame(c, node, b.pos, b.quat))) return st;
-  /* joints: none (static) or exactly one free joint */
+  if ((st = body_frame(c, node, lpos, lq))) return st;
+  pose_compose(b.pos, b.quat, fpos, fq, lpos, lq);
+
+  /* its joint: none (static, top only), free (top only), or one hinge/slide/ball */
   const xmlNode *joint = NULL;
+  int is_free = 0;
+  phys_joint_desc jd = phys_joint_desc_default();
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
     if (strcmp(mj_name(ch), "joint") && strcmp(mj_name(ch), "freejoint")) continue;
-    int is_free = 0;
-    if ((st = joint_check(c, ch, cls, &is_free))) return st;
-    if (joint) return mj_fail(c, ch, PHYS_E_PARSE, "a free joint must be the body's only joint");
+    int f = 0;
+    if ((st = joint_parse(c, ch, cls, &f, &jd))) return st;
+    if (joint)
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED,
+                     "more than one joint on a body not supported yet");
+    if (f && !top)
+      return mj_fail(c, ch, PHYS_E_PARSE, "free joint only allowed on a body directly in "
+                                          "<worldbody>");
     joint = ch;
+    is_free = f;
   }
   b.is_static = joint == NULL;
+  int link = joint && (!is_free || has_jointed_descendant(node));
+  if (is_free && link) jd.type = PHYS_JOINT_TYPE_FREE;
+
   /* geoms of the body and its welded children, in the body frame */
   double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
   const xmlNode *inertial = NULL;
@@ -395,7 +478,8 @@ static phys_status root_body(mj_ctx *c, const xmlNode *node, int cls) {
   c->ngeom = 0;
   if ((st = ref_add(c, node, zero, ident))) return st;
   if ((st = collect(c, node, cls, zero, ident, 1, b.is_static, &inertial))) return st;
-  /* mass properties: static bodies need none; free ones from <inertial> or from the geoms */
+
+  /* mass properties: static bodies need none; others from <inertial> or from the geoms */
   if (inertial && c->inertia != MJ_INERTIA_TRUE) {
     if ((st = inertial_parse(c, inertial, &b))) return st;
   }
@@ -408,24 +492,29 @@ static phys_status root_body(mj_ctx *c, const xmlNode *node, int cls) {
     /* taken from <inertial> above */
   } else if (c->inertia == MJ_INERTIA_FALSE) {
     return mj_fail(c, node, PHYS_E_PARSE,
-                   "free body without <inertial> while inertiafromgeom is false");
+                   "body with a joint but without <inertial> while inertiafromgeom is false");
   } else {
     b.mass = -1.0;
   }
+
   /* add it; the world's message is wrapped with the body's location */
   phys_id id;
-  if (phys_world_add_body(c->world, &b, c->geoms, c->ngeom, &id))
-    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  phys_status added = link ? phys_world_add_link(c->world, parent, &b, &jd, c->geoms, c->ngeom, &id)
+                           : phys_world_add_body(c->world, &b, c->geoms, c->ngeom, &id);
+  if (added) return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
   const char *name = mj_attr(node, "name");
   if (name && phys_body_set_name(c->world, id, name))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  double wpos[3], wq[4];
+  phys_body_get_state(c->world, id, wpos, wq, NULL, NULL);
   for (int i = ref0; i < c->nref; i++) {
     c->refs[i].id = id;
-    v3_copy(c->refs[i].root_pos, b.pos);
-    memcpy(c->refs[i].root_quat, b.quat, sizeof b.quat);
-    q_normalize(c->refs[i].root_quat);
+    v3_copy(c->refs[i].root_pos, wpos);
+    memcpy(c->refs[i].root_quat, wq, sizeof wq);
   }
-  return PHYS_OK;
+
+  /* the jointed bodies below, attached to this one */
+  return attach_children(c, node, cls, id, zero, ident);
 }
 
 /* <worldbody>: static geoms and top-level bodies, in document order. */
@@ -445,7 +534,8 @@ phys_status mj_worldbody(mj_ctx *c, const xmlNode *wb) {
       if (phys_world_add_static_geom(c->world, &g, NULL))
         return mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
     } else if (strcmp(en, "body") == 0) {
-      if ((st = root_body(c, ch, 0))) return st;
+      double zero3[3] = {0.0, 0.0, 0.0}, ident4[4] = {1.0, 0.0, 0.0, 0.0};
+      if ((st = make_body(c, ch, 0, PHYS_ID_NONE, zero3, ident4, 1))) return st;
     } else if (mj_in_list(en, body_ignored)) {
       continue;
     } else if (mj_in_list(en, misplaced)) {

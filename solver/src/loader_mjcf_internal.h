@@ -34,9 +34,11 @@ typedef struct mj_geom_def {
   double fromto[6];
 } mj_geom_def;
 
-/* Joint values of a default class. */
+/* Joint values of a default class, or of a joint being parsed. */
 typedef struct mj_joint_def {
   mj_joint_type type;
+  double pos[3], axis[3];  /* in the body frame; MuJoCo's default axis is +z */
+  double damping, stiffness, springref, armature;  /* springref as written (degrees or radians) */
   const char *bad_attr; /* first physical attribute physd does not support, NULL if none */
   long bad_line;        /* its line */
 } mj_joint_def;
