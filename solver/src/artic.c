@@ -33,6 +33,9 @@ void phys__artic_free(phys_artic *a) {
   phys_xfree(a->stiffness);
   phys_xfree(a->springref);
   phys_xfree(a->armature);
+  phys_xfree(a->limited);
+  phys_xfree(a->range);
+  phys_xfree(a->limit_lambda);
   phys_xfree(a->xrot);
   phys_xfree(a->xpos);
   phys_xfree(a->S);
@@ -72,7 +75,9 @@ static int artic_reserve(phys_artic *a, int jnq, int jnv) {
       grow((void **)&a->qvel, nv, sizeof(double)) || grow((void **)&a->damping, nv, sizeof(double)) ||
       grow((void **)&a->stiffness, nv, sizeof(double)) ||
       grow((void **)&a->springref, nv, sizeof(double)) ||
-      grow((void **)&a->armature, nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
+      grow((void **)&a->armature, nv, sizeof(double)) || grow((void **)&a->limited, nv, sizeof(int)) ||
+      grow((void **)&a->range, 2 * nv, sizeof(double)) ||
+      grow((void **)&a->limit_lambda, 2 * nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
       grow((void **)&a->xpos, 3 * nl, sizeof(double)) || grow((void **)&a->S, 6 * nv, sizeof(double)))
     rc = -1;
   artic_reindex(a); /* the arrays may have moved, whether or not all of them grew */
@@ -153,6 +158,13 @@ static phys_status check_joint(phys_world *w, const phys_joint_desc *j, int root
   if ((j->type == PHYS_JOINT_TYPE_HINGE || j->type == PHYS_JOINT_TYPE_SLIDE) &&
       !(v3_norm(j->axis) > 1e-12))
     return phys__fail(w, PHYS_E_INVALID, "link: joint axis is zero");
+  if (j->limited) {
+    if (j->type != PHYS_JOINT_TYPE_HINGE && j->type != PHYS_JOINT_TYPE_SLIDE)
+      return phys__fail(w, PHYS_E_INVALID, "link: only hinge and slide joints take limits");
+    if (!isfinite(j->range[0]) || !isfinite(j->range[1]) || !(j->range[0] < j->range[1]))
+      return phys__fail(w, PHYS_E_INVALID, "link: limit range [%g, %g] must be finite and "
+                        "increasing", j->range[0], j->range[1]);
+  }
   if (!(j->damping >= 0.0 && j->stiffness >= 0.0 && j->armature >= 0.0) ||
       !isfinite(j->damping) || !isfinite(j->stiffness) || !isfinite(j->armature))
     return phys__fail(w, PHYS_E_INVALID,
@@ -276,6 +288,10 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
     a->stiffness[va + d] = joint->stiffness;
     a->springref[va + d] = joint->springref;
     a->armature[va + d] = joint->armature;
+    a->limited[va + d] = joint->limited != 0;
+    a->range[2 * (va + d)] = joint->range[0];
+    a->range[2 * (va + d) + 1] = joint->range[1];
+    a->limit_lambda[2 * (va + d)] = a->limit_lambda[2 * (va + d) + 1] = 0.0;
   }
   phys__artic_forward(w, ai);
   if (out_body) *out_body = id;

@@ -2,7 +2,8 @@
  *
  * The static world joins nothing: a contact with a static geom belongs to the island of its
  * dynamic body. Islands are numbered in the order of their smallest body id, bodies inside an
- * island ascend, and constraints follow (contacts in contact order, then connects), so the
+ * island ascend, and constraints follow (contacts in contact order, then connects, then joint
+ * limits), so the
  * ordering depends only on the scene, never on threads. */
 #include <math.h>
 #include <string.h>
@@ -35,6 +36,15 @@ static int body_active(const phys_world *w, int i) {
 /* dynamic side of a connect, or -1 for the world/static side */
 static int connect_side(const phys_world *w, phys_id id) {
   return (id == PHYS_ID_NONE || w->bodies[id].is_static) ? -1 : id;
+}
+
+/* is the limit `side` (0 lower, 1 upper) of dof d of articulation a close enough to act this
+ * step (its gap below the contact margin plus what the joint can travel in a step)? */
+static int limit_active(const phys_world *w, const phys_artic *a, int d, int side) {
+  if (!a->limited[d]) return 0;
+  double q = a->qpos[a->qadr[a->dof_body[d]]];
+  double gap = side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
+  return gap < w->opt.contact_margin + w->opt.timestep * fabs(a->qvel[d]);
 }
 
 int phys__build_islands(phys_world *w, phys_solver *s) {
@@ -86,7 +96,14 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
   s->isl_body_start = ARENA_ZNEW(ar, int, nisl + 1);
   s->isl_con_start = ARENA_ZNEW(ar, int, nisl + 1);
   s->body_id = ARENA_NEW(ar, int, nb);
-  int ncon = w->ncontacts + nconn_active;
+  /* joint limits near their stops, on trees that are in the solve */
+  int nlimit = 0;
+  for (int ai = 0; ai < w->nartics; ai++) {
+    const phys_artic *a = &w->artics[ai];
+    if (!a->nlink || !body_active(w, a->body[0])) continue;
+    for (int d = 0; d < a->t.nv; d++) nlimit += limit_active(w, a, d, 0) + limit_active(w, a, d, 1);
+  }
+  int ncon = w->ncontacts + nconn_active + nlimit;
   s->ncon = ncon;
   s->con = ARENA_NEW(ar, phys_con, ncon);
   int *fill = ARENA_NEW(ar, int, nisl + 1);
@@ -119,6 +136,13 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     if ((b1 >= 0 && !body_active(w, b1)) || (b2 >= 0 && !body_active(w, b2))) continue;
     s->isl_con_start[w->bodies[b1 >= 0 ? b1 : b2].island + 1]++;
   }
+  for (int ai = 0; ai < w->nartics; ai++) {
+    const phys_artic *a = &w->artics[ai];
+    if (!a->nlink || !body_active(w, a->body[0])) continue;
+    for (int d = 0; d < a->t.nv; d++)
+      s->isl_con_start[w->bodies[a->body[0]].island + 1] +=
+          limit_active(w, a, d, 0) + limit_active(w, a, d, 1);
+  }
   for (int k = 0; k < nisl; k++) s->isl_con_start[k + 1] += s->isl_con_start[k];
   memcpy(fill, s->isl_con_start, (size_t)(nisl + 1) * sizeof(int));
   for (int c = 0; c < w->ncontacts; c++) {
@@ -136,6 +160,19 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     phys_con *con = &s->con[fill[w->bodies[b1 >= 0 ? b1 : b2].island]++];
     con->kind = PHYS_CON_CONNECT;
     con->src = c;
+  }
+  for (int ai = 0; ai < w->nartics; ai++) {
+    const phys_artic *a = &w->artics[ai];
+    if (!a->nlink || !body_active(w, a->body[0])) continue;
+    for (int d = 0; d < a->t.nv; d++)
+      for (int side = 0; side < 2; side++) {
+        if (!limit_active(w, a, d, side)) continue;
+        phys_con *con = &s->con[fill[w->bodies[a->body[0]].island]++];
+        con->kind = PHYS_CON_LIMIT;
+        con->src = ai;
+        con->dof = d;
+        con->side = side;
+      }
   }
   return 0;
 }

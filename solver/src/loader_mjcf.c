@@ -167,6 +167,7 @@ static int class_new(mj_ctx *c, const char *name, int parent) {
     k->geom.g.size[0] = 0.0; /* MuJoCo: no size until one is given */
     k->joint.type = MJ_JOINT_HINGE;
     k->joint.axis[2] = 1.0;
+    k->joint.limited = -1;
   }
   k->name = name;
   return c->nclass++;

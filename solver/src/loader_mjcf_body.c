@@ -22,10 +22,9 @@ static const char *const geom_attrs[] = {
 
 /* Attributes of <joint> (on a body or in a default class). */
 static const char *const joint_attrs[] = {
-  "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref",
-  "~name", "~group", "~user",
-  "!frictionloss", "!ref", "!springdamper",
-  "!limited", "!range", "!margin", "!solreflimit", "!solimplimit", "!solreffriction",
+  "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref", "limited",
+  "range", "~name", "~group", "~user",
+  "!frictionloss", "!ref", "!springdamper", "!margin", "!solreflimit", "!solimplimit", "!solreffriction",
   "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
 
 /* Attributes of <freejoint>, <body> and <inertial>. */
@@ -164,6 +163,15 @@ static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d)
       (st = mj_reals(c, node, "armature", &d->armature, 1, 1, &n)) ||
       (st = mj_reals(c, node, "springref", &d->springref, 1, 1, &n)))
     return st;
+  if ((st = mj_reals(c, node, "range", d->range, 2, 2, &n))) return st;
+  if (n) d->has_range = 1;
+  const char *lim = mj_attr(node, "limited");
+  if (lim) {
+    if (strcmp(lim, "true") == 0) d->limited = 1;
+    else if (strcmp(lim, "false") == 0) d->limited = 0;
+    else if (strcmp(lim, "auto") == 0) d->limited = -1;
+    else return mj_fail(c, node, PHYS_E_PARSE, "limited must be true, false or auto, got '%s'", lim);
+  }
   if (d->damping < 0.0 || d->stiffness < 0.0 || d->armature < 0.0)
     return mj_fail(c, node, PHYS_E_PARSE, "damping, stiffness and armature must be >= 0");
   return PHYS_OK;
@@ -228,6 +236,22 @@ static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_
   out->armature = d.armature;
   out->springref = d.springref;
   if (d.type == MJ_JOINT_HINGE && c->degree) out->springref *= M_PI / 180.0;
+
+  /* limits: explicit, or implied by a range (MuJoCo's autolimits) */
+  int limited = d.limited == 1 || (d.limited == -1 && d.has_range);
+  if (limited) {
+    if (!d.has_range)
+      return mj_fail(c, node, PHYS_E_PARSE, "limited joint without a range");
+    if (d.type == MJ_JOINT_BALL)
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "limits on ball joints not supported yet");
+    if (!(d.range[0] < d.range[1]))
+      return mj_fail(c, node, PHYS_E_PARSE, "range [%g, %g] is not increasing", d.range[0],
+                     d.range[1]);
+    double scale = d.type == MJ_JOINT_HINGE && c->degree ? M_PI / 180.0 : 1.0;
+    out->limited = 1;
+    out->range[0] = d.range[0] * scale;
+    out->range[1] = d.range[1] * scale;
+  }
   return PHYS_OK;
 }
 

@@ -39,6 +39,9 @@ typedef struct mj_joint_def {
   mj_joint_type type;
   double pos[3], axis[3];  /* in the body frame; MuJoCo's default axis is +z */
   double damping, stiffness, springref, armature;  /* springref as written (degrees or radians) */
+  int limited;             /* -1 auto (limited when a range is given), 0 no, 1 yes */
+  double range[2];         /* as written */
+  int has_range;
   const char *bad_attr; /* first physical attribute physd does not support, NULL if none */
   long bad_line;        /* its line */
 } mj_joint_def;

@@ -14,12 +14,15 @@
 
 #include "world_internal.h"
 
-enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1 };
+enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2 };
 
 typedef struct phys_con {
-  int kind;          /* PHYS_CON_CONTACT or PHYS_CON_CONNECT */
-  int dim;           /* rows: 1 (frictionless contact) or 3 */
-  int src;           /* index into w->contacts or w->connects */
+  int kind;          /* PHYS_CON_CONTACT, PHYS_CON_CONNECT or PHYS_CON_LIMIT */
+  int dim;           /* rows: 1 (frictionless contact, limit) or 3 */
+  int src;           /* index into w->contacts or w->connects; the articulation for a limit */
+  int dof, side;     /* limit: the dof and 0 (lower) or 1 (upper); the row is +1 / -1 */
+  int tree;          /* limit: the solver tree (set by the tree setup) */
+  double lz, lg;     /* limit: slack z and its pull beta z + lambda on the dof (no pieces) */
   int p0, np;        /* pieces [p0, p0 + np) */
   double mu;
   double e[3];       /* error term: e_n for contacts (row 2), the position error for connects */
@@ -87,6 +90,9 @@ typedef struct phys_tree_solve {
   double *rhs;           /* nv */
   double *Hb;            /* 36 per link: penalised link inertias */
   double *scratch;       /* 36 per link: CRBA and RNEA scratch */
+  double *qdm;           /* nv: the metric's generalised velocity */
+  int *limits;           /* its limit constraints (indices into con) */
+  int nlimits;
 } phys_tree_solve;
 
 /* solver_tree.c: find the trees among the solver bodies and set up their matrices and

@@ -294,8 +294,23 @@ static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, d
 }
 
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
+/* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
+static inline void update_con_limit(phys_solver *s, phys_con *c, double beta, double alpha) {
+  double sign = c->side == 0 ? 1.0 : -1.0;
+  double jv = sign * s->tree[c->tree].qd[c->dof];
+  double y = beta * (alpha * jv + (1.0 - alpha) * c->lz) - c->lambda[2];
+  double x = -(y + beta * c->e[2]), lam = x > 0.0 ? x : 0.0;
+  c->lz = (y + lam) / beta;
+  c->lg = y + 2.0 * lam;
+  c->lambda[2] = lam;
+}
+
 static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    update_con_limit(s, c, beta, alpha);
+    return;
+  }
   if (c->dim == 1) {
     update_con_normal(s, c, beta, alpha);
     return;
@@ -330,6 +345,7 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
 /* piece forces from the stored z and lambda (after a change of beta) */
 static void refresh_con(phys_solver *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) c->lg = beta * c->lz + c->lambda[2];
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -341,6 +357,13 @@ static void refresh_con(phys_solver *s, int ci, double beta) {
 /* squared natural-map residual of one constraint at the metric velocities */
 static void metric_con(phys_solver *s, int ci) {
   const phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    double sign = c->side == 0 ? 1.0 : -1.0;
+    double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
+    double x = c->lambda[2] - wl, r = c->lambda[2] - (x > 0.0 ? x : 0.0);
+    s->r2[ci] = r * r;
+    return;
+  }
   double wv[3];
   v3_copy(wv, c->e);
   for (int k = 0; k < c->np; k++) {
@@ -598,6 +621,20 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
         v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
         add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
       }
+    } else if (c->kind == PHYS_CON_LIMIT) {
+      /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
+      const phys_artic *a = &w->artics[c->src];
+      int d = c->dof;
+      double q = a->qpos[a->qadr[a->dof_body[d]]];
+      double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
+      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+      c->dim = 1;
+      c->mu = 0.0;
+      m3_identity(c->R);
+      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+      c->lambda[2] = a->limit_lambda[2 * d + c->side];
+      c->tree = -1;
+      c->lz = c->lg = 0.0;
     } else {
       /* connect: three world-frame bilateral rows on the anchor points */
       const phys_connect *cn = &w->connects[c->src];
@@ -700,8 +737,12 @@ static void setup_penalties(phys_world *w, phys_solver *s) {
 }
 
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
-static void slack_con(phys_solver *s, int ci, double beta) {
+static void slack_con(const phys_world *w, phys_solver *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    const phys_artic *a = &w->artics[c->src];
+    c->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
+  }
   for (int j = 0; j < c->np; j++) {
     phys_piece *p = &s->piece[c->p0 + j];
     piece_jv(c, p, s->v + 6 * p->sb, p->z);
@@ -715,9 +756,9 @@ static void setup_slack(phys_world *w, phys_solver *s) {
     int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
     if (w->opt.threads > 1 && c1 - c0 >= 512) {
 #pragma omp parallel for num_threads(w->opt.threads) schedule(static)
-      for (int ci = c0; ci < c1; ci++) slack_con(s, ci, beta);
+      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
     } else {
-      for (int ci = c0; ci < c1; ci++) slack_con(s, ci, beta);
+      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
     }
   }
 }

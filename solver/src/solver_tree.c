@@ -19,7 +19,8 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
   double h = w->opt.timestep;
   s->sb_tree = ARENA_NEW(ar, int, s->nb);
   s->tree = ARENA_NEW(ar, phys_tree_solve, w->nartics);
-  if ((s->nb && !s->sb_tree) || (w->nartics && !s->tree)) return -1;
+  int *artic_tree = ARENA_NEW(ar, int, w->nartics);
+  if ((s->nb && !s->sb_tree) || (w->nartics && (!s->tree || !artic_tree))) return -1;
   for (int sb = 0; sb < s->nb; sb++) s->sb_tree[sb] = -1;
   s->ntrees = 0;
 
@@ -44,9 +45,12 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
     t->force = ARENA_NEW(ar, double, 6 * (size_t)nl);
     t->Hb = ARENA_NEW(ar, double, 36 * (size_t)nl);
     t->scratch = ARENA_NEW(ar, double, 36 * (size_t)nl);
+    t->qdm = ARENA_NEW(ar, double, nv);
     if (!t->Iw || !t->A || !t->Afac || !t->H || !t->base || !t->qd || !t->jdiag || !t->rhs ||
-        !t->force || !t->Hb || !t->scratch)
+        !t->force || !t->Hb || !t->scratch || !t->qdm)
       return -1;
+    artic_tree[ai] = k;
+    t->nlimits = 0;
     for (int l = 0; l < nl; l++) s->sb_tree[s->sb_of_body[a->body[l]]] = k;
 
     /* A = M + armature + h damping + h^2 stiffness (implicit joint springs and dampers) */
@@ -88,6 +92,23 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
     memcpy(t->Afac, t->A, nn * sizeof(double));
     if (phys_tree_ltdl(&a->t, t->Afac)) return -1;
     memcpy(t->qd, a->qvel, (size_t)nv * sizeof(double));
+    memcpy(t->qdm, a->qvel, (size_t)nv * sizeof(double));
+  }
+
+  /* each tree's joint-limit constraints */
+  for (int ci = 0; ci < s->ncon; ci++)
+    if (s->con[ci].kind == PHYS_CON_LIMIT) s->tree[artic_tree[s->con[ci].src]].nlimits++;
+  for (int k = 0; k < s->ntrees; k++) {
+    s->tree[k].limits = ARENA_NEW(ar, int, s->tree[k].nlimits);
+    if (s->tree[k].nlimits && !s->tree[k].limits) return -1;
+    s->tree[k].nlimits = 0;
+  }
+  for (int ci = 0; ci < s->ncon; ci++) {
+    phys_con *c = &s->con[ci];
+    if (c->kind != PHYS_CON_LIMIT) continue;
+    phys_tree_solve *t = &s->tree[artic_tree[c->src]];
+    c->tree = artic_tree[c->src];
+    t->limits[t->nlimits++] = ci;
   }
   return 0;
 }
@@ -121,6 +142,10 @@ void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) 
   /* CRBA with H_b plus the joint terms, factorised along the tree */
   phys_tree_crba(&a->t, a->S, t->Hb, t->H, t->scratch);
   for (int d = 0; d < nv; d++) t->H[(size_t)d * nv + d] += t->jdiag[d];
+  for (int i = 0; i < t->nlimits; i++) {
+    int d = s->con[t->limits[i]].dof;
+    t->H[(size_t)d * nv + d] += beta; /* a limit's row is a unit row on its dof */
+  }
   phys_tree_ltdl(&a->t, t->H);
 }
 
@@ -170,9 +195,15 @@ void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
       for (int r = 0; r < 6; r++) t->force[6 * p + r] += t->force[6 * l + r];
   }
 
+  /* joint limits push on their dofs directly */
+  for (int i = 0; i < t->nlimits; i++) {
+    const phys_con *c = &s->con[t->limits[i]];
+    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * (metric ? c->lambda[2] : c->lg);
+  }
+
   /* generalised solve */
   phys_tree_ltdl_solve(&a->t, metric ? t->Afac : t->H, t->rhs);
-  if (!metric) memcpy(t->qd, t->rhs, (size_t)nv * sizeof(double));
+  memcpy(metric ? t->qdm : t->qd, t->rhs, (size_t)nv * sizeof(double));
 
   /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c */
   double *sv = t->force; /* reuse: 6 per link */

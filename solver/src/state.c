@@ -4,7 +4,7 @@
  * Layout (native endianness, doubles as stored): a header {magic, version, model hash, body
  * count, connect count, warm count, step index, time}, then per body {alive, asleep,
  * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, per
- * articulation its qpos and qvel, and the warm-start records. Snapshots are for the same build and model: the model hash and the
+ * articulation its qpos, qvel and limit impulses, and the warm-start records. Snapshots are for the same build and model: the model hash and the
  * counts must match. */
 #include <string.h>
 #include "world_internal.h"
@@ -66,7 +66,8 @@ uint64_t phys_world_model_hash(const phys_world *w) {
 /* doubles of generalised state (qpos, qvel) over all articulations */
 static size_t artic_doubles(const phys_world *w) {
   size_t n = 0;
-  for (int i = 0; i < w->nartics; i++) n += (size_t)w->artics[i].t.nq + (size_t)w->artics[i].t.nv;
+  for (int i = 0; i < w->nartics; i++)
+    n += (size_t)w->artics[i].t.nq + 3 * (size_t)w->artics[i].t.nv; /* qpos, qvel, limit impulses */
   return n;
 }
 
@@ -128,6 +129,8 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
     p += (size_t)a->t.nq * sizeof(double);
     memcpy(p, a->qvel, (size_t)a->t.nv * sizeof(double));
     p += (size_t)a->t.nv * sizeof(double);
+    memcpy(p, a->limit_lambda, 2 * (size_t)a->t.nv * sizeof(double));
+    p += 2 * (size_t)a->t.nv * sizeof(double);
   }
   if (w->nwarm) memcpy(p, w->warm, (size_t)w->nwarm * sizeof(phys_warm));
   return PHYS_OK;
@@ -194,6 +197,8 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
     p += (size_t)a->t.nq * sizeof(double);
     memcpy(a->qvel, p, (size_t)a->t.nv * sizeof(double));
     p += (size_t)a->t.nv * sizeof(double);
+    memcpy(a->limit_lambda, p, 2 * (size_t)a->t.nv * sizeof(double));
+    p += 2 * (size_t)a->t.nv * sizeof(double);
     phys__artic_forward(w, i);
   }
   if (hd.nwarm) memcpy(w->warm, p, (size_t)hd.nwarm * sizeof(phys_warm));

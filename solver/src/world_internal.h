@@ -69,6 +69,9 @@ typedef struct phys_artic {
   int *qadr, *vadr, *vnum, *dof_parent, *dof_body;
   double *qpos, *qvel;       /* nq, nv */
   double *damping, *stiffness, *springref, *armature; /* per dof */
+  int *limited;              /* per dof: hinge/slide limits on */
+  double *range;             /* 2 per dof: lower and upper limit */
+  double *limit_lambda;      /* 2 per dof: last impulses at the lower and upper limit (warm start) */
   double *xrot, *xpos, *S;   /* last forward kinematics: 9 and 3 per link, 6 per dof */
 } phys_artic;
 

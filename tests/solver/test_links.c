@@ -257,6 +257,60 @@ static void test_chain_threads(void) {
   phys_world_destroy(b);
 }
 
+/* a hinge limit holds under a torque pushing into it: violation < 1e-3 rad, and the arm rests at
+ * the stop; released the other way it swings freely until the lower stop */
+static void test_joint_limit(void) {
+  phys_world_options o = phys_world_options_default();
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  phys_body_desc b = phys_body_desc_default();
+  b.pos[2] = 2.0;
+  phys_geom_desc g = phys_geom_desc_default();
+  g.size[0] = 0.05;
+  g.mass = 1.0;
+  g.pos[0] = 0.5;
+  g.contype = g.conaffinity = 0;
+  phys_joint_desc j = phys_joint_desc_default();
+  j.axis[0] = 0.0;
+  j.axis[1] = 1.0;
+  j.axis[2] = 0.0;
+  j.limited = 1;
+  j.range[0] = -0.5;
+  j.range[1] = 0.5;
+  phys_id arm;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, &arm), PHYS_OK);
+  double q[7], qmax = -1.0, qmin = 1.0;
+  /* gravity swings the arm (COM at +x) down, i.e. to positive angles about +y, into the upper
+   * stop; a 20 N m motor torque pushes further */
+  double tau[3] = {0.0, 20.0, 0.0};
+  for (int i = 0; i < 1000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_body_apply_wrench(w, arm, NULL, tau), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, arm, q, NULL, NULL, NULL);
+    qmax = fmax(qmax, q[0]);
+  }
+  printf("\n  joint limit: max angle %.6f rad (stop at 0.5)\n", qmax);
+  CU_ASSERT_TRUE(qmax < 0.5 + 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.5, 1e-3);
+  /* a strong torque the other way: it travels to the lower stop and stays there */
+  tau[1] = -60.0;
+  for (int i = 0; i < 1000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_body_apply_wrench(w, arm, NULL, tau), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, arm, q, NULL, NULL, NULL);
+    qmin = fmin(qmin, q[0]);
+  }
+  CU_ASSERT_TRUE(qmin > -0.5 - 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], -0.5, 1e-3);
+  /* limits on a ball joint and an empty range are rejected */
+  j.type = PHYS_JOINT_TYPE_BALL;
+  CU_ASSERT_EQUAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, NULL), PHYS_E_INVALID);
+  j.type = PHYS_JOINT_TYPE_HINGE;
+  j.range[1] = -0.5;
+  CU_ASSERT_EQUAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, NULL), PHYS_E_INVALID);
+  phys_world_destroy(w);
+}
+
 /* bad links are rejected and change nothing */
 static void test_link_errors(void) {
   phys_world *w = make_world(NULL);
@@ -307,6 +361,7 @@ int register_tests(void) {
       !CU_add_test(s, "double pendulum energy", test_double_pendulum) ||
       !CU_add_test(s, "hinged box lands through the tree", test_hinged_box_lands) ||
       !CU_add_test(s, "chain in a pile: 1 and 2 threads", test_chain_threads) ||
+      !CU_add_test(s, "joint limit holds against a motor", test_joint_limit) ||
       !CU_add_test(s, "link errors", test_link_errors))
     return -1;
   return 0;

@@ -419,9 +419,15 @@ static void test_errors(void) {
                "unknown element");
   expect_error("<mujoco>\n<nonsense/>\n</mujoco>", PHYS_E_PARSE, 2, "nonsense", NULL);
   /* joint features not supported yet: limits, two joints on one body, unknown type */
-  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" range=\"0 1\"/>"
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" frictionloss=\"1\"/>"
                "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
-               PHYS_E_UNSUPPORTED, 3, "joint", "range");
+               PHYS_E_UNSUPPORTED, 3, "joint", "frictionloss");
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" limited=\"true\"/>"
+               "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
+               PHYS_E_PARSE, 3, "joint", "range");
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"ball\" range=\"0 30\"/>"
+               "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 3, "joint", "ball");
   expect_error("<mujoco><worldbody>\n<body>\n<joint/>\n<joint axis=\"1 0 0\"/><geom size=\"1\"/>"
                "</body>\n</worldbody></mujoco>", PHYS_E_UNSUPPORTED, 4, "joint", "more than one");
   expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"screw\"/><geom size=\"1\"/></body>"
@@ -539,7 +545,7 @@ static void test_joints(void) {
       "<default><joint damping=\"0\" axis=\"0 1 0\"/></default>\n"
       "<worldbody>\n"
       "<body name=\"support\" pos=\"0 0 2\"><geom type=\"box\" size=\"0.1 0.1 0.1\"/>\n"
-      "  <body name=\"arm\"><joint name=\"j1\" type=\"hinge\"/>\n"
+      "  <body name=\"arm\"><joint name=\"j1\" type=\"hinge\" range=\"-30 30\"/>\n"
       "    <geom size=\"0.01\" pos=\"0 0 -1\" mass=\"1\" contype=\"0\" conaffinity=\"0\"/>\n"
       "  </body>\n"
       "</body>\n"
@@ -582,6 +588,17 @@ static void test_joints(void) {
   }
   double period = (last - first) / (crossings - 1), expected = 2 * M_PI * sqrt(1.0 / 9.81);
   CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.005 * expected);
+  /* the range is in degrees: thrown at 5 rad/s (enough to swing over the top) the arm is stopped
+   * at 30 degrees */
+  CU_ASSERT_EQUAL(phys_link_set_joint(w, arm, 0.0, 5.0), PHYS_OK);
+  double qmax = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, arm, q, NULL, NULL, NULL);
+    qmax = fmax(qmax, q[0]);
+  }
+  CU_ASSERT_TRUE(qmax < 30.0 * M_PI / 180.0 + 1e-3);
+  CU_ASSERT_TRUE(qmax > 30.0 * M_PI / 180.0 - 1e-2);
   phys_world_destroy(w);
 }
 

@@ -101,6 +101,9 @@ typedef struct phys_joint_desc {
   double springref;  /* position where the spring is at rest (hinge, slide) */
   double armature;   /* added rotor inertia per dof, >= 0 */
   double qpos0;      /* initial position of a hinge or slide (the pose given is at 0) */
+  int limited;       /* hinge and slide: 1 keeps the position in [range[0], range[1]] (a hard,
+                        one-sided constraint at each end, paper 002 eq. 3) */
+  double range[2];   /* rad or m, range[0] < range[1] */
 } phys_joint_desc;
 
 /* How the SubADMM penalty beta is chosen each step. */
