@@ -36,6 +36,8 @@ void phys__artic_free(phys_artic *a) {
   phys_xfree(a->limited);
   phys_xfree(a->range);
   phys_xfree(a->limit_lambda);
+  phys_xfree(a->cmd);
+  phys_xfree(a->cmd_force);
   phys_xfree(a->xrot);
   phys_xfree(a->xpos);
   phys_xfree(a->S);
@@ -77,7 +79,9 @@ static int artic_reserve(phys_artic *a, int jnq, int jnv) {
       grow((void **)&a->springref, nv, sizeof(double)) ||
       grow((void **)&a->armature, nv, sizeof(double)) || grow((void **)&a->limited, nv, sizeof(int)) ||
       grow((void **)&a->range, 2 * nv, sizeof(double)) ||
-      grow((void **)&a->limit_lambda, 2 * nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
+      grow((void **)&a->limit_lambda, 2 * nv, sizeof(double)) ||
+      grow((void **)&a->cmd, nv, sizeof(phys_joint_command)) ||
+      grow((void **)&a->cmd_force, nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
       grow((void **)&a->xpos, 3 * nl, sizeof(double)) || grow((void **)&a->S, 6 * nv, sizeof(double)))
     rc = -1;
   artic_reindex(a); /* the arrays may have moved, whether or not all of them grew */
@@ -292,6 +296,8 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
     a->range[2 * (va + d)] = joint->range[0];
     a->range[2 * (va + d) + 1] = joint->range[1];
     a->limit_lambda[2 * (va + d)] = a->limit_lambda[2 * (va + d) + 1] = 0.0;
+    memset(&a->cmd[va + d], 0, sizeof a->cmd[va + d]);
+    a->cmd_force[va + d] = 0.0;
   }
   phys__artic_forward(w, ai);
   if (out_body) *out_body = id;
@@ -324,5 +330,33 @@ phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double
   a->qpos[a->qadr[l]] = qpos;
   a->qvel[a->vadr[l]] = qvel;
   phys__artic_forward(w, w->bodies[body].artic);
+  return PHYS_OK;
+}
+
+phys_status phys_link_set_command(phys_world *w, phys_id body, const phys_joint_command *cmd) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link;
+  if (a->tb[l].joint != PHYS_JOINT_HINGE && a->tb[l].joint != PHYS_JOINT_SLIDE)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: commands need a hinge or slide joint", body);
+  if (!cmd) return phys__fail(w, PHYS_E_INVALID, "body %d: NULL command", body);
+  if ((int)cmd->mode < PHYS_CMD_NONE || cmd->mode > PHYS_CMD_PD)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: unknown command mode %d", body, (int)cmd->mode);
+  if (!isfinite(cmd->q) || !isfinite(cmd->qd) || !isfinite(cmd->tau) || !isfinite(cmd->kp) ||
+      !isfinite(cmd->kd) || !isfinite(cmd->tau_max))
+    return phys__fail(w, PHYS_E_INVALID, "body %d: command values are not finite", body);
+  if (cmd->kp < 0.0 || cmd->kd < 0.0 || cmd->tau_max < 0.0)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: gains and tau_max must be >= 0", body);
+  a->cmd[a->vadr[l]] = *cmd;
+  return PHYS_OK;
+}
+
+phys_status phys_link_get_command_force(const phys_world *w, phys_id body, double *tau) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  const phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link;
+  if (tau) *tau = a->vnum[l] ? a->cmd_force[a->vadr[l]] : 0.0;
   return PHYS_OK;
 }

@@ -91,6 +91,8 @@ typedef struct phys_tree_solve {
   double *Hb;            /* 36 per link: penalised link inertias */
   double *scratch;       /* 36 per link: CRBA and RNEA scratch */
   double *qdm;           /* nv: the metric's generalised velocity */
+  double *cmd_kp, *cmd_kd; /* nv: implicit command gains this step (0 when saturated) */
+  double *cmd_ref;       /* nv: tau + kp (q_ref - q) + kd qd_ref of an implicit command */
   int *limits;           /* its limit constraints (indices into con) */
   int nlimits;
 } phys_tree_solve;

@@ -9,6 +9,7 @@
  * read each link's COM velocity from s->v and leave their force on the link (f at the contact
  * point, as force and moment about the COM), which is turned into a spatial force about the
  * world origin, accumulated over subtrees and projected on the joints' motion subspaces. */
+#include <math.h>
 #include <string.h>
 #include "solver.h"
 #include "spatial.h"
@@ -46,27 +47,63 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
     t->Hb = ARENA_NEW(ar, double, 36 * (size_t)nl);
     t->scratch = ARENA_NEW(ar, double, 36 * (size_t)nl);
     t->qdm = ARENA_NEW(ar, double, nv);
+    t->cmd_kp = ARENA_NEW(ar, double, nv);
+    t->cmd_kd = ARENA_NEW(ar, double, nv);
+    t->cmd_ref = ARENA_NEW(ar, double, nv);
     if (!t->Iw || !t->A || !t->Afac || !t->H || !t->base || !t->qd || !t->jdiag || !t->rhs ||
-        !t->force || !t->Hb || !t->scratch || !t->qdm)
+        !t->force || !t->Hb || !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref)
       return -1;
     artic_tree[ai] = k;
     t->nlimits = 0;
     for (int l = 0; l < nl; l++) s->sb_tree[s->sb_of_body[a->body[l]]] = k;
 
-    /* A = M + armature + h damping + h^2 stiffness (implicit joint springs and dampers) */
+    /* joint commands: implicit gains join the diagonal, the rest is a force (t->cmd_gain) */
+    double *cmd_tau = t->rhs; /* scratch until the iterations: explicit command forces */
+    for (int d = 0; d < nv; d++) {
+      const phys_joint_command *cmd = &a->cmd[d];
+      double q = a->qpos[a->qadr[a->dof_body[d]]], qd = a->qvel[d];
+      double kp = 0.0, kd = 0.0, qref = 0.0, qdref = 0.0;
+      if (cmd->mode == PHYS_CMD_POSITION || cmd->mode == PHYS_CMD_PD) {
+        kp = cmd->kp;
+        qref = cmd->q;
+      }
+      if (cmd->mode == PHYS_CMD_POSITION || cmd->mode == PHYS_CMD_VELOCITY ||
+          cmd->mode == PHYS_CMD_PD)
+        kd = cmd->kd;
+      if (cmd->mode == PHYS_CMD_VELOCITY || cmd->mode == PHYS_CMD_PD) qdref = cmd->qd;
+      double tau = cmd->mode == PHYS_CMD_NONE ? 0.0 : cmd->tau;
+      double explicit_tau = tau + kp * (qref - q) + kd * (qdref - qd);
+      t->cmd_kp[d] = t->cmd_kd[d] = 0.0;
+      if (cmd->tau_max > 0.0 && fabs(explicit_tau) > cmd->tau_max) {
+        /* saturated: the clamped force, explicit */
+        cmd_tau[d] = explicit_tau > 0.0 ? cmd->tau_max : -cmd->tau_max;
+        a->cmd_force[d] = cmd_tau[d];
+      } else {
+        /* implicit: tau + kp (qref - q - h qd') + kd (qdref - qd') */
+        cmd_tau[d] = tau + kp * (qref - q) + kd * qdref;
+        t->cmd_kp[d] = kp;
+        t->cmd_kd[d] = kd;
+        t->cmd_ref[d] = tau + kp * (qref - q) + kd * qdref;
+        a->cmd_force[d] = explicit_tau; /* replaced by the implicit value after the solve */
+      }
+    }
+
+    /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers and command
+     * gains act on the new velocity */
     phys_tree_inertias(&a->t, a->xrot, a->xpos, t->Iw);
     phys_tree_crba(&a->t, a->S, t->Iw, t->A, t->scratch);
     for (int d = 0; d < nv; d++) {
-      t->jdiag[d] = a->armature[d] + h * a->damping[d] + h * h * a->stiffness[d];
+      t->jdiag[d] = a->armature[d] + h * (a->damping[d] + t->cmd_kd[d]) +
+                    h * h * (a->stiffness[d] + t->cmd_kp[d]);
       t->A[(size_t)d * nv + d] += t->jdiag[d];
     }
 
-    /* base = (M + armature) qd_k + h (tau_ext - bias - k (q - q_ref)), bias from RNEA with
-     * gravity: the implicit damper and spring act on the new velocity only */
+    /* base = (M + armature) qd_k + h (tau_ext + tau_cmd - bias - k (q - q_ref)), the bias from
+     * RNEA with gravity */
     for (int i = 0; i < nv; i++) {
       double sum = 0.0;
       for (int j = 0; j < nv; j++) sum += t->A[(size_t)i * nv + j] * a->qvel[j];
-      t->base[i] = sum - (h * a->damping[i] + h * h * a->stiffness[i]) * a->qvel[i];
+      t->base[i] = sum - (t->jdiag[i] - a->armature[i]) * a->qvel[i] + h * cmd_tau[i];
     }
     phys_tree_rnea(&a->t, a->S, t->Iw, a->qvel, NULL, w->opt.gravity, t->rhs, t->scratch);
     for (int i = 0; i < nv; i++) t->base[i] -= h * t->rhs[i];

@@ -4,7 +4,7 @@
  * Layout (native endianness, doubles as stored): a header {magic, version, model hash, body
  * count, connect count, warm count, step index, time}, then per body {alive, asleep,
  * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, per
- * articulation its qpos, qvel and limit impulses, and the warm-start records. Snapshots are for the same build and model: the model hash and the
+ * articulation its qpos, qvel, limit impulses and joint commands, and the warm-start records. Snapshots are for the same build and model: the model hash and the
  * counts must match. */
 #include <string.h>
 #include "world_internal.h"
@@ -66,8 +66,9 @@ uint64_t phys_world_model_hash(const phys_world *w) {
 /* doubles of generalised state (qpos, qvel) over all articulations */
 static size_t artic_doubles(const phys_world *w) {
   size_t n = 0;
-  for (int i = 0; i < w->nartics; i++)
-    n += (size_t)w->artics[i].t.nq + 3 * (size_t)w->artics[i].t.nv; /* qpos, qvel, limit impulses */
+  for (int i = 0; i < w->nartics; i++) /* qpos, qvel, limit impulses, commands */
+    n += (size_t)w->artics[i].t.nq + 3 * (size_t)w->artics[i].t.nv +
+         (size_t)w->artics[i].t.nv * sizeof(phys_joint_command) / sizeof(double);
   return n;
 }
 
@@ -131,6 +132,8 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
     p += (size_t)a->t.nv * sizeof(double);
     memcpy(p, a->limit_lambda, 2 * (size_t)a->t.nv * sizeof(double));
     p += 2 * (size_t)a->t.nv * sizeof(double);
+    memcpy(p, a->cmd, (size_t)a->t.nv * sizeof(phys_joint_command));
+    p += (size_t)a->t.nv * sizeof(phys_joint_command);
   }
   if (w->nwarm) memcpy(p, w->warm, (size_t)w->nwarm * sizeof(phys_warm));
   return PHYS_OK;
@@ -199,6 +202,8 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
     p += (size_t)a->t.nv * sizeof(double);
     memcpy(a->limit_lambda, p, 2 * (size_t)a->t.nv * sizeof(double));
     p += 2 * (size_t)a->t.nv * sizeof(double);
+    memcpy(a->cmd, p, (size_t)a->t.nv * sizeof(phys_joint_command));
+    p += (size_t)a->t.nv * sizeof(phys_joint_command);
     phys__artic_forward(w, i);
   }
   if (hd.nwarm) memcpy(w->warm, p, (size_t)hd.nwarm * sizeof(phys_warm));

@@ -124,6 +124,11 @@ static void integrate(phys_world *w, const phys_solver *s) {
   }
   for (int k = 0; k < s->ntrees; k++) {
     phys_artic *a = &w->artics[s->tree[k].artic];
+    const phys_tree_solve *t = &s->tree[k];
+    /* the force an implicit joint command applied: at the new velocity and position */
+    for (int d = 0; d < a->t.nv; d++)
+      if (t->cmd_kp[d] != 0.0 || t->cmd_kd[d] != 0.0)
+        a->cmd_force[d] = t->cmd_ref[d] - (h * t->cmd_kp[d] + t->cmd_kd[d]) * t->qd[d];
     memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
     phys__artic_integrate(a, h);
     phys__artic_forward(w, s->tree[k].artic);

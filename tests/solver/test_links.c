@@ -311,6 +311,92 @@ static void test_joint_limit(void) {
   phys_world_destroy(w);
 }
 
+/* a slide link of 2 kg along x without gravity */
+static phys_world *slider(phys_id *id) {
+  phys_world_options o = phys_world_options_default();
+  memset(o.gravity, 0, sizeof o.gravity);
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  phys_body_desc b = phys_body_desc_default();
+  phys_geom_desc g = phys_geom_desc_default();
+  g.size[0] = 0.05;
+  g.mass = 2.0;
+  phys_joint_desc j = phys_joint_desc_default();
+  j.type = PHYS_JOINT_TYPE_SLIDE;
+  j.axis[0] = 1.0;
+  j.axis[2] = 0.0;
+  CU_ASSERT_EQUAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, id), PHYS_OK);
+  return w;
+}
+
+/* joint commands: a position command settles within 1 % of its target, very stiff gains stay
+ * stable (implicit), a saturated command applies exactly tau_max, a velocity command reaches its
+ * speed, and bad commands are rejected */
+static void test_joint_commands(void) {
+  phys_id id;
+  phys_world *w = slider(&id);
+  phys_joint_command c = {PHYS_CMD_POSITION, 0.3, 0.0, 0.0, 1000.0, 60.0, 0.0};
+  CU_ASSERT_EQUAL_FATAL(phys_link_set_command(w, id, &c), PHYS_OK);
+  step_n(w, 1000);
+  double q[7], v[6];
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  printf("\n  position command: q = %.5f (target 0.3)\n", q[0]);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.3, 0.003);
+  phys_world_destroy(w);
+
+  /* stiff: kp 1e8 on 2 kg at 2 ms (explicit Euler would need h < 2 sqrt(m/kp) = 0.28 ms) */
+  w = slider(&id);
+  c.kp = 1e8;
+  c.kd = 1e5;
+  CU_ASSERT_EQUAL_FATAL(phys_link_set_command(w, id, &c), PHYS_OK);
+  double qmax = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, id, q, NULL, NULL, NULL);
+    qmax = fmax(qmax, q[0]);
+  }
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.3, 1e-6);
+  CU_ASSERT_TRUE(qmax < 0.3 + 1e-6);
+  phys_world_destroy(w);
+
+  /* saturated at 5 N: the force is 5 N, the acceleration 2.5 m/s^2 */
+  w = slider(&id);
+  c.kp = 1000.0;
+  c.kd = 0.0;
+  c.tau_max = 5.0;
+  CU_ASSERT_EQUAL_FATAL(phys_link_set_command(w, id, &c), PHYS_OK);
+  step_n(w, 100);
+  double f;
+  phys_link_get_command_force(w, id, &f);
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(f, 5.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 2.5 * 0.2, 1e-9);
+  phys_world_destroy(w);
+
+  /* velocity mode */
+  w = slider(&id);
+  phys_joint_command cv = {PHYS_CMD_VELOCITY, 0.0, 0.7, 0.0, 0.0, 200.0, 0.0};
+  CU_ASSERT_EQUAL_FATAL(phys_link_set_command(w, id, &cv), PHYS_OK);
+  step_n(w, 500);
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 0.7, 1e-6);
+
+  /* rejected: NaN, negative gain, unknown mode, a free body */
+  phys_joint_command bad = c;
+  bad.q = NAN;
+  CU_ASSERT_EQUAL(phys_link_set_command(w, id, &bad), PHYS_E_INVALID);
+  bad = c;
+  bad.kp = -1.0;
+  CU_ASSERT_EQUAL(phys_link_set_command(w, id, &bad), PHYS_E_INVALID);
+  bad = c;
+  bad.mode = (phys_command_mode)7;
+  CU_ASSERT_EQUAL(phys_link_set_command(w, id, &bad), PHYS_E_INVALID);
+  double p[3] = {3, 0, 0};
+  phys_id ball = add_sphere(w, p, 0.1, 1.0, 1.0);
+  CU_ASSERT_EQUAL(phys_link_set_command(w, ball, &c), PHYS_E_NOT_FOUND);
+  phys_world_destroy(w);
+}
+
 /* bad links are rejected and change nothing */
 static void test_link_errors(void) {
   phys_world *w = make_world(NULL);
@@ -362,6 +448,7 @@ int register_tests(void) {
       !CU_add_test(s, "hinged box lands through the tree", test_hinged_box_lands) ||
       !CU_add_test(s, "chain in a pile: 1 and 2 threads", test_chain_threads) ||
       !CU_add_test(s, "joint limit holds against a motor", test_joint_limit) ||
+      !CU_add_test(s, "joint commands", test_joint_commands) ||
       !CU_add_test(s, "link errors", test_link_errors))
     return -1;
   return 0;

@@ -103,6 +103,14 @@ phys_status phys_link_get_joint(const phys_world *w, phys_id body, double qpos[7
  * theirs). Non-finite values are rejected. */
 phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double qvel);
 
+/* Command a link's hinge or slide joint (see phys_joint_command); it holds until replaced, and
+ * mode PHYS_CMD_NONE clears it. Non-finite values, negative gains or tau_max, other joint types
+ * are rejected. Wakes nothing (trees do not sleep). */
+phys_status phys_link_set_command(phys_world *w, phys_id body, const phys_joint_command *cmd);
+
+/* Generalised force the command of a link's joint applied in the last step (N m or N). */
+phys_status phys_link_get_command_force(const phys_world *w, phys_id body, double *tau);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:

@@ -106,6 +106,26 @@ typedef struct phys_joint_desc {
   double range[2];   /* rad or m, range[0] < range[1] */
 } phys_joint_desc;
 
+/* A command on a hinge or slide joint, held (zero-order hold) until replaced:
+ *   tau_cmd = tau + kp (q - q_joint) + kd (qd - qd_joint)
+ * applied implicitly in the step (kp and kd act on the new position and velocity), so stiff
+ * gains stay stable at the model's time step. With tau_max > 0 the command is clamped to
+ * [-tau_max, tau_max] (then explicit). */
+typedef enum phys_command_mode {
+  PHYS_CMD_NONE = 0,     /* no command */
+  PHYS_CMD_TORQUE = 1,   /* tau only */
+  PHYS_CMD_POSITION = 2, /* kp to q, kd to zero velocity (qd ignored) */
+  PHYS_CMD_VELOCITY = 3, /* kd to qd */
+  PHYS_CMD_PD = 4        /* all terms */
+} phys_command_mode;
+
+typedef struct phys_joint_command {
+  phys_command_mode mode;
+  double q, qd, tau;     /* targets (rad or m, rad/s or m/s) and feed-forward (N m or N) */
+  double kp, kd;         /* gains, >= 0 */
+  double tau_max;        /* > 0: clamp; 0: unlimited */
+} phys_joint_command;
+
 /* How the SubADMM penalty beta is chosen each step. */
 typedef enum phys_penalty_rule {
   /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities mass /
