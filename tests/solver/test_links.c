@@ -397,6 +397,53 @@ static void test_joint_commands(void) {
   phys_world_destroy(w);
 }
 
+/* world point of `local` (body frame) on body id */
+static void body_point(const phys_world *w, phys_id id, const double local[3], double out[3]) {
+  double p[3], q[4], R[9];
+  phys_body_get_state(w, id, p, q, NULL, NULL);
+  q_to_m3(R, q);
+  m3_mulv(out, R, local);
+  v3_add(out, out, p);
+}
+
+/* configs/worlds/four_bar.xml: two trees closed by a connect keep the loop closed to 1e-4 m for
+ * 10 s while gravity swings the linkage */
+static void test_four_bar(void) {
+  const char *dir = getenv("PHYS_WORLDS");
+  if (!dir) {
+    printf("\n  PHYS_WORLDS not set: skipped\n");
+    return;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/four_bar.xml", dir);
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_OK);
+  phys_world_options o = phys_world_get_options(w);
+  o.baumgarte = 0.5; /* connects remove half their drift per step (default 0.3: 9e-5 m) */
+  CU_ASSERT_EQUAL(phys_world_set_options(w, &o), PHYS_OK);
+  phys_id coupler = phys_world_find_body(w, "coupler"), rocker = phys_world_find_body(w, "rocker");
+  phys_id crank = phys_world_find_body(w, "crank");
+  double tip_c[3] = {0.7, 0, 0.12}, tip_r[3] = {0, 0, 0.35}, a[3], b[3], err_max = 0.0;
+  double q0[7], q[7], travel = 0.0;
+  phys_link_get_joint(w, crank, q0, NULL, NULL, NULL);
+  for (int i = 0; i < 10000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    body_point(w, coupler, tip_c, a);
+    body_point(w, rocker, tip_r, b);
+    double d[3];
+    v3_sub(d, a, b);
+    err_max = fmax(err_max, v3_norm(d));
+    phys_link_get_joint(w, crank, q, NULL, NULL, NULL);
+    travel = fmax(travel, fabs(q[0] - q0[0]));
+  }
+  printf("\n  four-bar: loop closure error %.2e m over 10 s, crank travel %.2f rad\n", err_max,
+         travel);
+  CU_ASSERT_TRUE(err_max < 1e-4);
+  CU_ASSERT_TRUE(travel > 0.1);
+  phys_world_destroy(w);
+}
+
 /* bad links are rejected and change nothing */
 static void test_link_errors(void) {
   phys_world *w = make_world(NULL);
@@ -449,6 +496,7 @@ int register_tests(void) {
       !CU_add_test(s, "chain in a pile: 1 and 2 threads", test_chain_threads) ||
       !CU_add_test(s, "joint limit holds against a motor", test_joint_limit) ||
       !CU_add_test(s, "joint commands", test_joint_commands) ||
+      !CU_add_test(s, "four-bar linkage keeps its loop closed", test_four_bar) ||
       !CU_add_test(s, "link errors", test_link_errors))
     return -1;
   return 0;
