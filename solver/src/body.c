@@ -335,6 +335,14 @@ phys_status phys_body_set_name(phys_world *w, phys_id id, const char *name) {
   return PHYS_OK;
 }
 
+const char *phys_body_get_name(const phys_world *w, phys_id id) {
+  return phys__body_ok(w, id) ? w->bodies[id].name : NULL;
+}
+
+int phys_body_is_static(const phys_world *w, phys_id id) {
+  return phys__body_ok(w, id) ? w->bodies[id].is_static : -1;
+}
+
 phys_id phys_world_find_body(const phys_world *w, const char *name) {
   if (!name) return PHYS_ID_NONE;
   for (int i = 0; i < w->nbodies; i++)

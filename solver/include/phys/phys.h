@@ -125,6 +125,13 @@ phys_status phys_world_remove_body(phys_world *w, phys_id body);
 /* Attach a name to a body (copied, at most 63 bytes); used by loaders and lookups. */
 phys_status phys_body_set_name(phys_world *w, phys_id body, const char *name);
 
+/* Name of a body ("" when it has none), or NULL for an unknown id. The pointer is owned by the
+ * world and valid until the body is renamed or the world destroyed. */
+const char *phys_body_get_name(const phys_world *w, phys_id body);
+
+/* 1 for a static body, 0 for a moving one (free body or link), -1 for an unknown id. */
+int phys_body_is_static(const phys_world *w, phys_id body);
+
 /* Id of the body called `name`, or PHYS_ID_NONE. */
 phys_id phys_world_find_body(const phys_world *w, const char *name);
 
