@@ -1,0 +1,218 @@
+/* config.c - defaults, config file and flags (see config.h). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "physd.pb-c.h"
+
+/* The keys: name in the file, flag alias (NULL = the dashed name only), help text. */
+typedef struct key_info {
+  const char *key, *alias, *arg, *help;
+} key_info;
+
+static const key_info keys[] = {
+    {"socket", NULL, "PATH", "Unix socket path (default $XDG_RUNTIME_DIR/physd.sock, else /tmp/physd-<uid>.sock)"},
+    {"tcp_port", "tcp", "PORT", "also listen on TCP PORT (0 = off, default)"},
+    {"bind", NULL, "ADDR", "TCP bind address (default 127.0.0.1; others need --token-file)"},
+    {"token_file", NULL, "FILE", "file holding the token clients must send in Hello (TCP)"},
+    {"max_frame_bytes", NULL, "N", "largest frame accepted or sent (default 16777216)"},
+    {"max_clients", NULL, "N", "connections at once (default 64)"},
+    {"command_queue", NULL, "N", "commands queued for the simulation thread (default 256)"},
+    {"send_queue_frames", NULL, "N", "replies queued per client before disconnecting it (default 1024)"},
+    {"max_subscriptions", NULL, "N", "stream subscriptions per client (default 16)"},
+    {"min_stream_period_ns", NULL, "NS", "smallest non-zero stream period (default 1000000)"},
+    {"max_steps_per_call", NULL, "N", "largest n of Step / StepAndObserve (default 100000)"},
+    {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: configs/worlds and .)"},
+    {"world", NULL, "FILE.xml", "MJCF world loaded at start (default: an empty world)"},
+    {"threads", NULL, "N", "engine threads per step (default 1)"},
+    {"mode", NULL, "MODE", "lockstep|barrier|realtime|max (default lockstep)"},
+    {"real_time_factor", "rtf", "X", "real-time factor in realtime mode (default 1)"},
+    {"barrier_deadline_ms", NULL, "MS", "barrier deadline per round, 0 = none (default 1000)"},
+    {"barrier_policy", NULL, "P", "wait|evict|freewheel when the deadline passes (default wait)"},
+    {"watchdog_periods", NULL, "N", "steps before a joint command is stale in realtime, 0 = off (default 20)"},
+    {"watchdog_action", NULL, "A", "hold|zero for a stale command (default hold)"},
+    {"log_level", NULL, "L", "debug|info|warn|error (default info)"},
+};
+
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+static void add_root(physd_config *c, const char *dir) {
+  if (c->n_allowed_roots < PHYSD_MAX_ROOTS) c->allowed_roots[c->n_allowed_roots++] = strdup(dir);
+}
+
+void config_defaults(physd_config *c, const char *worlds_dir) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->bind_addr, sizeof c->bind_addr, "127.0.0.1");
+  c->max_frame_bytes = 16u << 20;
+  c->max_clients = 64;
+  c->command_queue = 256;
+  c->send_queue_frames = 1024;
+  c->max_subscriptions = 16;
+  c->min_stream_period_ns = 1000000;
+  c->max_steps_per_call = 100000;
+  if (worlds_dir && *worlds_dir) add_root(c, worlds_dir);
+  add_root(c, ".");
+  c->threads = 1;
+  c->mode = PHYSD__V1__MODE__MODE_LOCKSTEP;
+  c->real_time_factor = 1.0;
+  c->barrier_deadline_ns = 1000000000ull;
+  c->barrier_policy = PHYSD__V1__DEADLINE_POLICY__DEADLINE_WAIT;
+  c->watchdog_periods = 20;
+  c->watchdog_action = 0;
+  c->log_level = LOG_INFO;
+}
+
+void config_free(physd_config *c) {
+  for (int i = 0; i < c->n_allowed_roots; i++) free(c->allowed_roots[i]);
+  c->n_allowed_roots = 0;
+}
+
+/* unsigned integer in [lo, hi] */
+static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
+  if (!*v || *v == '-') return -1;
+  errno = 0;
+  char *end;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (errno || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static int copy_str(char *dst, size_t cap, const char *v) {
+  if (strlen(v) >= cap) return -1;
+  memcpy(dst, v, strlen(v) + 1);
+  return 0;
+}
+
+int config_set(physd_config *c, const char *key, const char *v, char *err, size_t errlen) {
+  uint64_t u;
+  int bad = 0;
+#define U(field, lo, hi) \
+  do { if (parse_u64(v, lo, hi, &u)) bad = 1; else c->field = (__typeof__(c->field))u; } while (0)
+  if (strcmp(key, "socket") == 0) bad = copy_str(c->socket_path, sizeof c->socket_path, v);
+  else if (strcmp(key, "tcp_port") == 0) U(tcp_port, 0, 65535);
+  else if (strcmp(key, "bind") == 0) bad = copy_str(c->bind_addr, sizeof c->bind_addr, v);
+  else if (strcmp(key, "token_file") == 0) bad = copy_str(c->token_file, sizeof c->token_file, v);
+  else if (strcmp(key, "max_frame_bytes") == 0) U(max_frame_bytes, 1024, 1u << 30);
+  else if (strcmp(key, "max_clients") == 0) U(max_clients, 1, 4096);
+  else if (strcmp(key, "command_queue") == 0) U(command_queue, 1, 1u << 20);
+  else if (strcmp(key, "send_queue_frames") == 0) U(send_queue_frames, 4, 1u << 20);
+  else if (strcmp(key, "max_subscriptions") == 0) U(max_subscriptions, 0, 1024);
+  else if (strcmp(key, "min_stream_period_ns") == 0) U(min_stream_period_ns, 0, 3600ull * 1000000000ull);
+  else if (strcmp(key, "max_steps_per_call") == 0) U(max_steps_per_call, 1, 100000000);
+  else if (strcmp(key, "allowed_root") == 0) {
+    if (!c->roots_from_user) {
+      config_free(c);
+      c->roots_from_user = 1;
+    }
+    if (!*v || c->n_allowed_roots >= PHYSD_MAX_ROOTS) bad = 1;
+    else add_root(c, v);
+  } else if (strcmp(key, "world") == 0) bad = copy_str(c->world, sizeof c->world, v);
+  else if (strcmp(key, "threads") == 0) U(threads, 1, 256);
+  else if (strcmp(key, "mode") == 0) {
+    if (strcmp(v, "lockstep") == 0) c->mode = PHYSD__V1__MODE__MODE_LOCKSTEP;
+    else if (strcmp(v, "barrier") == 0) c->mode = PHYSD__V1__MODE__MODE_BARRIER;
+    else if (strcmp(v, "realtime") == 0) c->mode = PHYSD__V1__MODE__MODE_REALTIME;
+    else if (strcmp(v, "max") == 0) c->mode = PHYSD__V1__MODE__MODE_MAX_SPEED;
+    else bad = 1;
+  } else if (strcmp(key, "real_time_factor") == 0) {
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !isfinite(x) || !(x > 0.0) || x > 1e6) bad = 1;
+    else c->real_time_factor = x;
+  } else if (strcmp(key, "barrier_deadline_ms") == 0) {
+    if (parse_u64(v, 0, 3600000, &u)) bad = 1;
+    else c->barrier_deadline_ns = u * 1000000ull;
+  } else if (strcmp(key, "barrier_policy") == 0) {
+    if (strcmp(v, "wait") == 0) c->barrier_policy = PHYSD__V1__DEADLINE_POLICY__DEADLINE_WAIT;
+    else if (strcmp(v, "evict") == 0) c->barrier_policy = PHYSD__V1__DEADLINE_POLICY__DEADLINE_EVICT;
+    else if (strcmp(v, "freewheel") == 0) c->barrier_policy = PHYSD__V1__DEADLINE_POLICY__DEADLINE_FREEWHEEL;
+    else bad = 1;
+  } else if (strcmp(key, "watchdog_periods") == 0) U(watchdog_periods, 0, 1000000);
+  else if (strcmp(key, "watchdog_action") == 0) {
+    if (strcmp(v, "hold") == 0) c->watchdog_action = 0;
+    else if (strcmp(v, "zero") == 0) c->watchdog_action = 1;
+    else bad = 1;
+  } else if (strcmp(key, "log_level") == 0) {
+    log_level l;
+    if (log_parse_level(v, &l)) bad = 1;
+    else c->log_level = (int)l;
+  } else {
+    snprintf(err, errlen, "unknown key '%s'", key);
+    return -1;
+  }
+#undef U
+  if (bad) {
+    snprintf(err, errlen, "bad value '%s' for %s", v, key);
+    return -1;
+  }
+  return 0;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+  return s;
+}
+
+int config_load_file(physd_config *c, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  char line[PATH_MAX + 128];
+  int lineno = 0, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *s = trim(line);
+    if (!*s) continue;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+      snprintf(err, errlen, "%s:%d: expected key = value", path, lineno);
+      rc = -1;
+      break;
+    }
+    *eq = 0;
+    char msg[256];
+    if (config_set(c, trim(s), trim(eq + 1), msg, sizeof msg)) {
+      snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+      rc = -1;
+      break;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+const char *config_flag_key(const char *flag) {
+  for (size_t i = 0; i < NKEYS; i++) {
+    if (keys[i].alias && strcmp(flag, keys[i].alias) == 0) return keys[i].key;
+    /* the key with dashes for underscores */
+    const char *k = keys[i].key, *f = flag;
+    while (*k && *f && (*k == *f || (*k == '_' && *f == '-'))) k++, f++;
+    if (!*k && !*f) return keys[i].key;
+  }
+  return NULL;
+}
+
+void config_print_help(void *fp) {
+  FILE *f = fp;
+  for (size_t i = 0; i < NKEYS; i++) {
+    char flag[64];
+    const char *name = keys[i].alias ? keys[i].alias : keys[i].key;
+    snprintf(flag, sizeof flag, "--%s %s", name, keys[i].arg);
+    for (char *p = flag; *p; p++)
+      if (*p == '_') *p = '-';
+    fprintf(f, "  %-30s %s\n", flag, keys[i].help);
+  }
+}

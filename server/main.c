@@ -1,0 +1,165 @@
+/* main.c - physd: flags, configuration, startup and shutdown.
+ *
+ * Threads: the main thread runs the libuv loop (net.c: sockets and protobuf only); the
+ * simulation thread (sim.c) owns the world. SIGTERM / SIGINT stop accepting, let the current
+ * step finish, flush the replies, remove the socket file and exit 0.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "net.h"
+#include "phys/phys.h"
+#include "sim.h"
+#include "world.h"
+
+#ifndef PHYSD_WORLDS_DIR
+#define PHYSD_WORLDS_DIR ""
+#endif
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: physd [--config FILE] [--socket PATH] [--tcp PORT] [--bind ADDR]\n"
+          "             [--token-file FILE] [--world FILE.xml] [--threads N]\n"
+          "             [--mode lockstep|barrier|realtime|max] [--rtf X] [--allowed-root DIR]...\n"
+          "             [--log-level debug|info|warn|error] [--help]\n\n"
+          "physd %s (libphys %s): a physics simulation daemon speaking protocol 1.0 (see\n"
+          "docs/protocol.md) on a Unix socket and, optionally, TCP.\n\n"
+          "  --config FILE                  read key = value settings (configs/physd.conf)\n",
+          PHYSD_VERSION, phys_version());
+  config_print_help(f);
+  fprintf(f, "\nEvery key of the config file is also a flag (--key-with-dashes VALUE); flags win.\n");
+}
+
+/* the token: the file's first line, surrounding whitespace removed */
+static int read_token(const char *path, char *out, size_t cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char *ok = fgets(out, (int)cap, f);
+  fclose(f);
+  if (!ok) return -1;
+  size_t n = strlen(out);
+  while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ' || out[n - 1] == '\t'))
+    out[--n] = 0;
+  return n >= 16 ? 0 : -2;
+}
+
+/* the loop and its state live for the whole process (reachable at exit for leak checkers) */
+static uv_loop_t g_loop;
+static net g_net;
+static physd_config g_cfg;
+
+int main(int argc, char **argv) {
+  /* first pass: --help and --config; second pass: every other flag over the file */
+  const char *config_file = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) config_file = argv[++i];
+    else if (strncmp(argv[i], "--config=", 9) == 0) config_file = argv[i] + 9;
+  }
+  char err[512];
+  config_defaults(&g_cfg, PHYSD_WORLDS_DIR);
+  if (config_file && config_load_file(&g_cfg, config_file, err, sizeof err)) {
+    fprintf(stderr, "physd: %s\n", err);
+    config_free(&g_cfg);
+    return 2;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val = NULL;
+    if (strcmp(a, "--config") == 0) { i++; continue; }
+    if (strncmp(a, "--config=", 9) == 0) continue;
+    if (strncmp(a, "--", 2) != 0) {
+      fprintf(stderr, "physd: unexpected argument '%s' (see --help)\n", a);
+      config_free(&g_cfg);
+      return 2;
+    }
+    char flag[128];
+    snprintf(flag, sizeof flag, "%s", a + 2);
+    char *eq = strchr(flag, '=');
+    if (eq) {
+      *eq = 0;
+      val = a + 2 + (eq - flag) + 1;
+    } else if (i + 1 < argc) {
+      val = argv[++i];
+    }
+    const char *key = config_flag_key(flag);
+    if (!key || !val) {
+      fprintf(stderr, "physd: %s '%s' (see --help)\n", key ? "missing value for" : "unknown flag", a);
+      config_free(&g_cfg);
+      return 2;
+    }
+    if (config_set(&g_cfg, key, val, err, sizeof err)) {
+      fprintf(stderr, "physd: %s\n", err);
+      config_free(&g_cfg);
+      return 2;
+    }
+  }
+  log_set_level((log_level)g_cfg.log_level);
+  signal(SIGPIPE, SIG_IGN);
+
+  /* the token, when configured */
+  char token[256] = "";
+  if (g_cfg.token_file[0]) {
+    int rc = read_token(g_cfg.token_file, token, sizeof token);
+    if (rc) {
+      log_error(rc == -2 ? "token too short (16 characters at least)" : "cannot read the token file",
+                "token_file=%s", g_cfg.token_file);
+      config_free(&g_cfg);
+      return 2;
+    }
+  }
+
+  /* the world */
+  world_ctx wc;
+  perr e;
+  if (world_init_empty(&wc, g_cfg.threads, &e) ||
+      (g_cfg.world[0] && world_load_trusted(&wc, g_cfg.world, &e))) {
+    log_error("cannot load the world", "world=%s error=\"%s\"", g_cfg.world, e.msg);
+    world_free(&wc);
+    config_free(&g_cfg);
+    return 1;
+  }
+  log_info("world loaded", "name=\"%s\" bodies=%d threads=%d", wc.name,
+           phys_world_body_count(wc.w), g_cfg.threads);
+
+  /* loop, simulation, listeners */
+  uv_loop_init(&g_loop);
+  if (net_init(&g_net, &g_cfg, &g_loop, token[0] ? token : NULL)) {
+    log_error("cannot initialise the event loop", NULL);
+    world_free(&wc);
+    config_free(&g_cfg);
+    return 1;
+  }
+  memset(token, 0, sizeof token);
+  sim *s = sim_create(&g_cfg, &wc, &g_net.wake, &g_net.counters);
+  if (!s || sim_start(s)) {
+    log_error("cannot start the simulation thread", NULL);
+    world_free(&wc);
+    config_free(&g_cfg);
+    return 1;
+  }
+  net_attach_sim(&g_net, s);
+  if (net_listen(&g_net)) {
+    sim_destroy(s);
+    if (g_net.has_unix) unlink(g_net.socket_path);
+    config_free(&g_cfg);
+    return 1;
+  }
+
+  uv_run(&g_loop, UV_RUN_DEFAULT);
+
+  /* the loop ended after an orderly shutdown */
+  sim_destroy(s);
+  int rc = uv_loop_close(&g_loop);
+  if (rc) log_warn("event loop closed with open handles", "error=\"%s\"", uv_strerror(rc));
+  config_free(&g_cfg);
+  return 0;
+}

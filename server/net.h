@@ -1,0 +1,78 @@
+/* net.h - the libuv loop thread: listeners, connections, send queues, stream fan-out and the
+ * orderly shutdown.
+ *
+ * Everything here runs on the loop thread (the thread that calls uv_run on `loop`), except
+ * that the simulation thread may call uv_async_send(&net->wake). No call here blocks: sockets
+ * are non-blocking, writes are queued, and the only locks taken (sim outbox, command queue,
+ * clock) are held for a few instructions by the other side.
+ */
+#ifndef PHYSD_NET_H
+#define PHYSD_NET_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "sim.h"
+#include "statebuf.h"
+
+typedef struct session session;
+
+typedef struct net {
+  const physd_config *cfg;
+  uv_loop_t *loop;
+  uv_async_t wake;            /* the simulation thread's doorbell */
+  uv_pipe_t unix_listener;
+  uv_tcp_t tcp_listener;
+  uv_signal_t sig_term, sig_int;
+  uv_timer_t shutdown_timer;
+  int has_unix, has_tcp;
+  char socket_path[4096];     /* resolved path of the Unix socket */
+  char token[256];            /* "" = none */
+  size_t token_len;
+  sim *sim;
+  net_counters counters;
+  session *sessions;          /* doubly linked list of live sessions */
+  uint32_t nsessions;
+  uint64_t next_session_id;
+  const state_snap *latest;   /* newest published state (reader side of the triple buffer) */
+  int shutting_down, final_flush, closed;
+  int handles_open;           /* handles not yet closed (for the end of the loop) */
+} net;
+
+/* Initialise `n` on `loop` (the async handle included, so the sim can be created with
+ * &n->wake). `token` (nullable) is required from TCP clients. Returns 0 or -1. */
+int net_init(net *n, const physd_config *cfg, uv_loop_t *loop, const char *token);
+
+/* Attach the simulation (before net_listen). */
+void net_attach_sim(net *n, sim *s);
+
+/* Open the Unix socket (mode 0600, a stale socket file is replaced; a live one is an error)
+ * and the optional TCP listener, install SIGTERM/SIGINT handlers and log `listening`.
+ * Returns 0, or -1 after logging why. */
+int net_listen(net *n);
+
+/* Begin the orderly shutdown (as on SIGTERM): stop accepting, let the simulation finish its
+ * step, flush replies, close every connection, remove the socket file. uv_run then returns. */
+void net_shutdown(net *n);
+
+/* --- used by session.c ------------------------------------------------------------------- */
+
+/* Queue bytes (owned) at the end of a session's reply queue and start writing. A full queue
+ * disconnects the client (logged); returns -1 then (the buffer was freed). */
+int net_queue_reply(session *s, uint8_t *buf, size_t len);
+
+/* Start or continue writing a session's queued replies and stream frames. */
+void net_flush(session *s);
+
+/* Close a session now; `reason` (nullable) is logged. Safe to call twice. */
+void net_close(session *s, const char *reason);
+
+/* Send an error frame out of order and close the connection once it is written. */
+void net_fail(session *s, uint64_t req_id, int code, const char *reason);
+
+/* Pause / resume reading from a session (back-pressure on pipelined requests). */
+void net_read_pause(session *s);
+void net_read_resume(session *s);
+
+#endif

@@ -1,0 +1,397 @@
+/* session.c - one client connection (see session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "phys/phys.h"
+#include "stats.h"
+
+#define SERVER_VERSION "physd " PHYSD_VERSION
+
+session *session_new(net *n, int is_tcp) {
+  session *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->net = n;
+  s->is_tcp = is_tcp;
+  s->id = ++n->next_session_id;
+  s->next_sub_id = 1;
+  frame_parser_init(&s->parser, n->cfg->max_frame_bytes);
+  s->slots_cap = 64;
+  s->slots = calloc(s->slots_cap, sizeof *s->slots);
+  s->sq_cap = n->cfg->send_queue_frames;
+  s->sendq = calloc(s->sq_cap, sizeof *s->sendq);
+  s->subs = calloc(n->cfg->max_subscriptions ? n->cfg->max_subscriptions : 1, sizeof *s->subs);
+  if (!s->slots || !s->sendq || !s->subs) {
+    session_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void session_drop_subs(session *s) {
+  for (uint32_t i = 0; i < s->nsubs; i++) {
+    if (s->subs[i].contacts) atomic_fetch_sub(&s->net->counters.contacts_wanted, 1);
+    free(s->subs[i].bodies);
+    free(s->subs[i].pending);
+  }
+  atomic_fetch_sub(&s->net->counters.subscriptions, s->nsubs);
+  s->nsubs = 0;
+}
+
+void session_free(session *s) {
+  if (!s) return;
+  if (s->subs) session_drop_subs(s);
+  free(s->subs);
+  if (s->slots)
+    for (uint32_t i = s->slot_head; i != s->slot_tail; i++) free(s->slots[i % s->slots_cap].buf);
+  free(s->slots);
+  if (s->sendq)
+    for (uint32_t i = 0; i < s->sq_count; i++) free(s->sendq[(s->sq_head + i) % s->sq_cap].buf);
+  free(s->sendq);
+  frame_parser_free(&s->parser);
+  free(s);
+}
+
+/* ---- reply slots -------------------------------------------------------------------------- */
+
+/* Reserve the next slot (grows the ring up to SESSION_SLOTS_MAX). Returns -1 when full. */
+static int slot_alloc(session *s, uint32_t *slot) {
+  uint32_t used = s->slot_tail - s->slot_head;
+  if (used == s->slots_cap) {
+    if (s->slots_cap >= SESSION_SLOTS_MAX) return -1;
+    uint32_t cap = s->slots_cap * 2;
+    reply_slot *n = calloc(cap, sizeof *n);
+    if (!n) return -1;
+    for (uint32_t i = s->slot_head; i != s->slot_tail; i++) n[i % cap] = s->slots[i % s->slots_cap];
+    free(s->slots);
+    s->slots = n;
+    s->slots_cap = cap;
+  }
+  *slot = s->slot_tail++;
+  if (s->slot_tail - s->slot_head > SESSION_SLOTS_SOFT) net_read_pause(s);
+  return 0;
+}
+
+/* Fill a slot and move every completed slot at the head to the send queue. */
+static void slot_fill(session *s, uint32_t slot, uint8_t *buf, size_t len) {
+  if (s->closing || s->failed || slot - s->slot_head >= s->slot_tail - s->slot_head) {
+    free(buf);
+    return;
+  }
+  reply_slot *r = &s->slots[slot % s->slots_cap];
+  r->buf = buf;
+  r->len = len;
+  r->filled = 1;
+  while (s->slot_head != s->slot_tail) {
+    reply_slot *h = &s->slots[s->slot_head % s->slots_cap];
+    if (!h->filled) break;
+    uint8_t *b = h->buf;
+    size_t l = h->len;
+    memset(h, 0, sizeof *h);
+    s->slot_head++;
+    if (net_queue_reply(s, b, l)) return; /* disconnected */
+  }
+  if (s->slot_tail - s->slot_head < SESSION_SLOTS_SOFT / 2) net_read_resume(s);
+  net_flush(s);
+}
+
+static void slot_error(session *s, uint32_t slot, uint64_t req_id, int code, const char *msg) {
+  size_t len;
+  uint8_t *buf = frame_pack_error(req_id, code, msg, &len);
+  if (!buf) {
+    net_close(s, "out of memory");
+    return;
+  }
+  slot_fill(s, slot, buf, len);
+}
+
+static void slot_env(session *s, uint32_t slot, Physd__V1__Envelope *env) {
+  size_t len;
+  uint8_t *buf = frame_pack(env, &len);
+  if (!buf) {
+    net_close(s, "out of memory");
+    return;
+  }
+  slot_fill(s, slot, buf, len);
+}
+
+void session_on_reply(session *s, uint32_t slot, uint8_t *buf, size_t len, int has_seq,
+                      uint64_t seq) {
+  if (has_seq) s->last_cmd_seq = seq;
+  slot_fill(s, slot, buf, len);
+}
+
+/* ---- requests handled on the loop thread -------------------------------------------------- */
+
+/* constant-time comparison of the token (time depends on the lengths only) */
+static int token_ok(const net *n, const char *given) {
+  size_t glen = strlen(given), n_len = n->token_len;
+  unsigned char diff = (unsigned char)(glen != n_len);
+  for (size_t i = 0; i < n_len; i++) diff |= (unsigned char)(n->token[i] ^ (i < glen ? given[i] : 0));
+  return diff == 0;
+}
+
+static void handle_hello(session *s, Physd__V1__Envelope *env) {
+  net *n = s->net;
+  const Physd__V1__Hello *h = env->hello;
+  /* the token is checked before anything else of the Hello */
+  if (s->is_tcp && n->token_len && !token_ok(n, h->auth_token ? h->auth_token : "")) {
+    net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__UNAUTHENTICATED, "missing or wrong auth_token");
+    return;
+  }
+  if (h->major != PHYSD_PROTO_MAJOR) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "protocol major %u not supported; this server speaks %d.%d",
+             h->major, PHYSD_PROTO_MAJOR, PHYSD_PROTO_MINOR);
+    net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__VERSION_MISMATCH, msg);
+    return;
+  }
+  s->handshaken = 1;
+  log_info("client connected", "session=%llu peer=%s client=\"%s\" minor=%u",
+           (unsigned long long)s->id, s->peer, h->client_name ? h->client_name : "", h->minor);
+
+  static char *features[] = {"lockstep", "barrier", "realtime", "max_speed", "snapshot",
+                             "contacts", "streams", "add_body"};
+  char version[96];
+  snprintf(version, sizeof version, "%s (libphys %s)", SERVER_VERSION, phys_version());
+  Physd__V1__Limits lim = PHYSD__V1__LIMITS__INIT;
+  lim.max_frame_bytes = n->cfg->max_frame_bytes;
+  lim.max_clients = n->cfg->max_clients;
+  lim.max_subscriptions = n->cfg->max_subscriptions;
+  lim.min_stream_period_ns = n->cfg->min_stream_period_ns;
+  lim.max_steps_per_call = n->cfg->max_steps_per_call;
+  lim.command_queue = n->cfg->command_queue;
+  lim.send_queue_frames = n->cfg->send_queue_frames;
+  sim_clock c;
+  sim_clock_get(n->sim, &c);
+  Physd__V1__Clock clock = PHYSD__V1__CLOCK__INIT;
+  clock.step = c.step;
+  clock.sim_time_ns = c.sim_time_ns;
+  clock.timestep_ns = c.timestep_ns;
+  clock.mode = (Physd__V1__Mode)c.mode;
+  clock.paused = c.paused;
+  clock.real_time_factor = c.rtf;
+  Physd__V1__Welcome w = PHYSD__V1__WELCOME__INIT;
+  w.major = PHYSD_PROTO_MAJOR;
+  w.minor = PHYSD_PROTO_MINOR;
+  w.server_version = version;
+  w.session_id = s->id;
+  w.n_features = sizeof features / sizeof features[0];
+  w.features = features;
+  w.limits = &lim;
+  w.clock = &clock;
+  Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
+  out.req_id = env->req_id;
+  out.msg_case = PHYSD__V1__ENVELOPE__MSG_WELCOME;
+  out.welcome = &w;
+  uint32_t slot;
+  if (slot_alloc(s, &slot) == 0) slot_env(s, slot, &out);
+}
+
+static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+  net *n = s->net;
+  const Physd__V1__Subscribe *m = env->subscribe;
+  if (s->nsubs >= n->cfg->max_subscriptions) {
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
+               "too many subscriptions on this connection (limits.max_subscriptions)");
+    return;
+  }
+  if (m->period_ns != 0 && m->period_ns < n->cfg->min_stream_period_ns) {
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+               "period_ns below limits.min_stream_period_ns (0 = every step)");
+    return;
+  }
+  const Physd__V1__Selector *sel = m->selector;
+  const state_snap *snap = n->latest;
+  if (sel)
+    for (size_t i = 0; i < sel->n_bodies; i++)
+      if (!snap || snap_find_body(snap, sel->bodies[i]) < 0) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "body %d: no such body", sel->bodies[i]);
+        slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__NOT_FOUND, msg);
+        return;
+      }
+  subscription *sub = &s->subs[s->nsubs];
+  memset(sub, 0, sizeof *sub);
+  sub->all_bodies = !sel || sel->all_bodies;
+  sub->contacts = sel && sel->contacts;
+  sub->stats = sel && sel->stats;
+  if (sel && sel->n_bodies) {
+    sub->bodies = malloc(sel->n_bodies * sizeof *sub->bodies);
+    if (!sub->bodies) {
+      slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+      return;
+    }
+    memcpy(sub->bodies, sel->bodies, sel->n_bodies * sizeof *sub->bodies);
+    sub->nbodies = sel->n_bodies;
+  }
+  sub->period_ns = m->period_ns;
+  sub->id = s->next_sub_id++;
+  if (snap) {
+    sub->last_step = snap->step;
+    sub->last_gen = snap->world_gen;
+    sub->last_bucket = sub->period_ns ? snap->sim_time_ns / sub->period_ns : 0;
+  }
+  s->nsubs++;
+  atomic_fetch_add(&n->counters.subscriptions, 1);
+  if (sub->contacts) atomic_fetch_add(&n->counters.contacts_wanted, 1);
+  Physd__V1__Subscribed r = PHYSD__V1__SUBSCRIBED__INIT;
+  r.subscription_id = sub->id;
+  Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
+  out.req_id = env->req_id;
+  out.msg_case = PHYSD__V1__ENVELOPE__MSG_SUBSCRIBED;
+  out.subscribed = &r;
+  slot_env(s, slot, &out);
+}
+
+static void handle_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+  for (uint32_t i = 0; i < s->nsubs; i++) {
+    subscription *sub = &s->subs[i];
+    if (sub->id != env->unsubscribe->subscription_id) continue;
+    if (sub->contacts) atomic_fetch_sub(&s->net->counters.contacts_wanted, 1);
+    free(sub->bodies);
+    free(sub->pending);
+    s->subs[i] = s->subs[--s->nsubs];
+    atomic_fetch_sub(&s->net->counters.subscriptions, 1);
+    Physd__V1__Ack ack = PHYSD__V1__ACK__INIT;
+    Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
+    out.req_id = env->req_id;
+    out.msg_case = PHYSD__V1__ENVELOPE__MSG_ACK;
+    out.ack = &ack;
+    slot_env(s, slot, &out);
+    return;
+  }
+  slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__NOT_FOUND, "no such subscription");
+}
+
+/* is this message a request for the simulation thread? */
+static int is_sim_request(Physd__V1__Envelope__MsgCase c) {
+  return c >= PHYSD__V1__ENVELOPE__MSG_LOAD_WORLD && c <= PHYSD__V1__ENVELOPE__MSG_LEAVE_BARRIER &&
+         c != PHYSD__V1__ENVELOPE__MSG_SUBSCRIBE && c != PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE;
+}
+
+/* One complete frame. Returns non-zero to stop reading this chunk. */
+static int on_frame(void *ctx, const uint8_t *data, size_t len) {
+  session *s = ctx;
+  if (s->closing || s->failed) return 1;
+  Physd__V1__Envelope *env = physd__v1__envelope__unpack(NULL, len, data);
+  if (!env) {
+    net_fail(s, 0, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "undecodable frame (not an Envelope)");
+    return 1;
+  }
+  if (!s->handshaken) {
+    if (env->msg_case != PHYSD__V1__ENVELOPE__MSG_HELLO)
+      net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
+               "the first frame must be Hello");
+    else handle_hello(s, env);
+    physd__v1__envelope__free_unpacked(env, NULL);
+    return s->failed || s->closing;
+  }
+  uint32_t slot;
+  if (slot_alloc(s, &slot)) {
+    physd__v1__envelope__free_unpacked(env, NULL);
+    net_close(s, "too many requests in flight");
+    return 1;
+  }
+  Physd__V1__Envelope__MsgCase c = env->msg_case;
+  if (env->req_id == 0) {
+    slot_error(s, slot, 0, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "req_id must be non-zero");
+  } else if (c == PHYSD__V1__ENVELOPE__MSG_HELLO) {
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "Hello was already sent");
+  } else if (c == PHYSD__V1__ENVELOPE__MSG_PING) {
+    Physd__V1__Pong pong = PHYSD__V1__PONG__INIT;
+    pong.client_time_ns = env->ping->client_time_ns;
+    pong.server_time_ns = mono_now_ns();
+    Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
+    out.req_id = env->req_id;
+    out.msg_case = PHYSD__V1__ENVELOPE__MSG_PONG;
+    out.pong = &pong;
+    slot_env(s, slot, &out);
+  } else if (c == PHYSD__V1__ENVELOPE__MSG_SUBSCRIBE) {
+    handle_subscribe(s, slot, env);
+  } else if (c == PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE) {
+    handle_unsubscribe(s, slot, env);
+  } else if (is_sim_request(c)) {
+    if (sim_submit(s->net->sim, s->id, slot, env) == 0) return 0; /* the sim owns env now */
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
+               "command queue full (limits.command_queue); retry later");
+  } else {
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+               c == PHYSD__V1__ENVELOPE__MSG__NOT_SET ? "empty envelope (no message)"
+                                                      : "not a request (a server message)");
+  }
+  physd__v1__envelope__free_unpacked(env, NULL);
+  return s->closing || s->failed;
+}
+
+void session_on_read(session *s, const uint8_t *data, size_t len) {
+  frame_status st = frame_parser_feed(&s->parser, data, len, on_frame, s, NULL);
+  char msg[160];
+  switch (st) {
+  case FRAME_OK:
+  case FRAME_STOPPED: break;
+  case FRAME_BAD_MAGIC: net_close(s, "not a physd client (bad preamble)"); break;
+  case FRAME_BAD_MAJOR:
+    snprintf(msg, sizeof msg, "protocol major %u not supported; this server speaks %d.%d",
+             s->parser.peer_major, PHYSD_PROTO_MAJOR, PHYSD_PROTO_MINOR);
+    net_fail(s, 0, PHYSD__V1__ERROR_CODE__VERSION_MISMATCH, msg);
+    break;
+  case FRAME_OVERSIZE:
+    snprintf(msg, sizeof msg, "frame of %u bytes exceeds max_frame_bytes %u", s->parser.bad_len,
+             s->parser.max_frame);
+    net_fail(s, 0, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, msg);
+    break;
+  case FRAME_NOMEM: net_close(s, "out of memory"); break;
+  }
+}
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+void session_on_state(session *s, const state_snap *snap) {
+  if (!s->handshaken || s->closing || s->failed || s->nsubs == 0) return;
+  net *n = s->net;
+  int queued = 0;
+  for (uint32_t i = 0; i < s->nsubs; i++) {
+    subscription *sub = &s->subs[i];
+    /* how many frames became due since the last snapshot this subscription saw */
+    uint64_t due, bucket = sub->period_ns ? snap->sim_time_ns / sub->period_ns : 0;
+    if (snap->world_gen != sub->last_gen || snap->step < sub->last_step)
+      due = (snap->step != sub->last_step || snap->world_gen != sub->last_gen) ? 1 : 0;
+    else if (sub->period_ns == 0) due = snap->step - sub->last_step;
+    else due = bucket > sub->last_bucket ? bucket - sub->last_bucket : 0;
+    sub->last_step = snap->step;
+    sub->last_gen = snap->world_gen;
+    sub->last_bucket = bucket;
+    if (due == 0) continue;
+
+    /* latest wins: frames coalesced here and an unsent older frame count as drops */
+    uint64_t drops = due - 1;
+    if (sub->pending) {
+      free(sub->pending);
+      sub->pending = NULL;
+      drops++;
+    }
+    sub->dropped += drops;
+    if (drops) atomic_fetch_add(&n->counters.frames_dropped, drops);
+    Physd__V1__Selector sel = PHYSD__V1__SELECTOR__INIT;
+    sel.all_bodies = sub->all_bodies;
+    sel.contacts = sub->contacts;
+    sel.stats = sub->stats;
+    sel.bodies = sub->bodies;
+    sel.n_bodies = sub->nbodies;
+    sub->pending = snap_pack_frame(snap, &sel, 0, sub->id, sub->dropped, s->last_cmd_seq,
+                                   &sub->pending_len);
+    if (sub->pending && sub->pending_len - 4 > n->cfg->max_frame_bytes) {
+      /* a frame above the limit is never sent; it counts as dropped */
+      free(sub->pending);
+      sub->pending = NULL;
+      sub->dropped++;
+      atomic_fetch_add(&n->counters.frames_dropped, 1);
+    }
+    queued |= sub->pending != NULL;
+  }
+  if (queued) net_flush(s);
+}

@@ -1,0 +1,93 @@
+/* session.h - one client connection: handshake, request dispatch, ordered replies and stream
+ * subscriptions.
+ *
+ * A session lives on the loop thread; the simulation thread knows it only by its id. Each
+ * request gets a reply slot in arrival order; a slot is filled either at once (Hello, Ping,
+ * Subscribe, errors) or when the simulation posts its reply, and slots leave for the socket in
+ * order, so replies always come in request order. Stream frames are latest-wins: each
+ * subscription holds at most one unsent frame, a newer one replaces it and the replaced frames
+ * are counted as drops.
+ */
+#ifndef PHYSD_SESSION_H
+#define PHYSD_SESSION_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "framing.h"
+#include "net.h"
+
+#define SESSION_READ_BUF 16384
+#define SESSION_SLOTS_MAX 8192     /* hard bound of requests in flight per session */
+#define SESSION_SLOTS_SOFT 1024    /* reading pauses above this many */
+
+typedef struct subscription {
+  uint32_t id;
+  int all_bodies, contacts, stats;
+  int32_t *bodies;          /* owned */
+  size_t nbodies;
+  uint64_t period_ns;       /* 0 = every step */
+  uint64_t last_step, last_bucket, last_gen;
+  uint8_t *pending;         /* the unsent frame (owned), latest wins */
+  size_t pending_len;
+  uint64_t dropped;
+} subscription;
+
+typedef struct reply_slot {
+  uint8_t *buf;             /* owned once filled */
+  size_t len;
+  int filled;
+} reply_slot;
+
+typedef struct out_buf {
+  uint8_t *buf;
+  size_t len;
+} out_buf;
+
+struct session {
+  union {
+    uv_stream_t stream;
+    uv_pipe_t pipe;
+    uv_tcp_t tcp;
+  } h;
+  net *net;
+  session *prev, *next;
+  uint64_t id;
+  int is_tcp;
+  char peer[96];
+  frame_parser parser;
+  uint8_t rbuf[SESSION_READ_BUF];
+  int handshaken, reading, writing, closing, close_after_flush, failed, counted;
+  /* reply slots: a ring indexed by a running counter */
+  reply_slot *slots;
+  uint32_t slots_cap, slot_head, slot_tail;
+  /* replies ready to write (bounded by send_queue_frames) */
+  out_buf *sendq;
+  uint32_t sq_cap, sq_head, sq_count;
+  /* subscriptions */
+  subscription *subs;
+  uint32_t nsubs;
+  uint32_t next_sub_id;
+  uint64_t last_cmd_seq;
+};
+
+/* Allocate a session (handle not yet initialised). NULL when out of memory. */
+session *session_new(net *n, int is_tcp);
+
+/* Free a session's memory after its handle closed (pending buffers included). */
+void session_free(session *s);
+
+/* Feed bytes read from the socket. */
+void session_on_read(session *s, const uint8_t *data, size_t len);
+
+/* The simulation's reply for `slot` (takes `buf`). Also updates last_cmd_seq. */
+void session_on_reply(session *s, uint32_t slot, uint8_t *buf, size_t len, int has_seq,
+                      uint64_t seq);
+
+/* A new snapshot was published: queue due stream frames. */
+void session_on_state(session *s, const state_snap *snap);
+
+/* Forget all subscriptions (counters updated). */
+void session_drop_subs(session *s);
+
+#endif

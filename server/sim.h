@@ -1,0 +1,94 @@
+/* sim.h - the simulation thread: it owns the world and steps it.
+ *
+ * The loop thread hands decoded requests over through a bounded command queue; the simulation
+ * thread drains it at step boundaries, applies each request, packs its reply and posts it to
+ * an outbox, then wakes the loop with uv_async_send(). After every step (and every change of
+ * the world) it publishes a state snapshot through a triple buffer (statebuf.h). The
+ * simulation thread never touches a socket; the loop thread never steps.
+ *
+ * Time modes (Physd__V1__Mode): lockstep (steps only on Step / StepAndObserve, the reply comes
+ * after the steps), barrier (a step runs when every joined participant has sent Step; a
+ * deadline with a WAIT / EVICT / FREEWHEEL policy), real time (absolute deadlines every
+ * timestep / rtf on CLOCK_MONOTONIC, no catch-up: a late step re-bases the next deadline and
+ * is counted and flagged as an overrun) and max speed. Pause / Resume stop and restart stepping.
+ */
+#ifndef PHYSD_SIM_H
+#define PHYSD_SIM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "physd.pb-c.h"
+#include "statebuf.h"
+#include "world.h"
+
+/* Counters the loop thread keeps and the simulation thread reports in Stats. */
+typedef struct net_counters {
+  atomic_uint_fast64_t frames_sent;
+  atomic_uint_fast64_t frames_dropped;
+  atomic_uint clients;
+  atomic_uint subscriptions;
+  atomic_int contacts_wanted;   /* subscriptions that asked for contacts */
+} net_counters;
+
+/* A packed reply on its way from the simulation thread to a session. */
+typedef struct sim_reply {
+  struct sim_reply *next;
+  uint64_t session;
+  uint32_t slot;                /* the session's reply slot (keeps request order) */
+  uint8_t *buf;                 /* owned: [u32 length][Envelope] */
+  size_t len;
+  int has_cmd_seq;              /* a SetJointCommand seq was applied for this session */
+  uint64_t cmd_seq;
+} sim_reply;
+
+/* The clock as last published (any thread may read it). */
+typedef struct sim_clock {
+  uint64_t step, sim_time_ns, timestep_ns;
+  int mode, paused;
+  double rtf;
+} sim_clock;
+
+typedef struct sim sim;
+
+/* Create the simulation (not started). Takes ownership of *wc (moved). `cfg`, `wake` and
+ * `nc` must outlive the sim. Main thread. Returns NULL when out of memory. */
+sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_counters *nc);
+
+/* Start the thread. Returns 0 or -1. */
+int sim_start(sim *s);
+
+/* Loop thread: queue a request. On success (0) the sim owns `env` and will post exactly one
+ * reply for (session, slot), possibly much later (barrier steps). Returns -1 when the queue is
+ * full: the caller keeps `env` and answers RESOURCE_EXHAUSTED. */
+int sim_submit(sim *s, uint64_t session, uint32_t slot, Physd__V1__Envelope *env);
+
+/* Loop thread: the session is gone (its barrier place and command state are dropped). Never
+ * fails; processed after every request the session queued before. */
+void sim_session_closed(sim *s, uint64_t session);
+
+/* Loop thread: take all posted replies (a list in posting order; free each with
+ * sim_reply_free). */
+sim_reply *sim_take_replies(sim *s);
+void sim_reply_free(sim_reply *r);
+
+/* Loop thread: the newest published state (see tribuf_read). */
+const state_snap *sim_read_state(sim *s, int *fresh);
+
+/* Any thread: the clock as last published. */
+void sim_clock_get(sim *s, sim_clock *out);
+
+/* Any thread: ask the thread to stop after the current step. Queued requests get an
+ * INCORRECT_STATE "shutting down" reply. */
+void sim_request_stop(sim *s);
+
+/* Loop thread: 1 once the thread has posted its last reply and is about to exit. */
+int sim_finished(sim *s);
+
+/* Main thread: join the thread (after sim_finished or sim_request_stop) and free everything,
+ * the world included. */
+void sim_destroy(sim *s);
+
+#endif

@@ -1,0 +1,79 @@
+/* statebuf.h - the state published after each step, and the StateFrame built from it.
+ *
+ * The simulation thread fills a state_snap after each step (or world change) and publishes it
+ * through a triple buffer: the writer owns one buffer, the reader one, and the third is swapped
+ * atomically, so neither thread ever waits for the other (a "double buffer" whose exchange
+ * slot never blocks). The loop thread reads the newest snapshot and serialises stream frames.
+ */
+#ifndef PHYSD_STATEBUF_H
+#define PHYSD_STATEBUF_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "phys/phys.h"
+#include "physd.pb-c.h"
+
+typedef struct body_snap {
+  int32_t id;
+  int sleeping;
+  double pos[3], quat[4], linvel[3], angvel[3];
+} body_snap;
+
+typedef struct contact_snap {
+  int32_t body_a, body_b;
+  double pos[3], normal[3], depth, impulse[3];
+} contact_snap;
+
+typedef struct state_snap {
+  uint64_t seq;             /* publication counter (0 = never published) */
+  uint64_t world_gen;       /* changes on load, reset, restore, add and remove */
+  uint64_t step, sim_time_ns, wall_mono_ns;
+  int overrun, stale_command;
+  int nbodies, bodies_cap;  /* bodies sorted by id */
+  body_snap *bodies;
+  int ncontacts, contacts_cap;
+  int has_contacts;         /* contacts were captured for this snapshot */
+  contact_snap *contacts;
+  phys_step_stats stats;
+} state_snap;
+
+/* Release the arrays of a snapshot (the struct itself is the caller's). */
+void snap_free(state_snap *s);
+
+/* Fill the body and contact arrays from a world (contacts only when `with_contacts`; at most
+ * `max_contacts`). Header fields are the caller's. Returns 0, or -1 when out of memory (the
+ * snapshot then keeps its old arrays). Runs on the simulation thread. */
+int snap_fill(state_snap *s, const phys_world *w, int with_contacts, int max_contacts);
+
+/* Index of body `id` in the snapshot, or -1. */
+int snap_find_body(const state_snap *s, int32_t id);
+
+/* Pack an Envelope{req_id, state: StateFrame} from a snapshot and a selector (NULL selector =
+ * all bodies, no contacts, no stats). Selected ids missing from the snapshot are skipped.
+ * Returns a malloc'd frame (see frame_pack) or NULL when out of memory. Reentrant. */
+uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, uint64_t req_id,
+                         uint32_t subscription_id, uint64_t dropped, uint64_t last_cmd_seq,
+                         size_t *out_len);
+
+/* The triple buffer. */
+typedef struct tribuf {
+  state_snap buf[3];
+  atomic_uint middle;      /* index of the exchange slot | TRIBUF_FRESH */
+  unsigned back, front;    /* owned by the writer / the reader */
+} tribuf;
+
+/* Init: all three snapshots empty. */
+void tribuf_init(tribuf *t);
+void tribuf_free(tribuf *t);
+
+/* Writer (simulation thread): the snapshot to fill, then publish it. */
+state_snap *tribuf_back(tribuf *t);
+void tribuf_publish(tribuf *t);
+
+/* Reader (loop thread): the newest snapshot; *fresh is set when it changed since the last
+ * call. The pointer stays valid until the next tribuf_read(). */
+const state_snap *tribuf_read(tribuf *t, int *fresh);
+
+#endif

@@ -1,0 +1,483 @@
+/* world.c - loading, reset, snapshots, model info and checked entity operations (world.h). */
+#define _GNU_SOURCE
+#include "world.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WORLD_MAX_DOC (64u << 20)  /* largest scene document read from a file */
+#define WORLD_MAX_GEOMS 64         /* geoms per AddBody */
+#define SNAP_MAGIC "PSNP"
+#define SNAP_VERSION 1u
+#define SNAP_HEADER 48             /* magic 4, version 4, model hash 8, state size 8, engine 16, pad 8 */
+
+int perr_set(perr *e, int code, const char *fmt, ...) {
+  e->code = code;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* engine status -> protocol error code */
+static int code_of(phys_status st) {
+  switch (st) {
+  case PHYS_E_NOT_FOUND: return PHYSD__V1__ERROR_CODE__NOT_FOUND;
+  case PHYS_E_STATE: return PHYSD__V1__ERROR_CODE__INCORRECT_STATE;
+  case PHYS_E_NOMEM: return PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED;
+  case PHYS_E_UNSUPPORTED: return PHYSD__V1__ERROR_CODE__UNSUPPORTED;
+  case PHYS_E_IO: return PHYSD__V1__ERROR_CODE__NOT_FOUND;
+  case PHYS_E_NUMERIC: return PHYSD__V1__ERROR_CODE__INTERNAL;
+  default: return PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT;
+  }
+}
+
+static int fail_world(world_ctx *wc, phys_status st, perr *e) {
+  return perr_set(e, code_of(st), "%s", phys_world_last_error(wc->w));
+}
+
+/* Make `nw` the current world: the old one goes. Takes ownership of nw and doc. */
+static void install(world_ctx *wc, phys_world *nw, char *doc, size_t len, const char *name) {
+  phys_world_destroy(wc->w);
+  if (doc != wc->doc) free(wc->doc);
+  wc->w = nw;
+  wc->doc = doc;
+  wc->doc_len = len;
+  if (name != wc->name) snprintf(wc->name, sizeof wc->name, "%s", name ? name : "");
+  phys_world_options o = phys_world_get_options(nw);
+  wc->timestep_ns = (uint64_t)llround(o.timestep * 1e9);
+  if (wc->timestep_ns == 0) wc->timestep_ns = 1;
+  wc->gen++;
+}
+
+static phys_world_options base_options(const world_ctx *wc) {
+  phys_world_options o = phys_world_options_default();
+  o.threads = wc->threads;
+  return o;
+}
+
+int world_init_empty(world_ctx *wc, int threads, perr *e) {
+  memset(wc, 0, sizeof *wc);
+  wc->threads = threads;
+  phys_world_options o = base_options(wc);
+  phys_world *nw = NULL;
+  phys_error err;
+  if (phys_world_create(&o, &nw, &err) != PHYS_OK)
+    return perr_set(e, code_of(err.code), "%s", err.message);
+  install(wc, nw, NULL, 0, "empty");
+  return 0;
+}
+
+void world_free(world_ctx *wc) {
+  phys_world_destroy(wc->w);
+  wc->w = NULL;
+  free(wc->doc);
+  wc->doc = NULL;
+}
+
+/* Parse a document into a new world and install it; the doc becomes the world's. */
+static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, perr *e) {
+  phys_world_options o = base_options(wc);
+  phys_world *nw = NULL;
+  phys_error err;
+  phys_status st = phys_load_mjcf_string(doc, len, name, &o, &nw, &err);
+  if (st != PHYS_OK) {
+    free(doc);
+    return perr_set(e, code_of(st), "%s", err.message);
+  }
+  install(wc, nw, doc, len, name);
+  return 0;
+}
+
+static int read_file(const char *path, char **out, size_t *len, perr *e) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return perr_set(e, errno == ENOENT ? PHYSD__V1__ERROR_CODE__NOT_FOUND
+                                       : PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "%s: %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > WORLD_MAX_DOC) {
+    close(fd);
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "%s: not a regular file of at most %u bytes", path, WORLD_MAX_DOC);
+  }
+  char *buf = malloc((size_t)sb.st_size + 1);
+  if (!buf) {
+    close(fd);
+    return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  }
+  size_t have = 0;
+  while (have < (size_t)sb.st_size) {
+    ssize_t r = read(fd, buf + have, (size_t)sb.st_size - have);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    have += (size_t)r;
+  }
+  close(fd);
+  buf[have] = 0;
+  *out = buf;
+  *len = have;
+  return 0;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static int check_format(int format, int looks_urdf, perr *e) {
+  if (format < PHYSD__V1__MODEL_FORMAT__FORMAT_AUTO || format > PHYSD__V1__MODEL_FORMAT__FORMAT_URDF)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "unknown model format %d", format);
+  if (format == PHYSD__V1__MODEL_FORMAT__FORMAT_URDF ||
+      (format == PHYSD__V1__MODEL_FORMAT__FORMAT_AUTO && looks_urdf))
+    return perr_set(e, PHYSD__V1__ERROR_CODE__UNSUPPORTED,
+                    "URDF is not supported yet (issue: articulated robots); use MJCF");
+  return 0;
+}
+
+int world_load_trusted(world_ctx *wc, const char *path, perr *e) {
+  char *doc;
+  size_t len;
+  if (read_file(path, &doc, &len, e)) return -1;
+  return load_doc(wc, doc, len, path, e);
+}
+
+int world_load_path(world_ctx *wc, const char *path, int format, char *const *roots,
+                    int nroots, perr *e) {
+  if (check_format(format, ends_with(path, ".urdf"), e)) return -1;
+  char real[PATH_MAX];
+  if (!realpath(path, real))
+    return perr_set(e, errno == ENOENT ? PHYSD__V1__ERROR_CODE__NOT_FOUND
+                                       : PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "%s: %s", path, strerror(errno));
+  /* the resolved path must be inside an allowed root (also resolved) */
+  int inside = 0;
+  for (int i = 0; i < nroots && !inside; i++) {
+    char root[PATH_MAX];
+    if (!realpath(roots[i], root)) continue;
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0) inside = 1;
+    else if (strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == 0)) inside = 1;
+  }
+  if (!inside)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "%s: outside the allowed roots (see --allowed-root)", path);
+  char *doc;
+  size_t len;
+  if (read_file(real, &doc, &len, e)) return -1;
+  return load_doc(wc, doc, len, path, e);
+}
+
+int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, int format,
+                     const char *name, perr *e) {
+  if (len > WORLD_MAX_DOC)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "document too large");
+  /* sniff: a <robot> root before any <mujoco> is URDF */
+  const char *robot = memmem(data, len, "<robot", 6), *mj = memmem(data, len, "<mujoco", 7);
+  if (check_format(format, robot && (!mj || robot < mj), e)) return -1;
+  char *doc = malloc(len + 1);
+  if (!doc) return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  memcpy(doc, data, len);
+  doc[len] = 0;
+  return load_doc(wc, doc, len, name && *name ? name : "(data)", e);
+}
+
+int world_reset(world_ctx *wc, perr *e) {
+  if (!wc->doc) {
+    phys_world_options o = base_options(wc);
+    phys_world *nw = NULL;
+    phys_error err;
+    if (phys_world_create(&o, &nw, &err) != PHYS_OK)
+      return perr_set(e, code_of(err.code), "%s", err.message);
+    install(wc, nw, NULL, 0, wc->name);
+    return 0;
+  }
+  phys_world_options o = base_options(wc);
+  phys_world *nw = NULL;
+  phys_error err;
+  phys_status st = phys_load_mjcf_string(wc->doc, wc->doc_len, wc->name, &o, &nw, &err);
+  if (st != PHYS_OK) return perr_set(e, code_of(st), "%s", err.message);
+  install(wc, nw, wc->doc, wc->doc_len, wc->name);
+  return 0;
+}
+
+/* ---- snapshots ---------------------------------------------------------------------------- */
+
+uint8_t *world_snapshot(world_ctx *wc, size_t *len, perr *e) {
+  size_t n = phys_world_state_size(wc->w);
+  uint8_t *buf = malloc(SNAP_HEADER + n);
+  if (!buf) {
+    perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  memset(buf, 0, SNAP_HEADER);
+  uint32_t ver = SNAP_VERSION;
+  uint64_t hash = phys_world_model_hash(wc->w), size = n;
+  memcpy(buf, SNAP_MAGIC, 4);
+  memcpy(buf + 4, &ver, 4);
+  memcpy(buf + 8, &hash, 8);
+  memcpy(buf + 16, &size, 8);
+  strncpy((char *)buf + 24, phys_version(), 15);
+  phys_status st = phys_world_save_state(wc->w, buf + SNAP_HEADER, n, NULL);
+  if (st != PHYS_OK) {
+    free(buf);
+    fail_world(wc, st, e);
+    return NULL;
+  }
+  *len = SNAP_HEADER + n;
+  return buf;
+}
+
+int world_restore(world_ctx *wc, const uint8_t *data, size_t len, perr *e) {
+  if (!data || len < SNAP_HEADER || memcmp(data, SNAP_MAGIC, 4) != 0)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "not a physd snapshot");
+  uint32_t ver;
+  uint64_t hash, size;
+  memcpy(&ver, data + 4, 4);
+  memcpy(&hash, data + 8, 8);
+  memcpy(&size, data + 16, 8);
+  char engine[16] = {0};
+  memcpy(engine, data + 24, 15);
+  if (ver != SNAP_VERSION || strcmp(engine, phys_version()) != 0)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "snapshot format %u of engine %s; this server writes %u of %s", ver, engine,
+                    SNAP_VERSION, phys_version());
+  uint64_t mine = phys_world_model_hash(wc->w);
+  if (hash != mine)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "snapshot of another model (hash %016llx, world %016llx)",
+                    (unsigned long long)hash, (unsigned long long)mine);
+  if (size != len - SNAP_HEADER)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "truncated snapshot");
+  phys_status st = phys_world_load_state(wc->w, data + SNAP_HEADER, (size_t)size);
+  if (st != PHYS_OK) return fail_world(wc, st, e);
+  wc->gen++;
+  return 0;
+}
+
+/* ---- model info --------------------------------------------------------------------------- */
+
+int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
+  physd__v1__model_info__init(mi);
+  int bound = phys_world_body_id_bound(wc->w);
+  /* one block: the pointer array, then the messages */
+  size_t cap = (size_t)(bound ? bound : 1);
+  Physd__V1__BodyInfo **ptrs = calloc(cap, sizeof(*ptrs) + sizeof(Physd__V1__BodyInfo));
+  Physd__V1__BodyInfo *infos = ptrs ? (Physd__V1__BodyInfo *)(ptrs + cap) : NULL;
+  Physd__V1__Vec3 *g = calloc(1, sizeof *g);
+  if (!ptrs || !g) {
+    free(ptrs);
+    free(g);
+    return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  }
+  size_t n = 0;
+  for (int id = 0; id < bound; id++) {
+    double mass;
+    if (phys_body_get_mass(wc->w, id, &mass, NULL) != PHYS_OK) continue;
+    Physd__V1__BodyInfo *b = &infos[n];
+    physd__v1__body_info__init(b);
+    b->id = id;
+    b->name = (char *)phys_body_get_name(wc->w, id); /* owned by the world, valid while packing */
+    b->mass = mass;
+    b->is_static = phys_body_is_static(wc->w, id) == 1;
+    ptrs[n++] = b;
+  }
+  phys_world_options o = phys_world_get_options(wc->w);
+  physd__v1__vec3__init(g);
+  g->x = o.gravity[0];
+  g->y = o.gravity[1];
+  g->z = o.gravity[2];
+  mi->name = (char *)wc->name;
+  mi->n_bodies = n;
+  mi->bodies = ptrs;
+  mi->timestep = o.timestep;
+  mi->gravity = g;
+  mi->model_hash = phys_world_model_hash(wc->w);
+  return 0;
+}
+
+void world_model_info_free(Physd__V1__ModelInfo *mi) {
+  free(mi->bodies);
+  free(mi->gravity);
+  mi->bodies = NULL;
+  mi->gravity = NULL;
+}
+
+/* ---- entities ----------------------------------------------------------------------------- */
+
+static int finite3(const Physd__V1__Vec3 *v) {
+  return !v || (isfinite(v->x) && isfinite(v->y) && isfinite(v->z));
+}
+
+static void get3(const Physd__V1__Vec3 *v, double out[3]) {
+  out[0] = v ? v->x : 0.0;
+  out[1] = v ? v->y : 0.0;
+  out[2] = v ? v->z : 0.0;
+}
+
+/* unset = identity; returns -1 for a non-finite or zero quaternion */
+static int get_quat(const Physd__V1__Quat *q, double out[4]) {
+  if (!q) {
+    out[0] = 1.0;
+    out[1] = out[2] = out[3] = 0.0;
+    return 0;
+  }
+  out[0] = q->w;
+  out[1] = q->x;
+  out[2] = q->y;
+  out[3] = q->z;
+  double n2 = 0.0;
+  for (int i = 0; i < 4; i++) {
+    if (!isfinite(out[i])) return -1;
+    n2 += out[i] * out[i];
+  }
+  return (n2 > 1e-20 && isfinite(n2)) ? 0 : -1;
+}
+
+static double geom_volume(const phys_geom_desc *g) {
+  const double pi = 3.14159265358979323846;
+  switch (g->type) {
+  case PHYS_GEOM_SPHERE: return 4.0 / 3.0 * pi * g->size[0] * g->size[0] * g->size[0];
+  case PHYS_GEOM_CAPSULE:
+    return pi * g->size[0] * g->size[0] * 2.0 * g->size[1] +
+           4.0 / 3.0 * pi * g->size[0] * g->size[0] * g->size[0];
+  case PHYS_GEOM_CYLINDER: return pi * g->size[0] * g->size[0] * 2.0 * g->size[1];
+  case PHYS_GEOM_BOX: return 8.0 * g->size[0] * g->size[1] * g->size[2];
+  default: return 0.0;
+  }
+}
+
+#define INVALID PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT
+
+static int convert_geom(const Physd__V1__GeomSpec *s, int i, phys_geom_desc *g, perr *e) {
+  *g = phys_geom_desc_default();
+  static const struct { phys_geom_type t; size_t nsize; } map[] = {
+      {PHYS_GEOM_SPHERE, 1}, {PHYS_GEOM_CAPSULE, 2}, {PHYS_GEOM_BOX, 3}, {PHYS_GEOM_CYLINDER, 2}};
+  if ((int)s->type < 0 || (int)s->type > 3)
+    return perr_set(e, INVALID, "geom %d: unknown type %d", i, (int)s->type);
+  g->type = map[s->type].t;
+  if (s->n_size < map[s->type].nsize || s->n_size > 3)
+    return perr_set(e, INVALID, "geom %d: needs %zu size values, got %zu", i, map[s->type].nsize,
+                    s->n_size);
+  for (size_t k = 0; k < map[s->type].nsize; k++) {
+    if (!isfinite(s->size[k]) || !(s->size[k] > 0.0))
+      return perr_set(e, INVALID, "geom %d: size[%zu] must be finite and > 0", i, k);
+    g->size[k] = s->size[k];
+  }
+  if (!finite3(s->pos)) return perr_set(e, INVALID, "geom %d: position is not finite", i);
+  get3(s->pos, g->pos);
+  if (get_quat(s->quat, g->quat))
+    return perr_set(e, INVALID, "geom %d: quaternion is zero or not finite", i);
+  double mu = (!s->has_friction && s->friction == 0.0) ? 1.0 : s->friction;
+  if (!isfinite(mu) || mu < 0.0)
+    return perr_set(e, INVALID, "geom %d: friction must be finite and >= 0", i);
+  g->friction = mu;
+  if (!isfinite(s->density) || s->density < 0.0)
+    return perr_set(e, INVALID, "geom %d: density must be finite and >= 0", i);
+  g->density = s->density == 0.0 ? 1000.0 : s->density;
+  g->mass = -1.0;
+  int condim = s->condim == 0 ? 3 : s->condim;
+  if (condim != 1 && condim != 3)
+    return perr_set(e, INVALID, "geom %d: condim must be 1 or 3, got %d", i, s->condim);
+  g->condim = condim;
+  return 0;
+}
+
+int world_add_body(world_ctx *wc, const Physd__V1__AddBody *req, int32_t *id, perr *e) {
+  const char *name = req->name ? req->name : "";
+  if (strlen(name) > 63) return perr_set(e, INVALID, "body name longer than 63 bytes");
+  if (*name && phys_world_find_body(wc->w, name) != PHYS_ID_NONE)
+    return perr_set(e, INVALID, "a body named '%s' exists already", name);
+  if (req->n_geoms < 1 || req->n_geoms > WORLD_MAX_GEOMS)
+    return perr_set(e, INVALID, "a body needs 1 to %d geoms, got %zu", WORLD_MAX_GEOMS,
+                    req->n_geoms);
+  if (!finite3(req->pos) || !finite3(req->linvel) || !finite3(req->angvel))
+    return perr_set(e, INVALID, "body position or velocity is not finite");
+  if (!isfinite(req->mass) || req->mass < 0.0)
+    return perr_set(e, INVALID, "mass must be finite and >= 0 (0: from the geoms' density)");
+
+  phys_body_desc d = phys_body_desc_default();
+  get3(req->pos, d.pos);
+  get3(req->linvel, d.linvel);
+  get3(req->angvel, d.angvel);
+  if (get_quat(req->quat, d.quat)) return perr_set(e, INVALID, "body quaternion is zero or not finite");
+  d.mass = -1.0;
+
+  phys_geom_desc geoms[WORLD_MAX_GEOMS];
+  double vol = 0.0;
+  for (size_t i = 0; i < req->n_geoms; i++) {
+    if (!req->geoms[i]) return perr_set(e, INVALID, "geom %zu missing", i);
+    if (convert_geom(req->geoms[i], (int)i, &geoms[i], e)) return -1;
+    vol += geom_volume(&geoms[i]);
+  }
+  /* a given mass is shared by the geoms in proportion to their volumes */
+  if (req->mass > 0.0) {
+    if (!(vol > 0.0) || !isfinite(vol)) return perr_set(e, INVALID, "geoms have no volume");
+    for (size_t i = 0; i < req->n_geoms; i++) geoms[i].mass = req->mass * geom_volume(&geoms[i]) / vol;
+  }
+  phys_id nid;
+  phys_status st = phys_world_add_body(wc->w, &d, geoms, (int)req->n_geoms, &nid);
+  if (st != PHYS_OK) return fail_world(wc, st, e);
+  if (*name) phys_body_set_name(wc->w, nid, name); /* length checked above: cannot fail */
+  wc->gen++;
+  *id = nid;
+  return 0;
+}
+
+int world_remove_body(world_ctx *wc, int32_t id, perr *e) {
+  phys_status st = phys_world_remove_body(wc->w, id);
+  if (st != PHYS_OK) return fail_world(wc, st, e);
+  wc->gen++;
+  return 0;
+}
+
+int world_set_body_state(world_ctx *wc, const Physd__V1__SetBodyState *req, perr *e) {
+  if (!finite3(req->pos) || !finite3(req->linvel) || !finite3(req->angvel))
+    return perr_set(e, INVALID, "body %d: state is not finite", req->id);
+  double p[3], q[4], v[3], w[3];
+  if (req->quat && get_quat(req->quat, q))
+    return perr_set(e, INVALID, "body %d: quaternion is zero or not finite", req->id);
+  get3(req->pos, p);
+  get3(req->linvel, v);
+  get3(req->angvel, w);
+  phys_status st = phys_body_set_state(wc->w, req->id, req->pos ? p : NULL, req->quat ? q : NULL,
+                                       req->linvel ? v : NULL, req->angvel ? w : NULL);
+  if (st != PHYS_OK) return fail_world(wc, st, e);
+  wc->gen++;
+  return 0;
+}
+
+int world_check_wrench(const world_ctx *wc, const Physd__V1__ApplyWrench *req, perr *e) {
+  if (!finite3(req->force) || !finite3(req->torque))
+    return perr_set(e, INVALID, "body %d: wrench is not finite", req->body);
+  double mass;
+  if (phys_body_get_mass(wc->w, req->body, &mass, NULL) != PHYS_OK)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND, "body %d: no such body", req->body);
+  if (mass == 0.0)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "body %d: is static", req->body);
+  return 0;
+}
+
+int world_apply_wrench(world_ctx *wc, const Physd__V1__ApplyWrench *req, perr *e) {
+  if (world_check_wrench(wc, req, e)) return -1;
+  double f[3], t[3];
+  get3(req->force, f);
+  get3(req->torque, t);
+  phys_status st = phys_body_apply_wrench(wc->w, req->body, f, t);
+  if (st != PHYS_OK) return fail_world(wc, st, e);
+  return 0;
+}
+
+uint64_t world_sim_time_ns(const world_ctx *wc) {
+  return phys_world_step_index(wc->w) * wc->timestep_ns;
+}
