@@ -8,7 +8,7 @@ set -eu
 # build: compiler, meson, ninja, pkg-config; engine: LAPACKE/OpenBLAS, libxml2 (MJCF loader);
 # tests: CUnit, valgrind; daemon: libuv, protobuf-c; bench: MuJoCo's testspeed as the peer.
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
-libopenblas-dev libxml2-dev libuv1-dev libprotobuf-c-dev protobuf-c-compiler python3-protobuf
+libopenblas-dev libxml2-dev libuv1-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
 libmujoco-samples valgrind"
 
 # Print the packages that dpkg does not report as installed.

@@ -1,0 +1,496 @@
+/* physclient.h - libphysclient, the C client of the physd wire protocol v1.0 (proto/physd.proto).
+ *
+ * A client is one connection (Unix socket or TCP) to one physd daemon. Every request is a
+ * blocking call that returns a physclient_status and, on failure, fills a physclient_error
+ * (status, the server's ErrorCode when the server answered Error, and a message).
+ *
+ * Threading:
+ *  - A physclient may be used from any thread. Requests on one client are serialised by an
+ *    internal mutex: a second thread calling while a request is in flight waits for it. Use one
+ *    client per thread if you want requests in parallel.
+ *  - Until the first physclient_subscribe, the calling thread reads its own reply from the socket
+ *    (no thread hop on the 1 kHz StepAndObserve path). The first subscribe starts a reader thread
+ *    that then owns the socket's read side for the client's lifetime: it delivers replies to the
+ *    waiting caller and invokes subscription callbacks for stream frames.
+ *  - Subscription callbacks run on the reader thread. They must not call blocking requests on
+ *    the same client (its replies are read by that very thread: they would time out), and should
+ *    return quickly; a callback that blocks stalls only this client (the server drops stream
+ *    frames for it, latest-wins), never the simulation.
+ *
+ * Timeouts: every blocking call (connect, handshake and each request) waits at most the client's
+ * timeout: PHYSCLIENT_DEFAULT_TIMEOUT_MS, or $PHYSCLIENT_TIMEOUT_MS (milliseconds) when that is
+ * set at connect time, until changed with physclient_set_timeout_ms. A request
+ * that timed out may still be executed by the server; its late reply is recognised by req_id and
+ * discarded, and the client stays usable.
+ *
+ * Errors: PHYSCLIENT_EIO and PHYSCLIENT_EPROTO break the connection; every later call returns
+ * PHYSCLIENT_ECLOSED with the original reason. Destroy the client with physclient_close.
+ *
+ * Memory: results are plain C structs. Fixed-size results are filled into caller storage;
+ * variable-size results (model info, snapshots, state frames' arrays) are heap memory that the
+ * caller releases with the matching free function named at each call. Frame lengths from the
+ * server are checked against the negotiated limit before anything is allocated.
+ *
+ * Units are SI, z up, quaternions (w, x, y, z); simulated time is integer nanoseconds.
+ */
+#ifndef PHYSCLIENT_H
+#define PHYSCLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The protocol version this library speaks. */
+#define PHYSCLIENT_PROTO_MAJOR 1
+#define PHYSCLIENT_PROTO_MINOR 0
+
+/* Timeout for connect, handshake and each request unless set otherwise. */
+#define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
+
+/* Largest frame accepted before the server's Welcome announced its own limit (which then
+ * applies; a Welcome limit of 0 means PHYSCLIENT_MAX_FRAME_DEFAULT). */
+#define PHYSCLIENT_MAX_FRAME_DEFAULT (16u << 20)
+
+/* ---- status and errors ------------------------------------------------------------------- */
+
+/* What a call returns. 0 is success; every failure is negative. */
+typedef enum physclient_status {
+  PHYSCLIENT_OK = 0,
+  PHYSCLIENT_ESERVER = -1,   /* the server answered Error: err.code and err.message say why */
+  PHYSCLIENT_EIO = -2,       /* connect, read or write failed, or the server closed the socket */
+  PHYSCLIENT_ETIMEDOUT = -3, /* no reply within the client's timeout */
+  PHYSCLIENT_EPROTO = -4,    /* bad preamble, oversize or undecodable frame, unexpected reply */
+  PHYSCLIENT_EVERSION = -5,  /* the server speaks another protocol major */
+  PHYSCLIENT_EINVAL = -6,    /* a bad argument to the library (nothing was sent) */
+  PHYSCLIENT_ENOMEM = -7,    /* out of memory */
+  PHYSCLIENT_ECLOSED = -8,   /* the connection broke earlier (err.message says how) */
+} physclient_status;
+
+/* The server's ErrorCode values (proto ErrorCode), in err.code when status is ESERVER (and when
+ * the server refused the handshake with EVERSION/UNAUTHENTICATED). */
+typedef enum physclient_code {
+  PHYSCLIENT_CODE_UNSPECIFIED = 0,
+  PHYSCLIENT_CODE_INVALID_ARGUMENT = 1,
+  PHYSCLIENT_CODE_NOT_FOUND = 2,
+  PHYSCLIENT_CODE_INCORRECT_STATE = 3,
+  PHYSCLIENT_CODE_UNAUTHENTICATED = 4,
+  PHYSCLIENT_CODE_RESOURCE_EXHAUSTED = 5,
+  PHYSCLIENT_CODE_VERSION_MISMATCH = 6,
+  PHYSCLIENT_CODE_INTERNAL = 7,
+  PHYSCLIENT_CODE_UNSUPPORTED = 8,
+  PHYSCLIENT_CODE_DEADLINE_EXCEEDED = 9,
+} physclient_code;
+
+/* Filled by every call that takes one (err may be NULL when the caller does not care).
+ * On success it is cleared (status 0, code 0, empty message). */
+typedef struct physclient_error {
+  int status;         /* a physclient_status */
+  int code;           /* a physclient_code, 0 unless the server sent an Error */
+  char message[256];  /* NUL-terminated, human readable */
+} physclient_error;
+
+/* Static names, e.g. "ETIMEDOUT" and "NOT_FOUND"; "?" for unknown values. Thread-safe. */
+const char *physclient_status_name(int status);
+const char *physclient_code_name(int code);
+
+/* ---- plain value types ------------------------------------------------------------------- */
+
+typedef struct physclient_vec3 { double x, y, z; } physclient_vec3;
+typedef struct physclient_quat { double w, x, y, z; } physclient_quat;
+
+typedef enum physclient_mode {
+  PHYSCLIENT_MODE_LOCKSTEP = 0,
+  PHYSCLIENT_MODE_BARRIER = 1,
+  PHYSCLIENT_MODE_REALTIME = 2,
+  PHYSCLIENT_MODE_MAX_SPEED = 3,
+} physclient_mode;
+
+typedef enum physclient_deadline_policy {
+  PHYSCLIENT_DEADLINE_WAIT = 0,
+  PHYSCLIENT_DEADLINE_EVICT = 1,
+  PHYSCLIENT_DEADLINE_FREEWHEEL = 2,
+} physclient_deadline_policy;
+
+typedef enum physclient_format {
+  PHYSCLIENT_FORMAT_AUTO = 0,
+  PHYSCLIENT_FORMAT_MJCF = 1,
+  PHYSCLIENT_FORMAT_URDF = 2,
+} physclient_format;
+
+typedef enum physclient_geom_type {
+  PHYSCLIENT_GEOM_SPHERE = 0,
+  PHYSCLIENT_GEOM_CAPSULE = 1,
+  PHYSCLIENT_GEOM_BOX = 2,
+  PHYSCLIENT_GEOM_CYLINDER = 3,
+} physclient_geom_type;
+
+typedef enum physclient_command_mode {
+  PHYSCLIENT_CMD_TORQUE = 0,
+  PHYSCLIENT_CMD_POSITION = 1,
+  PHYSCLIENT_CMD_VELOCITY = 2,
+  PHYSCLIENT_CMD_PD = 3,
+} physclient_command_mode;
+
+typedef struct physclient_clock {
+  uint64_t step;          /* steps since load or reset */
+  uint64_t sim_time_ns;
+  uint64_t timestep_ns;
+  int mode;               /* a physclient_mode */
+  bool paused;
+  double real_time_factor;
+} physclient_clock;
+
+typedef struct physclient_limits {
+  uint32_t max_frame_bytes;
+  uint32_t max_clients;
+  uint32_t max_subscriptions;
+  uint64_t min_stream_period_ns;
+  uint32_t max_steps_per_call;
+  uint32_t command_queue;
+  uint32_t send_queue_frames;
+} physclient_limits;
+
+/* The server's Welcome, owned by the client (see physclient_welcome_info). */
+typedef struct physclient_welcome {
+  uint32_t major, minor;
+  const char *server_version;   /* never NULL */
+  uint64_t session_id;
+  const char *const *features;  /* n_features strings */
+  size_t n_features;
+  physclient_limits limits;
+  physclient_clock clock;
+} physclient_welcome;
+
+typedef struct physclient_step_stats {
+  double step_ms;
+  uint32_t contacts;
+  uint32_t islands;
+  uint32_t iterations_max;
+  double iterations_mean;
+  double residual;
+  double penetration_max;
+} physclient_step_stats;
+
+typedef struct physclient_body_state {
+  int32_t id;
+  physclient_vec3 pos;
+  physclient_quat quat;
+  physclient_vec3 linvel;
+  physclient_vec3 angvel;
+  bool sleeping;
+} physclient_body_state;
+
+typedef struct physclient_contact {
+  int32_t body_a, body_b;   /* -1 for static geometry */
+  physclient_vec3 pos;
+  physclient_vec3 normal;   /* from b to a */
+  double depth;
+  physclient_vec3 impulse;
+} physclient_contact;
+
+/* A state frame (a StateFrame reply or a stream frame). A zero-initialised struct is a valid
+ * empty frame. The arrays are heap memory owned by the struct: calls that fill a frame reuse and
+ * grow them (no allocation on the hot path once they are big enough), and physclient_state_free
+ * releases them. */
+typedef struct physclient_state {
+  uint64_t step;
+  uint64_t sim_time_ns;
+  uint64_t wall_mono_ns;     /* server CLOCK_MONOTONIC when the step finished */
+  uint64_t last_cmd_seq;
+  bool overrun;
+  bool stale_command;
+  physclient_body_state *bodies;
+  size_t n_bodies;
+  physclient_contact *contacts;
+  size_t n_contacts;
+  bool has_stats;            /* stats below is valid */
+  physclient_step_stats stats;
+  uint32_t subscription_id;  /* stream frames; 0 for replies */
+  uint64_t dropped;          /* stream frames dropped for this subscription so far */
+  size_t cap_bodies_, cap_contacts_;  /* private: allocated lengths */
+} physclient_state;
+
+/* Release a frame's arrays and zero it (the struct itself is the caller's). NULL is a no-op. */
+void physclient_state_free(physclient_state *s);
+
+/* Which bodies (and extras) a frame carries. A NULL selector means every body. */
+typedef struct physclient_selector {
+  const int32_t *bodies;     /* n_bodies ids; may be NULL when n_bodies is 0 */
+  size_t n_bodies;
+  bool all_bodies;           /* every body (bodies is then ignored by the server) */
+  bool contacts;
+  bool stats;
+} physclient_selector;
+
+typedef struct physclient_world_loaded {
+  char name[128];            /* truncated if longer */
+  uint32_t bodies;
+  uint64_t model_hash;
+  physclient_clock clock;
+} physclient_world_loaded;
+
+typedef struct physclient_body_info {
+  int32_t id;
+  char *name;
+  double mass;
+  bool is_static;
+} physclient_body_info;
+
+typedef struct physclient_joint_info {
+  int32_t id;
+  char *name;
+  char *type;                /* "free", "hinge", "slide", "ball", "fixed" */
+  int32_t body;
+  double range_lo, range_hi;
+} physclient_joint_info;
+
+/* GetModelInfo's answer; one heap block tree, released with physclient_model_info_free. */
+typedef struct physclient_model_info {
+  char *name;
+  physclient_body_info *bodies;
+  size_t n_bodies;
+  physclient_joint_info *joints;
+  size_t n_joints;
+  char **actuators;
+  size_t n_actuators;
+  char **sensors;
+  size_t n_sensors;
+  double timestep;
+  physclient_vec3 gravity;
+  uint64_t model_hash;
+} physclient_model_info;
+
+/* Release a model info and everything it points to. NULL is a no-op. */
+void physclient_model_info_free(physclient_model_info *info);
+
+typedef struct physclient_geom_spec {
+  int type;                  /* a physclient_geom_type */
+  double size[3];            /* as MJCF: sphere r; capsule/cylinder r, half-length; box half-extents */
+  size_t n_size;             /* how many of size[] are used (1..3) */
+  physclient_vec3 pos;       /* in the body frame */
+  bool has_quat;             /* false: identity */
+  physclient_quat quat;
+  bool has_friction;         /* false: 1.0 */
+  double friction;
+  double density;            /* 0 = 1000 */
+  int32_t condim;            /* 0 = 3 */
+} physclient_geom_spec;
+
+typedef struct physclient_body_spec {
+  const char *name;          /* may be NULL */
+  physclient_vec3 pos;
+  bool has_quat;             /* false: identity */
+  physclient_quat quat;
+  physclient_vec3 linvel;
+  physclient_vec3 angvel;
+  double mass;               /* 0: from the geoms' density */
+  const physclient_geom_spec *geoms;
+  size_t n_geoms;
+} physclient_body_spec;
+
+/* Bits of physclient_body_update.fields: which values SetBodyState changes. */
+enum {
+  PHYSCLIENT_SET_POS = 1u << 0,
+  PHYSCLIENT_SET_QUAT = 1u << 1,
+  PHYSCLIENT_SET_LINVEL = 1u << 2,
+  PHYSCLIENT_SET_ANGVEL = 1u << 3,
+};
+
+typedef struct physclient_body_update {
+  int32_t id;
+  unsigned fields;           /* PHYSCLIENT_SET_* bits; unset values keep the current state */
+  physclient_vec3 pos;
+  physclient_quat quat;
+  physclient_vec3 linvel;
+  physclient_vec3 angvel;
+} physclient_body_update;
+
+/* Joint-level command. Each array is either NULL or n_joints long. */
+typedef struct physclient_joint_command {
+  const int32_t *joint_ids;
+  size_t n_joints;
+  int mode;                  /* a physclient_command_mode */
+  const double *q, *qd, *tau, *kp, *kd;
+  uint64_t seq;              /* echoed on frames as last_cmd_seq */
+} physclient_joint_command;
+
+typedef struct physclient_wrench {
+  int32_t body;
+  physclient_vec3 force;
+  physclient_vec3 torque;
+} physclient_wrench;
+
+/* One StepAndObserve cycle: optional command, wrenches for the next step, n steps, selector. */
+typedef struct physclient_step_request {
+  const physclient_joint_command *command;   /* may be NULL */
+  const physclient_wrench *wrenches;         /* n_wrenches; may be NULL when 0 */
+  size_t n_wrenches;
+  uint32_t n;                                /* 0 is read as 1 */
+  const physclient_selector *selector;       /* NULL: every body */
+} physclient_step_request;
+
+typedef struct physclient_stats {
+  physclient_clock clock;
+  uint64_t steps;
+  double step_ms_p50, step_ms_p99, step_ms_max;
+  uint64_t overruns;
+  uint64_t stale_commands;
+  uint64_t stream_frames_sent;
+  uint64_t stream_frames_dropped;
+  uint32_t clients;
+  uint32_t subscriptions;
+  double real_time_factor_measured;
+  physclient_step_stats last_step;
+} physclient_stats;
+
+typedef struct physclient_pong {
+  uint64_t client_time_ns;   /* as sent (CLOCK_MONOTONIC of this process) */
+  uint64_t server_time_ns;
+  uint64_t rtt_ns;           /* measured by the library */
+} physclient_pong;
+
+/* ---- connection -------------------------------------------------------------------------- */
+
+typedef struct physclient physclient;
+
+/* The daemon's default socket path: $XDG_RUNTIME_DIR/physd.sock, else /tmp/physd-<uid>.sock.
+ * Writes at most size bytes (NUL-terminated) into buf; returns buf. Thread-safe. */
+char *physclient_default_socket_path(char *buf, size_t size);
+
+/* Connect to a Unix socket and do the handshake (preambles, Hello, Welcome).
+ *  path: the socket; NULL means physclient_default_socket_path().
+ *  name: client_name sent in Hello; NULL means "physclient".
+ *  token: auth_token; NULL or "" when the server needs none.
+ *  out: receives the new client (NULL on failure); release with physclient_close.
+ *  err: may be NULL.
+ * Returns OK, EIO (cannot connect), ETIMEDOUT, EPROTO (not a physd server), EVERSION (another
+ * protocol major, at the preamble or as a VERSION_MISMATCH Error) or ESERVER (e.g.
+ * UNAUTHENTICATED). Waits at most the initial timeout (see Timeouts above). Thread-safe. */
+int physclient_connect_unix(const char *path, const char *name, const char *token,
+                            physclient **out, physclient_error *err);
+
+/* As physclient_connect_unix, over TCP (TCP_NODELAY). host: a name or address, NULL means
+ * "127.0.0.1"; port: the daemon's --tcp port. */
+int physclient_connect_tcp(const char *host, uint16_t port, const char *name, const char *token,
+                           physclient **out, physclient_error *err);
+
+/* Close the connection, stop the reader thread (after any callback in progress returns) and
+ * free the client. NULL is a no-op. Must not be called from a subscription callback, nor while
+ * another thread uses the client. */
+void physclient_close(physclient *c);
+
+/* Set the timeout of every later blocking call on c, in milliseconds (> 0). Thread-safe. */
+void physclient_set_timeout_ms(physclient *c, int timeout_ms);
+
+/* The server's Welcome. The pointer and its strings stay valid until physclient_close. */
+const physclient_welcome *physclient_welcome_info(const physclient *c);
+
+/* Whether the Welcome listed the feature (e.g. "snapshot"). */
+bool physclient_has_feature(const physclient *c, const char *feature);
+
+/* The file descriptor of the socket, for diagnostics only (do not read or write it). */
+int physclient_fd(const physclient *c);
+
+/* ---- requests ---------------------------------------------------------------------------
+ * Common contract: c must be a connected client; out pointers must be non-NULL unless noted;
+ * err may be NULL; the call blocks until the reply or the timeout; thread-safe (serialised per
+ * client); must not be called from a subscription callback of the same client. */
+
+/* Ping; out (may be NULL) receives the echoed times and the measured round trip. */
+int physclient_ping(physclient *c, physclient_pong *out, physclient_error *err);
+
+/* LoadWorld by path (it must resolve inside one of the server's --allowed-root directories).
+ * out may be NULL. */
+int physclient_load_world_path(physclient *c, const char *path, physclient_format format,
+                               physclient_world_loaded *out, physclient_error *err);
+
+/* LoadWorld from the document itself (len bytes); name (may be NULL) is used in the server's
+ * error messages. out may be NULL. */
+int physclient_load_world_bytes(physclient *c, const void *data, size_t len,
+                                physclient_format format, const char *name,
+                                physclient_world_loaded *out, physclient_error *err);
+
+/* GetModelInfo. *out receives a new heap tree (NULL on failure); release it with
+ * physclient_model_info_free. */
+int physclient_get_model_info(physclient *c, physclient_model_info **out, physclient_error *err);
+
+/* AddBody; *id (may be NULL) receives the new body's id. */
+int physclient_add_body(physclient *c, const physclient_body_spec *spec, int32_t *id,
+                        physclient_error *err);
+
+int physclient_remove_body(physclient *c, int32_t id, physclient_error *err);
+
+int physclient_set_body_state(physclient *c, const physclient_body_update *update,
+                              physclient_error *err);
+
+/* Applied at the next step boundary. The current engine has no joints: NOT_FOUND. */
+int physclient_set_joint_command(physclient *c, const physclient_joint_command *cmd,
+                                 physclient_error *err);
+
+/* A wrench at the body's COM for the next step only. */
+int physclient_apply_wrench(physclient *c, const physclient_wrench *w, physclient_error *err);
+
+/* Step n >= 1 times (lock-step mode; INCORRECT_STATE while running in real time). */
+int physclient_step(physclient *c, uint32_t n, physclient_error *err);
+
+/* The hot path: command and wrenches in, n steps, one frame out. out's arrays are reused and
+ * grown (see physclient_state). */
+int physclient_step_and_observe(physclient *c, const physclient_step_request *req,
+                                physclient_state *out, physclient_error *err);
+
+int physclient_pause(physclient *c, physclient_error *err);
+int physclient_resume(physclient *c, physclient_error *err);
+
+/* SetMode. rtf: real-time factor for REALTIME (0 keeps the current); barrier_deadline_ns and
+ * policy apply to BARRIER (0 and WAIT otherwise). */
+int physclient_set_mode(physclient *c, physclient_mode mode, double rtf,
+                        uint64_t barrier_deadline_ns, physclient_deadline_policy policy,
+                        physclient_error *err);
+
+int physclient_set_real_time_factor(physclient *c, double factor, physclient_error *err);
+
+/* GetState: the latest frame. selector NULL means every body. out as for step_and_observe. */
+int physclient_get_state(physclient *c, const physclient_selector *selector,
+                         physclient_state *out, physclient_error *err);
+
+/* Called on the client's reader thread for every stream frame of the subscription. frame is
+ * valid only during the call (copy what you keep); user is the pointer given to subscribe. */
+typedef void (*physclient_frame_cb)(const physclient_state *frame, void *user);
+
+/* Subscribe to state frames every period_ns (0 = every step; at least the server's
+ * min_stream_period_ns otherwise). cb must be non-NULL. *sub_id (may be NULL) receives the id.
+ * The first subscribe starts the client's reader thread. Frames arriving before this call
+ * returns may already be delivered to cb. */
+int physclient_subscribe(physclient *c, const physclient_selector *selector, uint64_t period_ns,
+                         physclient_frame_cb cb, void *user, uint32_t *sub_id,
+                         physclient_error *err);
+
+/* Unsubscribe. When it returns (with any status) cb is not running for this subscription and
+ * will not be called again. */
+int physclient_unsubscribe(physclient *c, uint32_t sub_id, physclient_error *err);
+
+/* Back to the state right after LoadWorld. */
+int physclient_reset(physclient *c, physclient_error *err);
+
+/* Snapshot: *data receives a malloc'ed buffer of *len bytes (NULL on failure; release with
+ * free()). The bytes are opaque (model hash and engine version inside). */
+int physclient_snapshot(physclient *c, uint8_t **data, size_t *len, physclient_error *err);
+
+/* Restore a snapshot taken from the same model. */
+int physclient_restore(physclient *c, const void *data, size_t len, physclient_error *err);
+
+int physclient_get_stats(physclient *c, physclient_stats *out, physclient_error *err);
+
+/* Barrier mode: join as an ordered participant, or leave. */
+int physclient_join_barrier(physclient *c, uint32_t order, physclient_error *err);
+int physclient_leave_barrier(physclient *c, physclient_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PHYSCLIENT_H */

@@ -1,0 +1,84 @@
+/* physclient_internal.h - shared between the transport (physclient.c) and the request
+ * encoders/decoders (physclient_calls.c). Not installed. */
+#ifndef PHYSCLIENT_INTERNAL_H
+#define PHYSCLIENT_INTERNAL_H
+
+#include <pthread.h>
+
+#include "physclient.h"
+#include "physd.pb-c.h"
+
+#define PC_MAX_SUBS 64
+
+typedef struct pc_sub {
+  uint32_t id;                 /* 0 = free slot */
+  physclient_frame_cb cb;
+  void *user;
+} pc_sub;
+
+struct physclient {
+  int fd;
+  int timeout_ms;              /* atomic access (__atomic builtins) */
+
+  /* request side: one request at a time (req_mtx), the caller writes and, in direct mode,
+   * reads. Lock order: req_mtx, then mtx, then cb_mtx. */
+  pthread_mutex_t req_mtx;
+  uint64_t next_req_id;
+  uint8_t *sbuf;
+  size_t scap;
+
+  /* receive buffer: bytes [rpos, rlen) are read but not consumed. Used by exactly one reader:
+   * the requester until the reader thread starts, then only the reader thread. */
+  uint8_t *rbuf;
+  size_t rpos, rlen, rcap;
+  uint32_t max_frame;
+
+  /* reader-thread mode */
+  pthread_mutex_t mtx;
+  pthread_cond_t cond;         /* CLOCK_MONOTONIC */
+  bool reader_running;
+  pthread_t reader;
+  uint64_t waiting_id;         /* req_id the requester waits for, 0 = none */
+  Physd__V1__Envelope *reply;  /* delivered reply for waiting_id */
+  bool broken;                 /* the connection failed; broken_err says why */
+  physclient_error broken_err;
+  physclient_error event_err;  /* last Error event (req_id 0) from the server, status 0 = none */
+
+  /* subscriptions, guarded by cb_mtx, which the reader holds while it runs a callback */
+  pthread_mutex_t cb_mtx;
+  pc_sub subs[PC_MAX_SUBS];
+  physclient_state cb_frame;   /* reader thread's reusable frame */
+
+  /* handshake result */
+  physclient_welcome welcome;
+  char *server_version;
+  char **features;
+};
+
+/* Fill err (may be NULL) and return status. */
+int pc__fail(physclient_error *err, int status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int pc__ok(physclient_error *err);
+
+/* Send req (its req_id is assigned here) and wait for the reply. On OK, *reply is the reply
+ * envelope (msg_case == want), to release with physd__v1__envelope__free_unpacked(*reply, NULL).
+ * A server Error becomes ESERVER. Serialised by req_mtx. */
+int pc__call(physclient *c, Physd__V1__Envelope *req, Physd__V1__Envelope__MsgCase want,
+             Physd__V1__Envelope **reply, physclient_error *err);
+
+/* As pc__call for replies that carry nothing the caller needs (Ack). */
+int pc__call_ack(physclient *c, Physd__V1__Envelope *req, physclient_error *err);
+
+/* Convert a StateFrame into out, growing its arrays. Returns OK or ENOMEM. */
+int pc__state_from_pb(const Physd__V1__StateFrame *f, physclient_state *out);
+void pc__clock_from_pb(const Physd__V1__Clock *ck, physclient_clock *out);
+
+/* Subscription table, called by physclient_subscribe/unsubscribe. */
+int pc__sub_add(physclient *c, uint32_t id, physclient_frame_cb cb, void *user);
+void pc__sub_remove(physclient *c, uint32_t id);
+/* Start the reader thread if it is not running; call with req_mtx held. */
+int pc__start_reader(physclient *c, physclient_error *err);
+
+uint64_t pc__mono_ns(void);
+
+#endif

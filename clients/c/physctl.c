@@ -1,0 +1,634 @@
+/* physctl.c - command-line client of physd: one command per run, JSON on stdout, errors on
+ * stderr. Exit status: 0 success, 1 the request failed, 2 usage error, 3 cannot connect. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "physclient.h"
+
+#define EXIT_REQUEST 1
+#define EXIT_USAGE 2
+#define EXIT_CONNECT 3
+
+static const char usage_text[] =
+    "usage: physctl [--socket PATH | --tcp HOST:PORT] [--token T] [--timeout MS] COMMAND [ARGS]\n"
+    "\n"
+    "Connects to a physd daemon (default socket: $XDG_RUNTIME_DIR/physd.sock, else\n"
+    "/tmp/physd-<uid>.sock) and runs one command. Results are JSON on stdout.\n"
+    "\n"
+    "commands:\n"
+    "  load FILE [--data]          load a world (MJCF); the path is sent as an absolute path and\n"
+    "                              must be inside the daemon's allowed roots; --data sends the\n"
+    "                              file's bytes instead\n"
+    "  info                        model info: bodies, joints, timestep, gravity\n"
+    "  step [N]                    step N times (default 1; lock-step mode)\n"
+    "  pause | resume              pause or resume the simulation clock\n"
+    "  state [--body ID]...        the latest state of every body (or of the given bodies)\n"
+    "  watch [--hz F] [--count N]  subscribe and print state frames as JSON lines (Ctrl-C stops)\n"
+    "  stats                       daemon statistics\n"
+    "  snapshot FILE               save the world state to FILE\n"
+    "  restore FILE                restore a state saved by snapshot\n"
+    "  reset                       back to the state right after load\n"
+    "  mode lockstep|realtime|max|barrier [--rtf X]\n"
+    "                              set the time mode (--rtf: real-time factor for realtime)\n"
+    "  latency [--cycles N] [--tcp HOST:PORT]\n"
+    "                              StepAndObserve round trips (lock-step mode): prints JSON\n"
+    "                              with p50/p99/max microseconds; --tcp measures over TCP\n"
+    "  ping                        round trip of a Ping\n"
+    "\n"
+    "options:\n"
+    "  --socket PATH   Unix socket of the daemon\n"
+    "  --tcp HOST:PORT TCP address of the daemon (e.g. 127.0.0.1:7070)\n"
+    "  --token T       auth token (default: $PHYSD_TOKEN)\n"
+    "  --timeout MS    timeout of each request (default 10000)\n"
+    "  --help          this text\n"
+    "\n"
+    "exit status: 0 success, 1 the request failed, 2 usage error, 3 cannot connect\n";
+
+static void usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "physctl: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'physctl --help'.\n");
+  exit(EXIT_USAGE);
+}
+
+static int fail(const char *what, const physclient_error *e) {
+  if (e->status == PHYSCLIENT_ESERVER)
+    fprintf(stderr, "physctl: %s: %s\n", what, e->message);
+  else
+    fprintf(stderr, "physctl: %s: %s (%s)\n", what, e->message, physclient_status_name(e->status));
+  return EXIT_REQUEST;
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-') return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+/* "HOST:PORT" or "PORT" into host (default 127.0.0.1) and port */
+static bool parse_hostport(const char *s, char *host, size_t hsize, uint16_t *port) {
+  const char *colon = strrchr(s, ':');
+  const char *ps = colon ? colon + 1 : s;
+  uint64_t p;
+  if (!parse_u64(ps, &p) || p == 0 || p > 65535) return false;
+  *port = (uint16_t)p;
+  if (colon && colon != s) {
+    size_t n = (size_t)(colon - s);
+    if (n >= hsize) return false;
+    memcpy(host, s, n);
+    host[n] = '\0';
+    /* [::1]:port */
+    if (host[0] == '[' && host[n - 1] == ']') {
+      memmove(host, host + 1, n - 2);
+      host[n - 2] = '\0';
+    }
+  } else {
+    snprintf(host, hsize, "127.0.0.1");
+  }
+  return true;
+}
+
+typedef struct conn_opts {
+  const char *socket;
+  const char *tcp;
+  const char *token;
+  int timeout_ms;
+} conn_opts;
+
+static physclient *connect_or_exit(const conn_opts *o, const char *tcp) {
+  physclient *c = NULL;
+  physclient_error e;
+  int st;
+  if (tcp) {
+    char host[256];
+    uint16_t port;
+    if (!parse_hostport(tcp, host, sizeof host, &port)) usage_error("bad --tcp address '%s'", tcp);
+    st = physclient_connect_tcp(host, port, "physctl", o->token, &c, &e);
+  } else {
+    st = physclient_connect_unix(o->socket, "physctl", o->token, &c, &e);
+  }
+  if (st != PHYSCLIENT_OK) {
+    fprintf(stderr, "physctl: cannot connect: %s (%s)\n", e.message, physclient_status_name(st));
+    exit(EXIT_CONNECT);
+  }
+  if (o->timeout_ms > 0) physclient_set_timeout_ms(c, o->timeout_ms);
+  return c;
+}
+
+/* ---- JSON output ------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.17g", v);
+  else fputs("null", f);
+}
+
+static void json_vec3(FILE *f, physclient_vec3 v) {
+  fputc('[', f);
+  json_num(f, v.x);
+  fputc(',', f);
+  json_num(f, v.y);
+  fputc(',', f);
+  json_num(f, v.z);
+  fputc(']', f);
+}
+
+static const char *mode_name(int mode) {
+  switch (mode) {
+  case PHYSCLIENT_MODE_LOCKSTEP: return "lockstep";
+  case PHYSCLIENT_MODE_BARRIER: return "barrier";
+  case PHYSCLIENT_MODE_REALTIME: return "realtime";
+  case PHYSCLIENT_MODE_MAX_SPEED: return "max";
+  default: return "?";
+  }
+}
+
+static void json_clock(FILE *f, const physclient_clock *ck) {
+  fprintf(f, "{\"step\":%llu,\"sim_time_ns\":%llu,\"timestep_ns\":%llu,\"mode\":\"%s\",\"paused\":%s,"
+             "\"real_time_factor\":",
+          (unsigned long long)ck->step, (unsigned long long)ck->sim_time_ns,
+          (unsigned long long)ck->timestep_ns, mode_name(ck->mode), ck->paused ? "true" : "false");
+  json_num(f, ck->real_time_factor);
+  fputc('}', f);
+}
+
+static void json_state(FILE *f, const physclient_state *s) {
+  fprintf(f, "{\"step\":%llu,\"sim_time_ns\":%llu,\"wall_mono_ns\":%llu,\"last_cmd_seq\":%llu,"
+             "\"overrun\":%s,\"stale_command\":%s",
+          (unsigned long long)s->step, (unsigned long long)s->sim_time_ns,
+          (unsigned long long)s->wall_mono_ns, (unsigned long long)s->last_cmd_seq,
+          s->overrun ? "true" : "false", s->stale_command ? "true" : "false");
+  if (s->subscription_id)
+    fprintf(f, ",\"subscription_id\":%u,\"dropped\":%llu", s->subscription_id,
+            (unsigned long long)s->dropped);
+  fputs(",\"bodies\":[", f);
+  for (size_t i = 0; i < s->n_bodies; i++) {
+    const physclient_body_state *b = &s->bodies[i];
+    fprintf(f, "%s{\"id\":%d,\"pos\":", i ? "," : "", b->id);
+    json_vec3(f, b->pos);
+    fputs(",\"quat\":[", f);
+    json_num(f, b->quat.w);
+    fputc(',', f);
+    json_num(f, b->quat.x);
+    fputc(',', f);
+    json_num(f, b->quat.y);
+    fputc(',', f);
+    json_num(f, b->quat.z);
+    fputs("],\"linvel\":", f);
+    json_vec3(f, b->linvel);
+    fputs(",\"angvel\":", f);
+    json_vec3(f, b->angvel);
+    fprintf(f, ",\"sleeping\":%s}", b->sleeping ? "true" : "false");
+  }
+  fputs("]}\n", f);
+}
+
+/* ---- commands ---------------------------------------------------------------------------- */
+
+static uint8_t *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint8_t *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 65536;
+      uint8_t *nb = realloc(buf, cap);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = nb;
+    }
+    size_t r = fread(buf + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) break;
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+static int cmd_load(physclient *c, int argc, char **argv) {
+  const char *file = NULL;
+  bool data = false;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--data") == 0) data = true;
+    else if (!file) file = argv[i];
+    else usage_error("load: unexpected argument '%s'", argv[i]);
+  }
+  if (!file) usage_error("%s", "load: missing FILE");
+  physclient_world_loaded w;
+  physclient_error e;
+  int st;
+  if (data) {
+    size_t len = 0;
+    uint8_t *buf = read_file(file, &len);
+    if (!buf) {
+      fprintf(stderr, "physctl: load: cannot read %s: %s\n", file, strerror(errno));
+      return EXIT_REQUEST;
+    }
+    st = physclient_load_world_bytes(c, buf, len, PHYSCLIENT_FORMAT_AUTO, file, &w, &e);
+    free(buf);
+  } else {
+    char abs[PATH_MAX];
+    const char *path = realpath(file, abs) ? abs : file;
+    st = physclient_load_world_path(c, path, PHYSCLIENT_FORMAT_AUTO, &w, &e);
+  }
+  if (st != PHYSCLIENT_OK) return fail("load", &e);
+  printf("{\"name\":");
+  json_str(stdout, w.name);
+  printf(",\"bodies\":%u,\"model_hash\":\"%016llx\",\"clock\":", w.bodies,
+         (unsigned long long)w.model_hash);
+  json_clock(stdout, &w.clock);
+  printf("}\n");
+  return 0;
+}
+
+static int cmd_info(physclient *c) {
+  physclient_model_info *m;
+  physclient_error e;
+  if (physclient_get_model_info(c, &m, &e) != PHYSCLIENT_OK) return fail("info", &e);
+  const physclient_welcome *w = physclient_welcome_info(c);
+  printf("{\"server_version\":");
+  json_str(stdout, w->server_version);
+  printf(",\"protocol\":\"%u.%u\",\"features\":[", w->major, w->minor);
+  for (size_t i = 0; i < w->n_features; i++) {
+    if (i) putchar(',');
+    json_str(stdout, w->features[i]);
+  }
+  printf("],\"name\":");
+  json_str(stdout, m->name);
+  printf(",\"timestep\":");
+  json_num(stdout, m->timestep);
+  printf(",\"gravity\":");
+  json_vec3(stdout, m->gravity);
+  printf(",\"model_hash\":\"%016llx\",\"bodies\":[", (unsigned long long)m->model_hash);
+  for (size_t i = 0; i < m->n_bodies; i++) {
+    printf("%s{\"id\":%d,\"name\":", i ? "," : "", m->bodies[i].id);
+    json_str(stdout, m->bodies[i].name);
+    printf(",\"mass\":");
+    json_num(stdout, m->bodies[i].mass);
+    printf(",\"static\":%s}", m->bodies[i].is_static ? "true" : "false");
+  }
+  printf("],\"joints\":[");
+  for (size_t i = 0; i < m->n_joints; i++) {
+    printf("%s{\"id\":%d,\"name\":", i ? "," : "", m->joints[i].id);
+    json_str(stdout, m->joints[i].name);
+    printf(",\"type\":");
+    json_str(stdout, m->joints[i].type);
+    printf(",\"body\":%d}", m->joints[i].body);
+  }
+  printf("]}\n");
+  physclient_model_info_free(m);
+  return 0;
+}
+
+static int cmd_step(physclient *c, int argc, char **argv) {
+  uint64_t n = 1;
+  if (argc > 1) usage_error("step: unexpected argument '%s'", argv[1]);
+  if (argc == 1 && (!parse_u64(argv[0], &n) || n == 0 || n > UINT32_MAX))
+    usage_error("step: N must be a positive integer, not '%s'", argv[0]);
+  physclient_error e;
+  if (physclient_step(c, (uint32_t)n, &e) != PHYSCLIENT_OK) return fail("step", &e);
+  physclient_stats s;
+  if (physclient_get_stats(c, &s, &e) != PHYSCLIENT_OK) return fail("step", &e);
+  printf("{\"stepped\":%llu,\"clock\":", (unsigned long long)n);
+  json_clock(stdout, &s.clock);
+  printf("}\n");
+  return 0;
+}
+
+static int cmd_state(physclient *c, int argc, char **argv) {
+  int32_t ids[256];
+  size_t n = 0;
+  for (int i = 0; i < argc; i++) {
+    uint64_t v;
+    if (strcmp(argv[i], "--body") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) && v <= INT32_MAX) {
+      if (n == sizeof ids / sizeof ids[0]) usage_error("%s", "state: too many --body");
+      ids[n++] = (int32_t)v;
+      i++;
+    } else {
+      usage_error("state: bad argument '%s' (expected --body ID)", argv[i]);
+    }
+  }
+  physclient_selector sel = {.bodies = ids, .n_bodies = n, .all_bodies = n == 0};
+  physclient_state s = {0};
+  physclient_error e;
+  if (physclient_get_state(c, &sel, &s, &e) != PHYSCLIENT_OK) return fail("state", &e);
+  json_state(stdout, &s);
+  physclient_state_free(&s);
+  return 0;
+}
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig) {
+  (void)sig;
+  g_stop = 1;
+}
+
+typedef struct watch_ctx {
+  uint64_t count;      /* 0 = unlimited */
+  volatile uint64_t seen;
+} watch_ctx;
+
+static void watch_cb(const physclient_state *frame, void *user) {
+  watch_ctx *w = user;
+  if (w->count && w->seen >= w->count) return;
+  json_state(stdout, frame);
+  fflush(stdout);
+  __atomic_add_fetch(&w->seen, 1, __ATOMIC_RELEASE);
+}
+
+static int cmd_watch(physclient *c, int argc, char **argv) {
+  double hz = 10;
+  uint64_t count = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--hz") == 0 && i + 1 < argc) {
+      if (!parse_double(argv[++i], &hz) || hz <= 0) usage_error("watch: bad --hz '%s'", argv[i]);
+    } else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) {
+      if (!parse_u64(argv[++i], &count)) usage_error("watch: bad --count '%s'", argv[i]);
+    } else {
+      usage_error("watch: bad argument '%s'", argv[i]);
+    }
+  }
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  watch_ctx w = {.count = count};
+  uint64_t period = (uint64_t)(1e9 / hz);
+  const physclient_welcome *wi = physclient_welcome_info(c);
+  if (period < wi->limits.min_stream_period_ns) period = wi->limits.min_stream_period_ns;
+  physclient_error e;
+  uint32_t id;
+  if (physclient_subscribe(c, NULL, period, watch_cb, &w, &id, &e) != PHYSCLIENT_OK)
+    return fail("watch", &e);
+  /* the frames arrive on the reader thread; this one waits for the count, a signal or EOF */
+  int rc = 0;
+  unsigned ticks = 0;
+  while (!g_stop && (count == 0 || __atomic_load_n(&w.seen, __ATOMIC_ACQUIRE) < count)) {
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+    physclient_error pe;
+    if (++ticks % 50 == 0 && physclient_ping(c, NULL, &pe) != PHYSCLIENT_OK) {
+      rc = fail("watch", &pe);
+      break;
+    }
+  }
+  if (rc == 0 && physclient_unsubscribe(c, id, &e) != PHYSCLIENT_OK) rc = fail("watch", &e);
+  return rc;
+}
+
+static int cmd_stats(physclient *c) {
+  physclient_stats s;
+  physclient_error e;
+  if (physclient_get_stats(c, &s, &e) != PHYSCLIENT_OK) return fail("stats", &e);
+  printf("{\"clock\":");
+  json_clock(stdout, &s.clock);
+  printf(",\"steps\":%llu,\"step_ms_p50\":", (unsigned long long)s.steps);
+  json_num(stdout, s.step_ms_p50);
+  printf(",\"step_ms_p99\":");
+  json_num(stdout, s.step_ms_p99);
+  printf(",\"step_ms_max\":");
+  json_num(stdout, s.step_ms_max);
+  printf(",\"overruns\":%llu,\"stale_commands\":%llu,\"stream_frames_sent\":%llu,"
+         "\"stream_frames_dropped\":%llu,\"clients\":%u,\"subscriptions\":%u,"
+         "\"real_time_factor_measured\":",
+         (unsigned long long)s.overruns, (unsigned long long)s.stale_commands,
+         (unsigned long long)s.stream_frames_sent, (unsigned long long)s.stream_frames_dropped,
+         s.clients, s.subscriptions);
+  json_num(stdout, s.real_time_factor_measured);
+  printf("}\n");
+  return 0;
+}
+
+static int cmd_snapshot(physclient *c, int argc, char **argv) {
+  if (argc != 1) usage_error("%s", "snapshot: expected one FILE");
+  uint8_t *data;
+  size_t len;
+  physclient_error e;
+  if (physclient_snapshot(c, &data, &len, &e) != PHYSCLIENT_OK) return fail("snapshot", &e);
+  FILE *f = fopen(argv[0], "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  if (f && fclose(f) != 0) ok = false;
+  free(data);
+  if (!ok) {
+    fprintf(stderr, "physctl: snapshot: cannot write %s: %s\n", argv[0], strerror(errno));
+    return EXIT_REQUEST;
+  }
+  printf("{\"file\":");
+  json_str(stdout, argv[0]);
+  printf(",\"bytes\":%zu}\n", len);
+  return 0;
+}
+
+static int cmd_restore(physclient *c, int argc, char **argv) {
+  if (argc != 1) usage_error("%s", "restore: expected one FILE");
+  size_t len = 0;
+  uint8_t *data = read_file(argv[0], &len);
+  if (!data) {
+    fprintf(stderr, "physctl: restore: cannot read %s: %s\n", argv[0], strerror(errno));
+    return EXIT_REQUEST;
+  }
+  physclient_error e;
+  int st = physclient_restore(c, data, len, &e);
+  free(data);
+  if (st != PHYSCLIENT_OK) return fail("restore", &e);
+  printf("{\"restored\":%zu}\n", len);
+  return 0;
+}
+
+static int cmd_mode(physclient *c, int argc, char **argv) {
+  if (argc < 1) usage_error("%s", "mode: expected lockstep|realtime|max|barrier");
+  physclient_mode m;
+  if (strcmp(argv[0], "lockstep") == 0) m = PHYSCLIENT_MODE_LOCKSTEP;
+  else if (strcmp(argv[0], "realtime") == 0) m = PHYSCLIENT_MODE_REALTIME;
+  else if (strcmp(argv[0], "max") == 0) m = PHYSCLIENT_MODE_MAX_SPEED;
+  else if (strcmp(argv[0], "barrier") == 0) m = PHYSCLIENT_MODE_BARRIER;
+  else usage_error("mode: unknown mode '%s' (lockstep|realtime|max|barrier)", argv[0]);
+  double rtf = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--rtf") == 0 && i + 1 < argc) {
+      if (!parse_double(argv[++i], &rtf) || rtf <= 0) usage_error("mode: bad --rtf '%s'", argv[i]);
+    } else {
+      usage_error("mode: bad argument '%s'", argv[i]);
+    }
+  }
+  physclient_error e;
+  if (physclient_set_mode(c, m, rtf, 0, PHYSCLIENT_DEADLINE_WAIT, &e) != PHYSCLIENT_OK)
+    return fail("mode", &e);
+  printf("{\"mode\":\"%s\"}\n", mode_name((int)m));
+  return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmd_latency(const conn_opts *o, int argc, char **argv) {
+  uint64_t cycles = 10000;
+  const char *tcp = o->tcp;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
+      if (!parse_u64(argv[++i], &cycles) || cycles == 0 || cycles > 100000000)
+        usage_error("latency: bad --cycles '%s'", argv[i]);
+    } else if (strcmp(argv[i], "--tcp") == 0 && i + 1 < argc) {
+      tcp = argv[++i];
+    } else if (strcmp(argv[i], "--tcp") == 0 && o->tcp) {
+      /* bare --tcp: the global --tcp address */
+    } else {
+      usage_error("latency: bad argument '%s' (--cycles N, --tcp HOST:PORT)", argv[i]);
+    }
+  }
+  physclient *c = connect_or_exit(o, tcp);
+  uint64_t *rtt = malloc(cycles * sizeof *rtt);
+  if (!rtt) {
+    fprintf(stderr, "physctl: latency: out of memory\n");
+    physclient_close(c);
+    return EXIT_REQUEST;
+  }
+  physclient_step_request req = {.n = 1};
+  physclient_state s = {0};
+  physclient_error e;
+  int rc = 0;
+  uint64_t warmup = cycles < 1000 ? cycles / 10 : 100;
+  for (uint64_t i = 0; i < warmup + cycles; i++) {
+    uint64_t t0 = now_ns();
+    if (physclient_step_and_observe(c, &req, &s, &e) != PHYSCLIENT_OK) {
+      rc = fail("latency", &e);
+      break;
+    }
+    if (i >= warmup) rtt[i - warmup] = now_ns() - t0;
+  }
+  if (rc == 0) {
+    double sum = 0;
+    for (uint64_t i = 0; i < cycles; i++) sum += (double)rtt[i];
+    qsort(rtt, cycles, sizeof *rtt, cmp_u64);
+    uint64_t p50 = rtt[(cycles - 1) / 2], p99 = rtt[(uint64_t)((double)(cycles - 1) * 0.99)];
+    printf("{\"transport\":\"%s\",\"cycles\":%llu,\"bodies\":%zu,\"p50_us\":%.2f,\"p99_us\":%.2f,"
+           "\"max_us\":%.2f,\"mean_us\":%.2f}\n",
+           tcp ? "tcp" : "unix", (unsigned long long)cycles, s.n_bodies, (double)p50 / 1e3,
+           (double)p99 / 1e3, (double)rtt[cycles - 1] / 1e3, sum / (double)cycles / 1e3);
+  }
+  free(rtt);
+  physclient_state_free(&s);
+  physclient_close(c);
+  return rc;
+}
+
+static int cmd_ping(physclient *c) {
+  physclient_pong p;
+  physclient_error e;
+  if (physclient_ping(c, &p, &e) != PHYSCLIENT_OK) return fail("ping", &e);
+  printf("{\"rtt_us\":%.2f,\"server_time_ns\":%llu}\n", (double)p.rtt_ns / 1e3,
+         (unsigned long long)p.server_time_ns);
+  return 0;
+}
+
+static int simple(physclient *c, const char *name,
+                  int (*fn)(physclient *, physclient_error *)) {
+  physclient_error e;
+  if (fn(c, &e) != PHYSCLIENT_OK) return fail(name, &e);
+  printf("{\"ok\":true}\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  conn_opts o = {.token = getenv("PHYSD_TOKEN")};
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) usage_error("option '%s' needs a value", a);
+    if (strcmp(a, "--socket") == 0) o.socket = argv[++i];
+    else if (strcmp(a, "--tcp") == 0) o.tcp = argv[++i];
+    else if (strcmp(a, "--token") == 0) o.token = argv[++i];
+    else if (strcmp(a, "--timeout") == 0) {
+      uint64_t ms;
+      if (!parse_u64(argv[++i], &ms) || ms == 0 || ms > INT32_MAX) usage_error("bad --timeout '%s'", argv[i]);
+      o.timeout_ms = (int)ms;
+      setenv("PHYSCLIENT_TIMEOUT_MS", argv[i], 1);   /* connect and handshake too */
+    } else {
+      usage_error("unknown option '%s'", a);
+    }
+  }
+  if (o.socket && o.tcp) usage_error("%s", "--socket and --tcp are exclusive");
+  if (i >= argc) usage_error("%s", "missing COMMAND");
+  const char *cmd = argv[i++];
+  int nargs = argc - i;
+  char **args = argv + i;
+  static const char *const known[] = {"load", "info", "step", "pause", "resume", "state", "watch",
+                                      "stats", "snapshot", "restore", "reset", "mode", "latency",
+                                      "ping"};
+  bool found = false;
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= strcmp(cmd, known[k]) == 0;
+  if (!found) usage_error("unknown command '%s'", cmd);
+  if (strcmp(cmd, "latency") == 0) return cmd_latency(&o, nargs, args);
+  if (nargs > 0 && (strcmp(cmd, "info") == 0 || strcmp(cmd, "pause") == 0 ||
+                    strcmp(cmd, "resume") == 0 || strcmp(cmd, "stats") == 0 ||
+                    strcmp(cmd, "reset") == 0 || strcmp(cmd, "ping") == 0))
+    usage_error("unexpected argument '%s'", args[0]);
+
+  physclient *c = connect_or_exit(&o, o.tcp);
+  int rc;
+  if (strcmp(cmd, "load") == 0) rc = cmd_load(c, nargs, args);
+  else if (strcmp(cmd, "info") == 0) rc = cmd_info(c);
+  else if (strcmp(cmd, "step") == 0) rc = cmd_step(c, nargs, args);
+  else if (strcmp(cmd, "pause") == 0) rc = simple(c, "pause", physclient_pause);
+  else if (strcmp(cmd, "resume") == 0) rc = simple(c, "resume", physclient_resume);
+  else if (strcmp(cmd, "reset") == 0) rc = simple(c, "reset", physclient_reset);
+  else if (strcmp(cmd, "state") == 0) rc = cmd_state(c, nargs, args);
+  else if (strcmp(cmd, "watch") == 0) rc = cmd_watch(c, nargs, args);
+  else if (strcmp(cmd, "stats") == 0) rc = cmd_stats(c);
+  else if (strcmp(cmd, "snapshot") == 0) rc = cmd_snapshot(c, nargs, args);
+  else if (strcmp(cmd, "restore") == 0) rc = cmd_restore(c, nargs, args);
+  else if (strcmp(cmd, "mode") == 0) rc = cmd_mode(c, nargs, args);
+  else rc = cmd_ping(c);
+  physclient_close(c);
+  return rc;
+}

@@ -1,0 +1,598 @@
+"""physd_client.client - a blocking client of the physd wire protocol v1.0.
+
+Threading, as in the C library (libphysclient):
+
+* Requests on one Client are serialised by a lock; any thread may call them.
+* Until the first :meth:`Client.subscribe`, the calling thread reads its own reply (no thread
+  hop on the 1 kHz step_and_observe path). The first subscribe starts a daemon reader thread
+  that from then on reads the socket, hands replies to the waiting caller and runs subscription
+  callbacks for stream frames.
+* Callbacks run on the reader thread; they must not make requests on the same Client (their
+  replies are read by that thread) and should return quickly. A slow callback only makes the
+  server drop stream frames for this client (latest-wins); it never slows the simulation.
+
+Every request waits at most ``timeout`` seconds (:class:`Timeout`); a late reply is recognised
+by its req_id and discarded. Results are the protobuf messages of physd_pb2 (StateFrame,
+ModelInfo, Stats, ...); failures raise :class:`PhysdError` subclasses.
+"""
+import os
+import select
+import socket
+import struct
+import threading
+import time
+
+from . import _proto
+
+PROTO_MAJOR = 1
+PROTO_MINOR = 0
+MAX_FRAME_DEFAULT = 16 << 20
+_HANDSHAKE_MAX_FRAME = 1 << 20
+
+# proto enums, as plain ints (the same numbers as physd.proto)
+MODE_LOCKSTEP, MODE_BARRIER, MODE_REALTIME, MODE_MAX_SPEED = 0, 1, 2, 3
+DEADLINE_WAIT, DEADLINE_EVICT, DEADLINE_FREEWHEEL = 0, 1, 2
+FORMAT_AUTO, FORMAT_MJCF, FORMAT_URDF = 0, 1, 2
+GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_CYLINDER = 0, 1, 2, 3
+CMD_TORQUE, CMD_POSITION, CMD_VELOCITY, CMD_PD = 0, 1, 2, 3
+
+ERROR_CODES = ("ERROR_UNSPECIFIED", "INVALID_ARGUMENT", "NOT_FOUND", "INCORRECT_STATE",
+               "UNAUTHENTICATED", "RESOURCE_EXHAUSTED", "VERSION_MISMATCH", "INTERNAL",
+               "UNSUPPORTED", "DEADLINE_EXCEEDED")
+
+
+class PhysdError(Exception):
+    """Base of every error of this package. code is the server's ErrorCode (0 if none)."""
+
+    def __init__(self, message, code=0):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def code_name(self):
+        return ERROR_CODES[self.code] if 0 <= self.code < len(ERROR_CODES) else "?"
+
+
+class ServerError(PhysdError):
+    """The server answered Error{code, message}."""
+
+
+class ConnectionClosed(PhysdError):
+    """The connection failed or was closed; the Client cannot be used any more."""
+
+
+class ProtocolError(ConnectionClosed):
+    """Bad preamble, oversize or undecodable frame."""
+
+
+class VersionMismatch(PhysdError):
+    """The server speaks another protocol major."""
+
+
+class Timeout(PhysdError):
+    """No reply within the Client's timeout (the Client stays usable)."""
+
+
+def default_socket_path():
+    """$XDG_RUNTIME_DIR/physd.sock, else /tmp/physd-<uid>.sock (the daemon's default)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "physd.sock")
+    return "/tmp/physd-%d.sock" % os.getuid()
+
+
+def _vec3(msg, v):
+    msg.x, msg.y, msg.z = (float(v[0]), float(v[1]), float(v[2]))
+
+
+def _quat(msg, q):
+    msg.w, msg.x, msg.y, msg.z = (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
+
+
+class Client:
+    """One connection to physd. Create with :meth:`connect_unix` or :meth:`connect_tcp`; use as
+    a context manager or call :meth:`close`."""
+
+    def __init__(self, sock, name="physd_client", token="", timeout=10.0, pb2_dir=None):
+        """Take a connected stream socket and do the handshake (preambles, Hello, Welcome)."""
+        self.pb = _proto.load(pb2_dir)
+        self._sock = sock
+        self.timeout = float(timeout)
+        self._req_lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._next_id = 0
+        self._buf = bytearray()
+        self._max_frame = _HANDSHAKE_MAX_FRAME
+        self._reader = None
+        self._waiting = 0
+        self._reply = None
+        self._broken = None          # the PhysdError that broke the connection
+        self._event_error = None     # last Error event (req_id 0)
+        self._subs = {}
+        self._cb_lock = threading.Lock()
+        self.callback_error = None   # the exception of a callback that raised (it was dropped)
+        sock.setblocking(False)
+        try:
+            self.welcome = self._handshake(name, token)
+        except BaseException:
+            sock.close()
+            raise
+        lim = self.welcome.limits.max_frame_bytes
+        self._max_frame = lim if lim else MAX_FRAME_DEFAULT
+
+    # ---- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def connect_unix(cls, path=None, name="physd_client", token="", timeout=10.0, pb2_dir=None):
+        """Connect to the daemon's Unix socket (default: :func:`default_socket_path`)."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        try:
+            s.connect(path or default_socket_path())
+        except OSError as e:
+            s.close()
+            raise ConnectionClosed("cannot connect to %s: %s" % (path or default_socket_path(), e))
+        return cls(s, name, token, timeout, pb2_dir)
+
+    @classmethod
+    def connect_tcp(cls, host="127.0.0.1", port=0, name="physd_client", token="", timeout=10.0,
+                    pb2_dir=None):
+        """Connect over TCP (TCP_NODELAY)."""
+        try:
+            s = socket.create_connection((host, port), timeout=timeout)
+        except OSError as e:
+            raise ConnectionClosed("cannot connect to %s:%s: %s" % (host, port, e))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(s, name, token, timeout, pb2_dir)
+
+    def close(self):
+        """Close the socket and stop the reader thread (after a running callback returns).
+        Not from a callback."""
+        with self._cond:
+            if self._broken is None:
+                self._broken = ConnectionClosed("client closed")
+            self._cond.notify_all()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join()
+        self._sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def has_feature(self, name):
+        return name in self.welcome.features
+
+    # ---- framing ----------------------------------------------------------------------------
+
+    def _fill(self, need, deadline):
+        """Read until the buffer holds need bytes; deadline None waits forever."""
+        while len(self._buf) < need:
+            try:
+                chunk = self._sock.recv(max(65536, need - len(self._buf)))
+            except (BlockingIOError, InterruptedError):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise Timeout("no reply within %.3f s" % self.timeout)
+                select.select([self._sock], [], [], left)
+                continue
+            except OSError as e:
+                raise ConnectionClosed("recv: %s" % e)
+            if not chunk:
+                if self._event_error is not None:
+                    raise ConnectionClosed("server closed the connection: %s"
+                                           % self._event_error.message, self._event_error.code)
+                raise ConnectionClosed("server closed the connection")
+            self._buf += chunk
+
+    def _read_frame(self, deadline):
+        self._fill(4, deadline)
+        (n,) = struct.unpack_from("<I", self._buf, 0)
+        if n > self._max_frame:   # checked before the frame is read or allocated
+            raise ProtocolError("frame of %d bytes exceeds the limit of %d bytes"
+                                % (n, self._max_frame))
+        self._fill(4 + n, deadline)
+        env = self.pb.Envelope()
+        try:
+            env.ParseFromString(bytes(self._buf[4:4 + n]))
+        except Exception as e:  # protobuf's DecodeError
+            raise ProtocolError("undecodable frame of %d bytes: %s" % (n, e))
+        finally:
+            del self._buf[:4 + n]
+        return env
+
+    def _send_all(self, data, deadline):
+        view = memoryview(data)
+        while view:
+            try:
+                n = self._sock.send(view)
+                view = view[n:]
+            except (BlockingIOError, InterruptedError):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout("send timed out")
+                select.select([], [self._sock], [], left)
+            except OSError as e:
+                raise ConnectionClosed("send: %s" % e)
+
+    def _encode(self, env):
+        body = env.SerializeToString()
+        if len(body) > self._max_frame:
+            raise PhysdError("request of %d bytes exceeds the frame limit of %d bytes"
+                             % (len(body), self._max_frame))
+        return struct.pack("<I", len(body)) + body
+
+    def _handshake(self, name, token):
+        deadline = time.monotonic() + self.timeout
+        self._next_id += 1
+        env = self.pb.Envelope(req_id=self._next_id)
+        env.hello.major = PROTO_MAJOR
+        env.hello.minor = PROTO_MINOR
+        env.hello.client_name = name or "physd_client"
+        env.hello.auth_token = token or ""
+        self._send_all(b"PHYS" + struct.pack("<HH", PROTO_MAJOR, PROTO_MINOR) + self._encode(env),
+                       deadline)
+        try:
+            self._fill(8, deadline)
+        except ConnectionClosed as e:
+            raise ConnectionClosed("server closed the connection during the handshake (%s)"
+                                   % e.message)
+        pre = bytes(self._buf[:8])
+        del self._buf[:8]
+        if pre[:4] != b"PHYS":
+            raise ProtocolError("not a physd server: preamble %r, expected b'PHYS'" % pre[:4])
+        major, minor = struct.unpack("<HH", pre[4:])
+        if major != PROTO_MAJOR:
+            raise VersionMismatch("server speaks protocol %d.%d, this client %d.%d"
+                                  % (major, minor, PROTO_MAJOR, PROTO_MINOR), 6)
+        reply = self._read_frame(deadline)
+        kind = reply.WhichOneof("msg")
+        if kind == "error":
+            code = reply.error.code
+            msg = "handshake refused: %s: %s" % (ERROR_CODES[code] if code < len(ERROR_CODES)
+                                                 else code, reply.error.message)
+            raise (VersionMismatch if code == 6 else ServerError)(msg, code)
+        if kind != "welcome":
+            raise ProtocolError("expected Welcome, got %s" % kind)
+        if reply.welcome.major != PROTO_MAJOR:
+            raise VersionMismatch("server speaks protocol %d.%d, this client %d.%d"
+                                  % (reply.welcome.major, reply.welcome.minor, PROTO_MAJOR,
+                                     PROTO_MINOR), 6)
+        return reply.welcome
+
+    # ---- request core -----------------------------------------------------------------------
+
+    def _break(self, err):
+        with self._cond:
+            if self._broken is None:
+                self._broken = err
+            self._cond.notify_all()
+
+    def _dispatch(self, env):
+        """An event (req_id 0): stream frames to their callback, Errors remembered."""
+        kind = env.WhichOneof("msg")
+        if kind == "state":
+            with self._cb_lock:
+                sub = self._subs.get(env.state.subscription_id)
+                if sub is not None:
+                    sub(env.state)
+        elif kind == "error":
+            self._event_error = ServerError("%s: %s" % (ERROR_CODES[env.error.code]
+                                                        if env.error.code < len(ERROR_CODES)
+                                                        else env.error.code, env.error.message),
+                                            env.error.code)
+
+    def _reader_main(self):
+        while True:
+            try:
+                env = self._read_frame(None)
+            except PhysdError as e:
+                self._break(e)
+                return
+            except Exception as e:   # a failing callback must not kill the connection silently
+                self._break(ConnectionClosed("reader thread: %r" % e))
+                return
+            if env.req_id == 0:
+                try:
+                    self._dispatch(env)
+                except Exception as e:   # a failing callback: report it once, drop it
+                    import traceback
+                    traceback.print_exc()
+                    self.callback_error = e
+                    with self._cb_lock:
+                        self._subs.pop(env.state.subscription_id, None)
+                continue
+            with self._cond:
+                if env.req_id == self._waiting and self._reply is None:
+                    self._reply = env
+                    self._cond.notify_all()
+
+    def _call(self, env, want=None):
+        """Send env (req_id assigned here) and return the reply; want: the expected oneof name
+        (None: anything but Error)."""
+        with self._req_lock:
+            if self._broken is not None:
+                raise ConnectionClosed("connection is closed: %s" % self._broken.message,
+                                       self._broken.code)
+            self._next_id += 1
+            rid = self._next_id
+            env.req_id = rid
+            deadline = time.monotonic() + self.timeout
+            data = self._encode(env)
+            if self._reader is not None:
+                with self._cond:
+                    self._waiting = rid
+                    self._reply = None
+            try:
+                self._send_all(data, deadline)
+            except PhysdError as e:
+                self._break(e if isinstance(e, ConnectionClosed) else ConnectionClosed(e.message))
+                raise
+            if self._reader is not None:
+                with self._cond:
+                    while self._reply is None and self._broken is None:
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            self._waiting = 0
+                            raise Timeout("no reply within %.3f s" % self.timeout)
+                        self._cond.wait(left)
+                    reply, self._reply, self._waiting = self._reply, None, 0
+                    if reply is None:
+                        raise ConnectionClosed("connection is closed: %s" % self._broken.message,
+                                               self._broken.code)
+            else:
+                while True:
+                    try:
+                        reply = self._read_frame(deadline)
+                    except Timeout:
+                        raise
+                    except PhysdError as e:
+                        self._break(e)
+                        raise
+                    if reply.req_id == rid:
+                        break
+                    if reply.req_id == 0:
+                        self._dispatch(reply)
+        kind = reply.WhichOneof("msg")
+        if kind == "error":
+            code = reply.error.code
+            raise ServerError("%s: %s" % (ERROR_CODES[code] if code < len(ERROR_CODES) else code,
+                                          reply.error.message), code)
+        if want is not None and kind != want:
+            raise PhysdError("unexpected reply %s to %s (expected %s)"
+                             % (kind, env.WhichOneof("msg"), want))
+        return reply
+
+    def _env(self):
+        return self.pb.Envelope()
+
+    @staticmethod
+    def _selector(sel, bodies, contacts, stats):
+        if bodies is None:
+            sel.all_bodies = True
+        else:
+            sel.bodies.extend(int(b) for b in bodies)
+        sel.contacts = bool(contacts)
+        sel.stats = bool(stats)
+
+    def _fill_command(self, msg, joint_ids, mode=CMD_TORQUE, q=(), qd=(), tau=(), kp=(), kd=(),
+                      seq=0):
+        msg.joint_ids.extend(int(j) for j in joint_ids)
+        msg.mode = mode
+        msg.q.extend(q)
+        msg.qd.extend(qd)
+        msg.tau.extend(tau)
+        msg.kp.extend(kp)
+        msg.kd.extend(kd)
+        msg.seq = seq
+
+    # ---- requests ---------------------------------------------------------------------------
+
+    def ping(self):
+        """Round trip in seconds (float) and the Pong message, as a tuple."""
+        env = self._env()
+        t0 = time.monotonic_ns()
+        env.ping.client_time_ns = t0
+        r = self._call(env, "pong")
+        return (time.monotonic_ns() - t0) / 1e9, r.pong
+
+    def load_world(self, path=None, data=None, format=FORMAT_AUTO, name=""):
+        """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
+        Returns WorldLoaded."""
+        if (path is None) == (data is None):
+            raise ValueError("give exactly one of path and data")
+        env = self._env()
+        if path is not None:
+            env.load_world.path = os.fspath(path)
+        else:
+            env.load_world.data = data.encode() if isinstance(data, str) else bytes(data)
+        env.load_world.format = format
+        env.load_world.name = name
+        return self._call(env, "world_loaded").world_loaded
+
+    def model_info(self):
+        """GetModelInfo -> ModelInfo."""
+        env = self._env()
+        env.get_model_info.SetInParent()
+        return self._call(env, "model_info").model_info
+
+    def add_body(self, geoms, pos=(0, 0, 0), quat=None, linvel=(0, 0, 0), angvel=(0, 0, 0),
+                 mass=0.0, name=""):
+        """AddBody -> the new body id. geoms: a list of dicts with keys type (GEOM_*), size,
+        and optionally pos, quat, friction, density, condim."""
+        env = self._env()
+        ab = env.add_body
+        ab.name = name
+        _vec3(ab.pos, pos)
+        if quat is not None:
+            _quat(ab.quat, quat)
+        _vec3(ab.linvel, linvel)
+        _vec3(ab.angvel, angvel)
+        ab.mass = mass
+        for g in geoms:
+            gs = ab.geoms.add()
+            gs.type = g.get("type", GEOM_SPHERE)
+            gs.size.extend(g["size"])
+            _vec3(gs.pos, g.get("pos", (0, 0, 0)))
+            if "quat" in g:
+                _quat(gs.quat, g["quat"])
+            if "friction" in g:
+                gs.friction = g["friction"]
+                gs.has_friction = True
+            gs.density = g.get("density", 0.0)
+            gs.condim = g.get("condim", 0)
+        return self._call(env, "body_added").body_added.id
+
+    def remove_body(self, body_id):
+        env = self._env()
+        env.remove_body.id = body_id
+        self._call(env)
+
+    def set_body_state(self, body_id, pos=None, quat=None, linvel=None, angvel=None):
+        """SetBodyState; values left None keep the body's current ones."""
+        env = self._env()
+        sb = env.set_body_state
+        sb.id = body_id
+        if pos is not None:
+            _vec3(sb.pos, pos)
+        if quat is not None:
+            _quat(sb.quat, quat)
+        if linvel is not None:
+            _vec3(sb.linvel, linvel)
+        if angvel is not None:
+            _vec3(sb.angvel, angvel)
+        self._call(env)
+
+    def set_joint_command(self, joint_ids, mode=CMD_TORQUE, q=(), qd=(), tau=(), kp=(), kd=(),
+                          seq=0):
+        """Joint command for the next step boundary (the current engine has no joints:
+        NOT_FOUND)."""
+        env = self._env()
+        self._fill_command(env.set_joint_command, joint_ids, mode, q, qd, tau, kp, kd, seq)
+        self._call(env)
+
+    def apply_wrench(self, body, force=(0, 0, 0), torque=(0, 0, 0)):
+        """A wrench at the body's COM for the next step only."""
+        env = self._env()
+        _vec3(env.apply_wrench.force, force)
+        _vec3(env.apply_wrench.torque, torque)
+        env.apply_wrench.body = body
+        self._call(env)
+
+    def step(self, n=1):
+        env = self._env()
+        env.step.n = n
+        self._call(env)
+
+    def step_and_observe(self, n=1, wrenches=(), command=None, bodies=None, contacts=False,
+                         stats=False):
+        """The hot path: wrenches [(body, force, torque)], an optional command dict (the keyword
+        arguments of set_joint_command), n steps -> StateFrame."""
+        env = self._env()
+        so = env.step_and_observe
+        so.n = n
+        for body, force, torque in wrenches:
+            w = so.wrenches.add()
+            w.body = body
+            _vec3(w.force, force)
+            _vec3(w.torque, torque)
+        if command is not None:
+            self._fill_command(so.command, **command)
+        self._selector(so.selector, bodies, contacts, stats)
+        return self._call(env, "state").state
+
+    def pause(self):
+        env = self._env()
+        env.pause.SetInParent()
+        self._call(env)
+
+    def resume(self):
+        env = self._env()
+        env.resume.SetInParent()
+        self._call(env)
+
+    def set_mode(self, mode, real_time_factor=0.0, barrier_deadline_ns=0,
+                 deadline_policy=DEADLINE_WAIT):
+        env = self._env()
+        env.set_mode.mode = mode
+        env.set_mode.real_time_factor = real_time_factor
+        env.set_mode.barrier_deadline_ns = barrier_deadline_ns
+        env.set_mode.deadline_policy = deadline_policy
+        self._call(env)
+
+    def set_real_time_factor(self, factor):
+        env = self._env()
+        env.set_real_time_factor.factor = factor
+        self._call(env)
+
+    def get_state(self, bodies=None, contacts=False, stats=False):
+        """GetState -> StateFrame (bodies None: every body)."""
+        env = self._env()
+        self._selector(env.get_state.selector, bodies, contacts, stats)
+        return self._call(env, "state").state
+
+    def subscribe(self, callback, period_ns=0, bodies=None, contacts=False, stats=False):
+        """Subscribe to state frames; callback(StateFrame) runs on the reader thread. Returns the
+        subscription id. A callback that raises is reported (traceback on stderr, the exception
+        kept in self.callback_error) and receives no more frames."""
+        env = self._env()
+        env.subscribe.period_ns = period_ns
+        self._selector(env.subscribe.selector, bodies, contacts, stats)
+        sid = self._call(env, "subscribed").subscribed.subscription_id
+        with self._cb_lock:
+            self._subs[sid] = callback
+        with self._req_lock:
+            if self._reader is None:
+                self._reader = threading.Thread(target=self._reader_main, name="physd-reader",
+                                                daemon=True)
+                self._reader.start()
+        return sid
+
+    def unsubscribe(self, subscription_id):
+        """After it returns the callback is not running and will not run again."""
+        env = self._env()
+        env.unsubscribe.subscription_id = subscription_id
+        try:
+            self._call(env)
+        finally:
+            with self._cb_lock:
+                self._subs.pop(subscription_id, None)
+
+    def reset(self):
+        env = self._env()
+        env.reset.SetInParent()
+        self._call(env)
+
+    def snapshot(self):
+        """Snapshot -> bytes (opaque)."""
+        env = self._env()
+        env.snapshot.SetInParent()
+        return self._call(env, "snapshot_data").snapshot_data.data
+
+    def restore(self, data):
+        env = self._env()
+        env.restore.data = bytes(data)
+        self._call(env)
+
+    def get_stats(self):
+        """GetStats -> Stats."""
+        env = self._env()
+        env.get_stats.SetInParent()
+        return self._call(env, "stats").stats
+
+    def join_barrier(self, order=0):
+        env = self._env()
+        env.join_barrier.order = order
+        self._call(env)
+
+    def leave_barrier(self):
+        env = self._env()
+        env.leave_barrier.SetInParent()
+        self._call(env)

@@ -1,0 +1,123 @@
+#!/bin/sh
+# test_physctl.sh - physctl smoke test against the real physd: every command once, its JSON
+# output, and the exit status of failures (1 request failed, 2 usage, 3 cannot connect).
+# Env (set by meson): PHYSD_BIN, PHYSCTL_BIN. Exits 77 (skip) when the daemon is not built.
+set -u
+
+if [ ! -x "${PHYSD_BIN:-}" ]; then
+  echo "PHYSD_BIN is not an executable physd: skipping"
+  exit 77
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/physctl-e2e-XXXXXX")
+sock="$dir/physd.sock"
+fails=0
+daemon=""
+
+cleanup() {
+  if [ -n "$daemon" ]; then
+    kill -TERM "$daemon" 2>/dev/null
+    wait "$daemon"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+      echo "FAIL: physd exited with $rc after SIGTERM"
+      cat "$dir/physd.log"
+      fails=$((fails + 1))
+    fi
+    daemon=""
+  fi
+  rm -rf "$dir"
+}
+trap 'cleanup; exit 1' INT TERM
+
+cat > "$dir/world.xml" <<'XML'
+<mujoco model="physctl">
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="box" pos="0 0 0.5"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body name="ball" pos="0.5 0 1"><freejoint/><geom type="sphere" size="0.1"/></body>
+  </worldbody>
+</mujoco>
+XML
+
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$PHYSD_BIN" --socket "$sock" --tcp "$port" --world "$dir/world.xml" --allowed-root "$dir" \
+  --threads 1 > "$dir/physd.log" 2>&1 &
+daemon=$!
+i=0
+until grep -q listening "$dir/physd.log" 2>/dev/null && [ -S "$sock" ]; do
+  i=$((i + 1))
+  if [ "$i" -gt 200 ] || ! kill -0 "$daemon" 2>/dev/null; then
+    echo "FAIL: physd did not start"
+    cat "$dir/physd.log"
+    daemon=""
+    cleanup
+    exit 1
+  fi
+  sleep 0.05
+done
+
+# run NAME EXPECTED_RC PATTERN ARGS...: physctl ARGS must exit EXPECTED_RC and print PATTERN
+run() {
+  name=$1 want=$2 pattern=$3
+  shift 3
+  out=$("$PHYSCTL_BIN" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL: $name: exit $rc, expected $want: physctl $*"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  elif [ -n "$pattern" ] && ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+    echo "FAIL: $name: output lacks '$pattern': physctl $*"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  else
+    echo "ok: $name"
+  fi
+}
+
+P="--socket $sock"
+run help 0 "usage: physctl" --help
+run ping 0 '"rtt_us"' $P ping
+run info 0 '"name":"box"' $P info
+run load 0 '"bodies":2' $P load "$dir/world.xml"
+run load-data 0 '"bodies":2' $P load "$dir/world.xml" --data
+run load-outside 1 "physctl: load" $P load /etc/hostname
+run step 0 '"step":10' $P step 10
+run state 0 '"bodies":\[{"id":' $P state
+run state-body 0 '"id":1' $P state --body 1
+run state-missing 1 "NOT_FOUND" $P state --body 99
+run stats 0 '"steps"' $P stats
+run snapshot 0 '"bytes"' $P snapshot "$dir/snap.bin"
+run step-more 0 '"step":15' $P step 5
+run restore 0 '"restored"' $P restore "$dir/snap.bin"
+run state-restored 0 '"step":10' $P state
+run restore-junk 1 "INVALID_ARGUMENT" $P restore "$dir/world.xml"
+run reset 0 '"ok":true' $P reset
+run mode-realtime 0 '"mode":"realtime"' $P mode realtime --rtf 2
+run step-running 1 "INCORRECT_STATE" $P step
+run pause 0 '"ok":true' $P pause
+run resume 0 '"ok":true' $P resume
+run watch 0 '"subscription_id"' $P watch --hz 50 --count 3
+lines=$("$PHYSCTL_BIN" $P watch --hz 100 --count 4 | wc -l)
+if [ "$lines" -ne 4 ]; then
+  echo "FAIL: watch --count 4 printed $lines lines"
+  fails=$((fails + 1))
+fi
+run mode-max 0 '"mode":"max"' $P mode max
+run mode-lockstep 0 '"mode":"lockstep"' $P mode lockstep
+run latency 0 '"p99_us"' $P latency --cycles 300
+run latency-tcp 0 '"transport":"tcp"' $P latency --cycles 300 --tcp "127.0.0.1:$port"
+run tcp-ping 0 '"rtt_us"' --tcp "127.0.0.1:$port" ping
+run bad-command 2 "unknown command" $P frobnicate
+run bad-step 2 "positive integer" $P step -3
+run bad-mode 2 "unknown mode" $P mode sideways
+run no-command 2 "missing COMMAND" $P
+run no-daemon 3 "cannot connect" --socket "$dir/none.sock" ping
+
+cleanup
+if [ "$fails" -ne 0 ]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "all physctl checks passed"

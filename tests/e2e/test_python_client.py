@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""test_python_client.py - the Python client (physd_client) against the real physd: handshake,
+a bad preamble, every call's success and error path, lock-step determinism, snapshot/restore,
+subscriptions, and both examples run briefly.
+
+Env (set by meson): PHYSD_BIN, PHYSD_PB2_DIR (generated physd_pb2.py), PYTHONPATH (the
+package), PHYSD_SOURCE_ROOT. Exits 77 (skip) when the daemon is not built.
+"""
+import math
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+PHYSD_BIN = os.environ.get("PHYSD_BIN", "")
+if not os.access(PHYSD_BIN, os.X_OK):
+    print("PHYSD_BIN is not an executable physd: skipping")
+    sys.exit(77)
+
+import physd_client as pc  # noqa: E402
+
+WORLD = """<mujoco model="py">
+  <option timestep="0.001"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="box" pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body name="ball" pos="0.5 0 0.6"><freejoint/><geom type="sphere" size="0.1"/></body>
+    <body name="box2" pos="-0.5 0 0.4"><freejoint/><geom type="box" size="0.05 0.1 0.05"/></body>
+  </worldbody>
+</mujoco>
+"""
+NBODIES = 3
+SRC = os.environ.get("PHYSD_SOURCE_ROOT",
+                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+EXAMPLES = os.path.join(SRC, "clients", "python", "examples")
+
+
+class Daemon:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="physd-py-")
+        self.sock = os.path.join(self.dir, "physd.sock")
+        self.world = os.path.join(self.dir, "world.xml")
+        with open(self.world, "w") as f:
+            f.write(WORLD)
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.log = open(os.path.join(self.dir, "physd.log"), "w+")
+        self.proc = subprocess.Popen(
+            [PHYSD_BIN, "--socket", self.sock, "--tcp", str(self.port), "--world", self.world,
+             "--allowed-root", self.dir, "--threads", "1"], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("physd exited: " + self.read_log())
+            if "listening" in self.read_log() and os.path.exists(self.sock):
+                return
+            time.sleep(0.02)
+        self.proc.kill()
+        raise RuntimeError("physd did not start: " + self.read_log())
+
+    def read_log(self):
+        with open(self.log.name) as f:
+            return f.read()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = -9
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return rc
+
+
+D = None
+
+
+def setUpModule():
+    global D
+    D = Daemon()
+
+
+def tearDownModule():
+    rc = D.stop()
+    if rc != 0:
+        raise RuntimeError("physd exited with %d after SIGTERM" % rc)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.c = pc.Client.connect_unix(D.sock, name="pytest", timeout=20)
+        self.c.load_world(path=D.world)
+        self.c.set_mode(pc.MODE_LOCKSTEP)
+
+    def tearDown(self):
+        self.c.close()
+
+    def assertServerError(self, code, fn, *a, **kw):
+        with self.assertRaises(pc.ServerError) as cm:
+            fn(*a, **kw)
+        self.assertEqual(cm.exception.code, code, cm.exception.message)
+
+    def body_id(self, name):
+        return next(b.id for b in self.c.model_info().bodies if b.name == name)
+
+
+class Session(Base):
+    def test_handshake(self):
+        w = self.c.welcome
+        self.assertEqual(w.major, 1)
+        self.assertTrue(w.server_version)
+        self.assertGreater(w.limits.max_frame_bytes, 0)
+        rtt, pong = self.c.ping()
+        self.assertGreater(rtt, 0)
+        self.assertGreater(pong.server_time_ns, 0)
+        with pc.Client.connect_tcp("127.0.0.1", D.port, name="pytcp") as t:
+            t.ping()
+
+    def test_bad_preamble(self):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(3)
+        s.connect(D.sock)
+        s.sendall(b"PHYS" + struct.pack("<HH", 99, 0))
+        data = b""
+        while True:
+            chunk = s.recv(4096)   # the server closes (a timeout here fails the test)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        if len(data) >= 8:
+            self.assertEqual(data[:4], b"PHYS")
+        self.c.ping()   # still serving
+
+    def test_connect_errors(self):
+        with self.assertRaises(pc.ConnectionClosed):
+            pc.Client.connect_unix(os.path.join(D.dir, "none.sock"))
+
+
+class World(Base):
+    def test_load_and_info(self):
+        wl = self.c.load_world(data=WORLD, name="inline")
+        self.assertEqual(wl.bodies, NBODIES)
+        info = self.c.model_info()
+        self.assertEqual(sum(not b.is_static for b in info.bodies), NBODIES)
+        self.assertEqual(info.model_hash, wl.model_hash)
+        self.assertAlmostEqual(info.timestep, 0.001)
+        self.assertServerError(2, self.c.load_world, path=os.path.join(D.dir, "missing.xml"))
+        with self.assertRaises(pc.ServerError):
+            self.c.load_world(path="/etc/passwd")
+        self.assertServerError(1, self.c.load_world, data="<mujoco><worldbody><body>",
+                               format=pc.FORMAT_MJCF)
+
+    def test_entities(self):
+        bid = self.c.add_body([{"type": pc.GEOM_SPHERE, "size": [0.1]}], pos=(2, 2, 1),
+                              name="added")
+        st = self.c.get_state(bodies=[bid])
+        self.assertEqual(len(st.bodies), 1)
+        self.assertAlmostEqual(st.bodies[0].pos.x, 2)
+        self.c.set_body_state(bid, pos=(1, 2, 3), linvel=(0.5, 0, 0))
+        b = self.c.get_state(bodies=[bid]).bodies[0]
+        self.assertAlmostEqual(b.pos.z, 3)
+        self.assertAlmostEqual(b.linvel.x, 0.5)
+        self.assertServerError(2, self.c.set_body_state, 9999, pos=(0, 0, 0))
+        self.assertServerError(1, self.c.set_body_state, bid, pos=(math.nan, 0, 0))
+        self.assertServerError(1, self.c.add_body, [{"type": pc.GEOM_BOX, "size": [-1, 1, 1]}])
+        self.c.remove_body(bid)
+        self.assertServerError(2, self.c.remove_body, bid)
+        self.assertServerError(2, self.c.set_joint_command, [0], tau=[1.0])
+
+
+class Time(Base):
+    def test_step_and_wrench(self):
+        s0 = self.c.get_stats().clock.step
+        self.c.step(10)
+        self.assertEqual(self.c.get_stats().clock.step, s0 + 10)
+        self.assertServerError(1, self.c.step, 0)
+        ball = self.body_id("ball")
+        a = self.c.step_and_observe(bodies=[ball])
+        self.c.apply_wrench(ball, force=(0, 0, 1000))
+        b = self.c.step_and_observe(bodies=[ball])
+        self.assertGreater(b.bodies[0].linvel.z, a.bodies[0].linvel.z)
+        c = self.c.step_and_observe(n=5, wrenches=[(ball, (0, 0, 1000), (0, 0, 0))],
+                                    bodies=[ball])
+        self.assertEqual(c.step, b.step + 5)
+        self.assertServerError(2, self.c.apply_wrench, 9999, force=(1, 0, 0))
+        self.assertServerError(1, self.c.apply_wrench, ball, force=(math.inf, 0, 0))
+        f = self.c.step_and_observe(contacts=True, stats=True)
+        self.assertEqual(len(f.bodies), NBODIES)
+        self.assertGreater(len(f.contacts), 0)
+        self.assertTrue(f.HasField("stats"))
+
+    def test_modes(self):
+        self.c.set_mode(pc.MODE_REALTIME, real_time_factor=1.0)
+        self.assertServerError(3, self.c.step, 1)
+        a = self.c.get_stats().clock.step
+        time.sleep(0.1)
+        self.assertGreater(self.c.get_stats().clock.step, a)
+        self.c.pause()
+        self.assertTrue(self.c.get_stats().clock.paused)
+        self.c.resume()
+        self.c.set_real_time_factor(2.0)
+        self.assertAlmostEqual(self.c.get_stats().clock.real_time_factor, 2.0)
+        self.assertServerError(1, self.c.set_real_time_factor, -1.0)
+        self.c.set_mode(pc.MODE_BARRIER, barrier_deadline_ns=10**9,
+                        deadline_policy=pc.DEADLINE_EVICT)
+        self.c.join_barrier(0)
+        self.c.step(1)
+        self.c.leave_barrier()
+        self.c.set_mode(pc.MODE_LOCKSTEP)
+
+    def run_script(self):
+        out = []
+        for i in range(200):
+            w = [(i % NBODIES, (math.sin(i * 0.1) * 20, math.cos(i * 0.07) * 20, 15),
+                  (0, 0, 0.1 * math.sin(i * 0.3)))]
+            f = self.c.step_and_observe(wrenches=w)
+            out.append(b"".join(b.SerializeToString(deterministic=True) for b in f.bodies))
+        return out
+
+    def test_deterministic_and_snapshot(self):
+        a = self.run_script()
+        self.c.reset()
+        self.assertEqual(self.c.get_stats().clock.step, 0)
+        b = self.run_script()
+        self.assertEqual(a, b)   # bit-identical body states
+        snap = self.c.snapshot()
+        self.assertIsInstance(snap, bytes)
+        x = self.run_script()
+        self.c.restore(snap)
+        y = self.run_script()
+        self.assertEqual(x, y)
+        self.assertServerError(1, self.c.restore, b"\xa5" * 64)
+
+
+class Streams(Base):
+    def test_subscribe(self):
+        frames = []
+        got = threading.Event()
+
+        def cb(f):
+            frames.append((f.step, f.subscription_id, threading.current_thread().name))
+            if len(frames) >= 5:
+                got.set()
+
+        period = max(10_000_000, self.c.welcome.limits.min_stream_period_ns)
+        sid = self.c.subscribe(cb, period_ns=period)
+        self.c.set_mode(pc.MODE_REALTIME, real_time_factor=1.0)
+        self.assertTrue(got.wait(5), "fewer than 5 frames in 5 s")
+        self.c.ping()   # requests work beside the reader thread
+        self.c.unsubscribe(sid)
+        n = len(frames)
+        time.sleep(0.1)
+        self.assertEqual(len(frames), n)
+        steps = [f[0] for f in frames]
+        self.assertEqual(steps, sorted(steps))
+        self.assertTrue(all(f[1] == sid for f in frames))
+        self.assertTrue(all(f[2] == "physd-reader" for f in frames))
+        self.assertServerError(2, self.c.unsubscribe, sid)
+        self.c.set_mode(pc.MODE_LOCKSTEP)
+
+    def test_timeout(self):
+        # a Client on a server that never answers: the handshake times out
+        srv = socket.socket(socket.AF_UNIX)
+        path = os.path.join(D.dir, "silent.sock")
+        srv.bind(path)
+        srv.listen(1)
+        t0 = time.monotonic()
+        with self.assertRaises(pc.Timeout):
+            pc.Client.connect_unix(path, timeout=0.3)
+        self.assertLess(time.monotonic() - t0, 3)
+        srv.close()
+        os.unlink(path)
+
+
+class Examples(unittest.TestCase):
+    def run_example(self, *args):
+        env = dict(os.environ)
+        return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True,
+                              timeout=60)
+
+    def test_pd_lockstep(self):
+        with pc.Client.connect_unix(D.sock) as c:
+            c.load_world(path=D.world)
+        r = self.run_example(os.path.join(EXAMPLES, "pd_lockstep.py"), "--socket", D.sock,
+                             "--steps", "1500", "--body", "ball", "--print-every", "500")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("position error", r.stdout)
+        self.assertIn('"mode": "free_body"', r.stdout)
+
+    def test_rt_logger(self):
+        r = self.run_example(os.path.join(EXAMPLES, "rt_logger.py"), "--socket", D.sock,
+                             "--duration", "0.5", "--hz", "50", "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        lines = r.stdout.strip().splitlines()
+        self.assertTrue(lines[0].startswith("step,sim_time_s,body"))
+        self.assertGreaterEqual(len(lines), 1 + NBODIES * 5)
+        r = self.run_example(os.path.join(EXAMPLES, "rt_logger.py"), "--socket", D.sock,
+                             "--count", "3", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn('"body"', r.stdout)
+        with pc.Client.connect_unix(D.sock) as c:
+            self.assertEqual(c.get_stats().clock.mode, pc.MODE_LOCKSTEP)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
