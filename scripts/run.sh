@@ -1,9 +1,11 @@
 #!/bin/sh
-# run.sh - install the dependencies, build into build/ and run the main job.
+# run.sh - install the dependencies, build into build/ and run the main job: the physd daemon
+# with the default world (configs/worlds/default.xml), in real time, on a Unix socket.
 #
-# The daemon (physd) arrives with its own issue; until then the main job is the engine itself,
-# shown by physbench simulating a 512-sphere pile on 2 threads. Extra arguments go to physbench.
-# Set-up and build messages go to stderr, so stdout holds only physbench's JSON report.
+# Connect from another shell, for example:
+#   build/clients/c/physctl --socket /tmp/physd-$(id -u).sock info
+#   build/clients/c/physctl --socket /tmp/physd-$(id -u).sock watch --hz 10 --count 20
+# Extra arguments go to physd (see `build/server/physd --help`); Ctrl-C stops it.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -14,5 +16,7 @@ cd "$(dirname "$0")/.."
   fi
   ninja -C build
 } >&2
-echo "run.sh: the daemon is not part of this increment; running the engine benchmark instead" >&2
-exec build/bench/physbench builtin:pile_spheres_512 --steps 500 --threads 2 "$@"
+sock="${PHYSD_SOCKET:-/tmp/physd-$(id -u).sock}"
+echo "run.sh: physd on unix:$sock; connect with: build/clients/c/physctl --socket $sock info" >&2
+exec build/server/physd --config configs/physd.conf --world configs/worlds/default.xml \
+  --socket "$sock" --mode realtime --threads 2 "$@"

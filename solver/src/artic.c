@@ -360,3 +360,19 @@ phys_status phys_link_get_command_force(const phys_world *w, phys_id body, doubl
   if (tau) *tau = a->vnum[l] ? a->cmd_force[a->vadr[l]] : 0.0;
   return PHYS_OK;
 }
+
+phys_status phys_link_get_joint_info(const phys_world *w, phys_id body, phys_joint_type *type,
+                                     int *limited, double range[2]) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  const phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link, d = a->vadr[l];
+  if (type) *type = (phys_joint_type)a->tb[l].joint; /* public and tree numbers agree */
+  int lim = a->vnum[l] == 1 && a->limited[d];
+  if (limited) *limited = lim;
+  if (range) {
+    range[0] = lim ? a->range[2 * d] : 0.0;
+    range[1] = lim ? a->range[2 * d + 1] : 0.0;
+  }
+  return PHYS_OK;
+}

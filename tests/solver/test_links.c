@@ -290,6 +290,13 @@ static void test_joint_limit(void) {
     qmax = fmax(qmax, q[0]);
   }
   printf("\n  joint limit: max angle %.6f rad (stop at 0.5)\n", qmax);
+  phys_joint_type jt;
+  int lim;
+  double rg[2];
+  CU_ASSERT_EQUAL(phys_link_get_joint_info(w, arm, &jt, &lim, rg), PHYS_OK);
+  CU_ASSERT_EQUAL(jt, PHYS_JOINT_TYPE_HINGE);
+  CU_ASSERT_EQUAL(lim, 1);
+  CU_ASSERT_DOUBLE_EQUAL(rg[1], 0.5, 0.0);
   CU_ASSERT_TRUE(qmax < 0.5 + 1e-3);
   CU_ASSERT_DOUBLE_EQUAL(q[0], 0.5, 1e-3);
   /* a strong torque the other way: it travels to the lower stop and stays there */

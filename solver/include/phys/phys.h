@@ -99,6 +99,11 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
 phys_status phys_link_get_joint(const phys_world *w, phys_id body, double qpos[7], double qvel[6],
                                 int *nq, int *nv);
 
+/* The joint of a link: its type, and its limit range when it has one (*limited = 1). Outputs
+ * nullable. PHYS_E_NOT_FOUND for a body that is not a link. */
+phys_status phys_link_get_joint_info(const phys_world *w, phys_id body, phys_joint_type *type,
+                                     int *limited, double range[2]);
+
 /* Set a hinge or slide link's joint position and velocity (the tree's other joints keep
  * theirs). Non-finite values are rejected. */
 phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double qvel);
