@@ -154,7 +154,7 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
            (unsigned long long)s->id, s->peer, h->client_name ? h->client_name : "", h->minor);
 
   static char *features[] = {"lockstep", "barrier", "realtime", "max_speed", "snapshot",
-                             "contacts", "streams", "add_body"};
+                             "contacts", "streams", "add_body", "joints"};
   char version[96];
   snprintf(version, sizeof version, "%s (libphys %s)", SERVER_VERSION, phys_version());
   Physd__V1__Limits lim = PHYSD__V1__LIMITS__INIT;

@@ -19,6 +19,8 @@
 #define MAX_CONTACTS 65536    /* contacts captured per published snapshot */
 #define RT_SPIN_NS 300000ull  /* the last stretch before a real-time deadline is slept with
                                  clock_nanosleep; before it the thread waits for commands */
+#define HOLD_KP 100.0         /* watchdog hold gains for a joint last commanded with kp = 0 */
+#define HOLD_KD 10.0
 
 enum { CMD_REQUEST = 0, CMD_CLOSED = 1 };
 
@@ -49,10 +51,18 @@ typedef struct participant {
 typedef struct sess_state {
   uint64_t session;
   uint64_t last_cmd_seq;
-  int cmd_active;           /* a joint command is held (never, until joints exist) */
-  uint64_t last_cmd_step;
+  int owned;                /* joints whose command this session set last */
+  uint64_t last_cmd_step;   /* step index when its last joint command was applied */
+  int stale;                /* a watchdog episode is in effect (until its next command) */
+  int closed;               /* the connection is gone; kept while it owns joints */
   int evicted;              /* dropped from the barrier by the deadline policy */
 } sess_state;
+
+/* who commanded a joint last (indexed by the link's body id) */
+typedef struct joint_owner {
+  uint64_t session;         /* 0 = nobody (session ids start at 1) */
+  double kp, kd;            /* the gains of that command, for the watchdog's hold */
+} joint_owner;
 
 struct sim {
   const physd_config *cfg;
@@ -93,6 +103,8 @@ struct sim {
   int round_warned;
   sess_state *sess;
   int nsess, sess_cap;
+  joint_owner *jown;        /* joint ownership, jown_cap entries (grown to the body id bound) */
+  int jown_cap;
   step_stats_ring stats;
   uint64_t next_deadline_ns;
   int flag_overrun, flag_stale;
@@ -257,21 +269,127 @@ static void world_changed(sim *s) {
   publish(s, mono_now_ns());
 }
 
+/* ---- joint commands ----------------------------------------------------------------------- */
+
+/* room in jown for every body id of the current world; 0 or -1 (out of memory) */
+static int jown_reserve(sim *s) {
+  int bound = phys_world_body_id_bound(s->wc.w);
+  if (bound <= s->jown_cap) return 0;
+  joint_owner *n = realloc(s->jown, (size_t)bound * sizeof *n);
+  if (!n) return -1;
+  memset(n + s->jown_cap, 0, (size_t)(bound - s->jown_cap) * sizeof *n);
+  s->jown = n;
+  s->jown_cap = bound;
+  return 0;
+}
+
+/* forget closed sessions that own no joint any more (moves entries: no pointers kept) */
+static void sess_gc(sim *s) {
+  for (int i = 0; i < s->nsess;) {
+    if (s->sess[i].closed && s->sess[i].owned == 0) s->sess[i] = s->sess[--s->nsess];
+    else i++;
+  }
+}
+
+/* The world was loaded, reset or restored: the engine's commands are those of the new state,
+ * nobody owns them and no watchdog episode goes on. */
+static void joints_forget(sim *s) {
+  if (s->jown) memset(s->jown, 0, (size_t)s->jown_cap * sizeof *s->jown);
+  for (int i = 0; i < s->nsess; i++) {
+    s->sess[i].owned = 0;
+    s->sess[i].stale = 0;
+  }
+  sess_gc(s);
+}
+
+/* Check a joint command of `session` completely (nothing changes on error). */
+static int check_command(sim *s, uint64_t session, const Physd__V1__SetJointCommand *c, perr *e) {
+  if (world_check_joint_command(&s->wc, c, e)) return -1;
+  if (jown_reserve(s) != 0 || !sess_get(s, session, 1))
+    return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  return 0;
+}
+
+/* Apply a command that passed check_command (this is a step boundary): the engine commands,
+ * joint ownership, the session's watchdog timer and its seq. */
+static void apply_command(sim *s, uint64_t session, const Physd__V1__SetJointCommand *c) {
+  perr e;
+  if (world_apply_joint_command(&s->wc, c, &e))
+    log_error("a checked joint command failed", "session=%llu error=\"%s\"",
+              (unsigned long long)session, e.msg);
+  for (size_t i = 0; i < c->n_joint_ids; i++) {
+    joint_owner *o = &s->jown[c->joint_ids[i]];
+    if (o->session != session) {
+      sess_state *prev = o->session ? sess_get(s, o->session, 0) : NULL;
+      if (prev && --prev->owned == 0) prev->stale = 0;
+      o->session = session;
+      sess_get(s, session, 0)->owned++;
+    }
+    o->kp = c->n_kp ? c->kp[i] : 0.0;
+    o->kd = c->n_kd ? c->kd[i] : 0.0;
+  }
+  sess_state *ss = sess_get(s, session, 0);
+  ss->last_cmd_seq = c->seq;
+  if (c->n_joint_ids > 0) {
+    ss->last_cmd_step = phys_world_step_index(s->wc.w);
+    if (ss->stale) {
+      ss->stale = 0;
+      log_info("joint commands resumed after the watchdog", "session=%llu step=%llu",
+               (unsigned long long)session, (unsigned long long)ss->last_cmd_step);
+    }
+  }
+  sess_gc(s);
+}
+
 /* ---- stepping ----------------------------------------------------------------------------- */
 
-/* The staleness watchdog (real time only): a joint command not refreshed for
- * watchdog_periods steps is replaced by the safe action and reported. Joints do not exist yet,
- * so no command is ever active; the counters and flags are wired for when they land. */
+/* The staleness watchdog (real time only). A session that owns joint commands (it set them
+ * last) and has sent no joint command for watchdog_periods steps gets the watchdog action on
+ * every joint it owns, once per episode: hold = a POSITION command at the joint's current q
+ * with the gains of its last command (HOLD_KP / HOLD_KD where that kp was 0), zero = TORQUE 0.
+ * The episode lasts until the session commands joints again; every step of it is flagged
+ * stale_command on its frame and counted in Stats.stale_commands (once per session). */
+static void watchdog_fire(sim *s, sess_state *st, uint64_t step) {
+  int hold = s->cfg->watchdog_action == 0, n = 0;
+  for (int id = 0; id < s->jown_cap; id++) {
+    const joint_owner *o = &s->jown[id];
+    if (o->session != st->session) continue;
+    phys_joint_command c;
+    memset(&c, 0, sizeof c);
+    if (hold) {
+      double qpos[7];
+      if (phys_link_get_joint(s->wc.w, id, qpos, NULL, NULL, NULL) != PHYS_OK) continue;
+      c.mode = PHYS_CMD_POSITION;
+      c.q = qpos[0];
+      c.kp = o->kp > 0.0 ? o->kp : HOLD_KP;
+      c.kd = o->kp > 0.0 ? o->kd : HOLD_KD;
+    } else {
+      c.mode = PHYS_CMD_TORQUE;
+    }
+    if (phys_link_set_command(s->wc.w, id, &c) == PHYS_OK) n++;
+  }
+  st->stale = 1;
+  log_warn("stale joint commands: watchdog action applied", "session=%llu action=%s joints=%d "
+           "step=%llu last_command_step=%llu periods=%u%s",
+           (unsigned long long)st->session, hold ? "hold" : "zero", n, (unsigned long long)step,
+           (unsigned long long)st->last_cmd_step, s->cfg->watchdog_periods,
+           st->closed ? " (client gone)" : "");
+}
+
 static void watchdog(sim *s) {
   s->flag_stale = 0;
   if (s->mode != PHYSD__V1__MODE__MODE_REALTIME || s->cfg->watchdog_periods == 0) return;
   uint64_t step = phys_world_step_index(s->wc.w);
   for (int i = 0; i < s->nsess; i++) {
     sess_state *st = &s->sess[i];
-    if (!st->cmd_active || step - st->last_cmd_step <= s->cfg->watchdog_periods) continue;
+    if (st->owned == 0) continue;
+    if (!st->stale) {
+      if (step < st->last_cmd_step || step - st->last_cmd_step < s->cfg->watchdog_periods)
+        continue;
+      watchdog_fire(s, st, step);
+    }
     s->stats.stale_commands++;
     s->flag_stale = 1;
-    if (s->cfg->watchdog_action == 1) st->cmd_active = 0; /* zero torque: drop the command */
   }
 }
 
@@ -450,20 +568,6 @@ static void reply_state(sim *s, const reply_to *to, const Physd__V1__Selector *s
   post_buf(s, to, buf, len, has_seq, last_cmd_seq);
 }
 
-/* A joint command: there are no joints yet, so any joint id is unknown. */
-static int check_joint_command(const Physd__V1__SetJointCommand *c, perr *e) {
-  if ((int)c->mode < 0 || (int)c->mode > PHYSD__V1__COMMAND_MODE__CMD_PD)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "unknown command mode %d",
-                    (int)c->mode);
-  if (c->n_joint_ids > 0)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND, "joint %d: the model has no joints",
-                    c->joint_ids[0]);
-  if (c->n_q || c->n_qd || c->n_tau || c->n_kp || c->n_kd)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-                    "command values given without joint ids");
-  return 0;
-}
-
 static void handle_load(sim *s, const reply_to *to, const Physd__V1__LoadWorld *m) {
   perr e;
   int rc;
@@ -478,6 +582,7 @@ static void handle_load(sim *s, const reply_to *to, const Physd__V1__LoadWorld *
     reply_perr(s, to, &e);
     return;
   }
+  joints_forget(s);
   world_changed(s);
   log_info("world loaded", "name=\"%s\" bodies=%d", s->wc.name, phys_world_body_count(s->wc.w));
   Physd__V1__WorldLoaded wl = PHYSD__V1__WORLD_LOADED__INIT;
@@ -592,7 +697,8 @@ static void handle_step_observe(sim *s, const reply_to *to, const Physd__V1__Ste
   perr e;
   uint32_t n = m->n ? m->n : 1;
   if (check_lockstep(s, "StepAndObserve", &e) || check_steps(s, n, &e) ||
-      (m->command && check_joint_command(m->command, &e)) || check_selector(s, m->selector, &e))
+      (m->command && check_command(s, to->session, m->command, &e)) ||
+      check_selector(s, m->selector, &e))
     {
       reply_perr(s, to, &e);
       return;
@@ -605,10 +711,9 @@ static void handle_step_observe(sim *s, const reply_to *to, const Physd__V1__Ste
       return;
     }
   for (size_t i = 0; i < m->n_wrenches; i++) world_apply_wrench(&s->wc, m->wrenches[i], &e);
-  sess_state *ss = sess_get(s, to->session, 1);
   int has_seq = 0;
-  if (m->command && ss) {
-    ss->last_cmd_seq = m->command->seq;
+  if (m->command) {
+    apply_command(s, to->session, m->command);
     has_seq = 1;
   }
   phys_status st;
@@ -620,6 +725,7 @@ static void handle_step_observe(sim *s, const reply_to *to, const Physd__V1__Ste
                        n, phys_world_last_error(s->wc.w));
       return;
     }
+  sess_state *ss = sess_get(s, to->session, 0);
   reply_state(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq);
 }
 
@@ -656,6 +762,12 @@ static void handle_set_mode(sim *s, const reply_to *to, const Physd__V1__SetMode
       return;
     }
   if (s->mode == PHYSD__V1__MODE__MODE_BARRIER && (int)m->mode != s->mode) leave_barrier_mode(s);
+  if ((int)m->mode == PHYSD__V1__MODE__MODE_REALTIME && s->mode != PHYSD__V1__MODE__MODE_REALTIME) {
+    /* the watchdog counts from here, not from commands sent while it was off */
+    uint64_t step = phys_world_step_index(s->wc.w);
+    for (int i = 0; i < s->nsess; i++)
+      if (!s->sess[i].stale) s->sess[i].last_cmd_step = step;
+  }
   s->mode = (int)m->mode;
   if (m->real_time_factor > 0.0) s->rtf = m->real_time_factor;
   if (m->barrier_deadline_ns) s->barrier_deadline_ns = m->barrier_deadline_ns;
@@ -801,16 +913,14 @@ static void handle_request(sim *s, const sim_cmd *c) {
     world_changed(s);
     reply_ack(s, &to);
     break;
-  case PHYSD__V1__ENVELOPE__MSG_SET_JOINT_COMMAND: {
-    if (check_joint_command(m->set_joint_command, &e)) {
+  case PHYSD__V1__ENVELOPE__MSG_SET_JOINT_COMMAND:
+    if (check_command(s, c->session, m->set_joint_command, &e)) {
       reply_perr(s, &to, &e);
       return;
     }
-    sess_state *ss = sess_get(s, c->session, 1);
-    if (ss) ss->last_cmd_seq = m->set_joint_command->seq;
+    apply_command(s, c->session, m->set_joint_command);
     reply_ack_seq(s, &to, 1, m->set_joint_command->seq);
     break;
-  }
   case PHYSD__V1__ENVELOPE__MSG_APPLY_WRENCH:
     if (world_apply_wrench(&s->wc, m->apply_wrench, &e)) {
       reply_perr(s, &to, &e);
@@ -861,6 +971,7 @@ static void handle_request(sim *s, const sim_cmd *c) {
       reply_perr(s, &to, &e);
       return;
     }
+    joints_forget(s);
     world_changed(s);
     reply_ack(s, &to);
     break;
@@ -887,6 +998,7 @@ static void handle_request(sim *s, const sim_cmd *c) {
       reply_perr(s, &to, &e);
       return;
     }
+    joints_forget(s);
     world_changed(s);
     reply_ack(s, &to);
     break;
@@ -902,6 +1014,15 @@ static void handle_request(sim *s, const sim_cmd *c) {
 static void handle_closed(sim *s, uint64_t session) {
   participant *p = find_part(s, session);
   if (p) remove_part(s, p); /* its pending Step needs no answer: the session is gone */
+  sess_state *st = sess_get(s, session, 0);
+  if (st && st->owned > 0) {
+    /* its commands stay in the engine; the record stays for the watchdog until another
+     * client takes those joints over or the world is replaced */
+    st->closed = 1;
+    log_info("client gone; its joint commands stay until replaced (or the watchdog acts)",
+             "session=%llu joints=%d", (unsigned long long)session, st->owned);
+    return;
+  }
   sess_drop(s, session);
 }
 
@@ -1130,6 +1251,7 @@ void sim_destroy(sim *s) {
   free(s->q);
   free(s->parts);
   free(s->sess);
+  free(s->jown);
   snap_free(&s->scratch);
   tribuf_free(&s->tb);
   world_free(&s->wc);

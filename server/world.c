@@ -265,6 +265,123 @@ int world_restore(world_ctx *wc, const uint8_t *data, size_t len, perr *e) {
   return 0;
 }
 
+/* ---- joints ------------------------------------------------------------------------------ */
+
+const char *world_joint_type_name(phys_joint_type t) {
+  switch (t) {
+  case PHYS_JOINT_TYPE_HINGE: return "hinge";
+  case PHYS_JOINT_TYPE_SLIDE: return "slide";
+  case PHYS_JOINT_TYPE_BALL: return "ball";
+  case PHYS_JOINT_TYPE_FREE: return "free";
+  case PHYS_JOINT_TYPE_FIXED: return "fixed";
+  }
+  return "unknown";
+}
+
+static int model_has_joints(const world_ctx *wc) {
+  int bound = phys_world_body_id_bound(wc->w);
+  for (int id = 0; id < bound; id++)
+    if (phys_link_get_joint_info(wc->w, id, NULL, NULL, NULL) == PHYS_OK) return 1;
+  return 0;
+}
+
+/* one value array of a command: empty, or one value per joint id, all finite (and >= 0 for
+ * gains) */
+static int check_values(const char *what, const double *v, size_t n, size_t nids, int gain,
+                        perr *e) {
+  if (n != 0 && n != nids)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "%s has %zu values for %zu joint ids (give none or one per joint)", what, n,
+                    nids);
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(v[i]))
+      return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "%s[%zu] is not finite", what,
+                      i);
+    if (gain && v[i] < 0.0)
+      return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "%s[%zu] = %g is negative",
+                      what, i, v[i]);
+  }
+  return 0;
+}
+
+int world_check_joint_command(const world_ctx *wc, const Physd__V1__SetJointCommand *c,
+                              perr *e) {
+  if ((int)c->mode < 0 || (int)c->mode > PHYSD__V1__COMMAND_MODE__CMD_PD)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "unknown command mode %d",
+                    (int)c->mode);
+  size_t n = c->n_joint_ids;
+  if (check_values("q", c->q, c->n_q, n, 0, e) || check_values("qd", c->qd, c->n_qd, n, 0, e) ||
+      check_values("tau", c->tau, c->n_tau, n, 0, e) ||
+      check_values("kp", c->kp, c->n_kp, n, 1, e) || check_values("kd", c->kd, c->n_kd, n, 1, e))
+    return -1;
+  if (n == 0) return 0;
+  int bound = phys_world_body_id_bound(wc->w);
+  for (size_t i = 0; i < n; i++) {
+    int32_t id = c->joint_ids[i];
+    phys_joint_type type;
+    if (phys_link_get_joint_info(wc->w, id, &type, NULL, NULL) != PHYS_OK) {
+      if (!model_has_joints(wc))
+        return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND, "joint %d: the model has no joints",
+                        id);
+      return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND,
+                      "joint %d: no such joint (joint ids are the body ids of links)", id);
+    }
+    if (type != PHYS_JOINT_TYPE_HINGE && type != PHYS_JOINT_TYPE_SLIDE)
+      return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                      "joint %d: a %s joint takes no commands (hinge and slide only)", id,
+                      world_joint_type_name(type));
+  }
+  /* every id is a link, so below the bound: a byte per id finds repeats */
+  if (n > 1) {
+    uint8_t *seen = calloc((size_t)bound, 1);
+    if (!seen) return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+      if (seen[c->joint_ids[i]]++) {
+        free(seen);
+        return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                        "joint %d is given more than once", c->joint_ids[i]);
+      }
+    }
+    free(seen);
+  }
+  return 0;
+}
+
+static phys_command_mode mode_of(Physd__V1__CommandMode m) {
+  switch (m) {
+  case PHYSD__V1__COMMAND_MODE__CMD_POSITION: return PHYS_CMD_POSITION;
+  case PHYSD__V1__COMMAND_MODE__CMD_VELOCITY: return PHYS_CMD_VELOCITY;
+  case PHYSD__V1__COMMAND_MODE__CMD_PD: return PHYS_CMD_PD;
+  default: return PHYS_CMD_TORQUE;
+  }
+}
+
+void world_joint_command_of(const Physd__V1__SetJointCommand *c, size_t i,
+                            phys_joint_command *out) {
+  memset(out, 0, sizeof *out);
+  out->mode = mode_of(c->mode);
+  out->q = c->n_q ? c->q[i] : 0.0;
+  out->qd = c->n_qd ? c->qd[i] : 0.0;
+  out->tau = c->n_tau ? c->tau[i] : 0.0;
+  out->kp = c->n_kp ? c->kp[i] : 0.0;
+  out->kd = c->n_kd ? c->kd[i] : 0.0;
+  out->tau_max = 0.0; /* not on the wire: unlimited */
+}
+
+int world_apply_joint_command(world_ctx *wc, const Physd__V1__SetJointCommand *c, perr *e) {
+  if (world_check_joint_command(wc, c, e)) return -1;
+  for (size_t i = 0; i < c->n_joint_ids; i++) {
+    phys_joint_command jc;
+    world_joint_command_of(c, i, &jc);
+    phys_status st = phys_link_set_command(wc->w, c->joint_ids[i], &jc);
+    /* cannot fail after the check; if the engine disagrees, say so (earlier joints are set) */
+    if (st != PHYS_OK)
+      return perr_set(e, PHYSD__V1__ERROR_CODE__INTERNAL, "joint %d: %s", c->joint_ids[i],
+                      phys_world_last_error(wc->w));
+  }
+  return 0;
+}
+
 /* ---- model info --------------------------------------------------------------------------- */
 
 int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
@@ -280,6 +397,33 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
     free(g);
     return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
   }
+  /* joints: one per link, id = the link's body id; names and types point to static or
+   * world-owned strings */
+  Physd__V1__JointInfo **jptrs = calloc(cap, sizeof(*jptrs) + sizeof(Physd__V1__JointInfo));
+  Physd__V1__JointInfo *jinfos = jptrs ? (Physd__V1__JointInfo *)(jptrs + cap) : NULL;
+  if (!jptrs) {
+    free(ptrs);
+    free(g);
+    return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  }
+  size_t nj = 0;
+  for (int id = 0; id < bound; id++) {
+    phys_joint_type type;
+    int limited;
+    double range[2];
+    if (phys_link_get_joint_info(wc->w, id, &type, &limited, range) != PHYS_OK) continue;
+    Physd__V1__JointInfo *j = &jinfos[nj];
+    physd__v1__joint_info__init(j);
+    j->id = id;
+    j->name = (char *)phys_body_get_name(wc->w, id);
+    j->type = (char *)world_joint_type_name(type);
+    j->body = id;
+    j->range_lo = limited ? range[0] : 0.0;
+    j->range_hi = limited ? range[1] : 0.0;
+    jptrs[nj++] = j;
+  }
+  mi->n_joints = nj;
+  mi->joints = jptrs;
   size_t n = 0;
   for (int id = 0; id < bound; id++) {
     double mass;
@@ -307,6 +451,8 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
 }
 
 void world_model_info_free(Physd__V1__ModelInfo *mi) {
+  free(mi->joints);
+  mi->joints = NULL;
   free(mi->bodies);
   free(mi->gravity);
   mi->bodies = NULL;

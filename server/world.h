@@ -70,6 +70,18 @@ int world_set_body_state(world_ctx *wc, const Physd__V1__SetBodyState *req, perr
 int world_check_wrench(const world_ctx *wc, const Physd__V1__ApplyWrench *req, perr *e);
 int world_apply_wrench(world_ctx *wc, const Physd__V1__ApplyWrench *req, perr *e);
 
+/* Joints: a link's joint has the link's body id. */
+const char *world_joint_type_name(phys_joint_type t);
+/* Check a SetJointCommand without applying it: known mode; q, qd, tau, kp, kd each empty or
+ * one value per joint id, finite, gains >= 0; every id a hinge or slide link (NOT_FOUND for an
+ * id that is not a link, INVALID_ARGUMENT for another joint type), no id twice. */
+int world_check_joint_command(const world_ctx *wc, const Physd__V1__SetJointCommand *c, perr *e);
+/* The engine command for joint i of `c` (an empty array gives 0; tau_max 0 = unlimited). */
+void world_joint_command_of(const Physd__V1__SetJointCommand *c, size_t i,
+                            phys_joint_command *out);
+/* Check, then set every joint's command (held until replaced). */
+int world_apply_joint_command(world_ctx *wc, const Physd__V1__SetJointCommand *c, perr *e);
+
 /* Sim time of the current state in ns (step index * timestep_ns). */
 uint64_t world_sim_time_ns(const world_ctx *wc);
 
