@@ -226,7 +226,7 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
   v3_zero(bd.linvel);
   v3_zero(bd.angvel);
   phys_id id;
-  st = phys_world_add_body(w, &bd, geoms, ngeom, &id);
+  st = phys__add_body(w, &bd, geoms, ngeom, 1, &id);
   if (st) {
     if (root) phys__artic_free(a);
     return st;

@@ -149,6 +149,11 @@ static double composite_inertia(const phys_geom_desc *geoms, int n, double com[3
 
 phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
                                 const phys_geom_desc *geoms, int ngeom, phys_id *out_body) {
+  return phys__add_body(w, desc, geoms, ngeom, 0, out_body);
+}
+
+phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys_geom_desc *geoms,
+                           int ngeom, int massless_ok, phys_id *out_body) {
   /* validate the description */
   if (!desc) return phys__fail(w, PHYS_E_INVALID, "body: NULL description");
   if (ngeom < 0 || (ngeom > 0 && !geoms))
@@ -165,7 +170,8 @@ phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
 
   /* mass properties in the body frame: derived from geoms or given */
   double mass = 0.0, inertia[3] = {0, 0, 0}, com[3] = {0, 0, 0}, iq[4] = {1, 0, 0, 0};
-  if (!desc->is_static) {
+  int massless = massless_ok && ngeom == 0 && desc->mass == 0.0 && !desc->is_static;
+  if (!desc->is_static && !massless) {
     if (!isfinite(desc->mass) || desc->mass == 0.0)
       return phys__fail(w, PHYS_E_INVALID, "body: mass must be > 0 (or < 0 to derive it), got %g",
                         desc->mass);
@@ -228,7 +234,7 @@ phys_status phys_world_add_body(phys_world *w, const phys_body_desc *desc,
   v3_add(b->x, desc->pos, off);
   q_mul(b->q, bq, iq);
   q_normalize(b->q);
-  if (!b->is_static) {
+  if (!b->is_static && !massless) {
     b->mass = mass;
     b->inv_mass = 1.0 / mass;
     for (int i = 0; i < 3; i++) {

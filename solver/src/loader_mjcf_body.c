@@ -473,27 +473,53 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   if ((st = body_frame(c, node, lpos, lq))) return st;
   pose_compose(b.pos, b.quat, fpos, fq, lpos, lq);
 
-  /* its joint: none (static, top only), free (top only), or one hinge/slide/ball */
-  const xmlNode *joint = NULL;
-  int is_free = 0;
-  phys_joint_desc jd = phys_joint_desc_default();
+  /* its joints: none (static, top only), one free joint (top only), or hinge/slide/ball joints,
+   * in document order (several make a chain of massless joint frames, as MuJoCo composes them) */
+  enum { MAX_BODY_JOINTS = 8 };
+  const xmlNode *joints[MAX_BODY_JOINTS];
+  phys_joint_desc jds[MAX_BODY_JOINTS];
+  int njoint = 0, is_free = 0;
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
     if (strcmp(mj_name(ch), "joint") && strcmp(mj_name(ch), "freejoint")) continue;
     int f = 0;
-    if ((st = joint_parse(c, ch, cls, &f, &jd))) return st;
-    if (joint)
-      return mj_fail(c, ch, PHYS_E_UNSUPPORTED,
-                     "more than one joint on a body not supported yet");
+    if (njoint == MAX_BODY_JOINTS)
+      return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "more than %d joints on one body",
+                     MAX_BODY_JOINTS);
+    jds[njoint] = phys_joint_desc_default(); /* a free joint leaves it as it is */
+    if ((st = joint_parse(c, ch, cls, &f, &jds[njoint]))) return st;
     if (f && !top)
       return mj_fail(c, ch, PHYS_E_PARSE, "free joint only allowed on a body directly in "
                                           "<worldbody>");
-    joint = ch;
+    if ((f || is_free) && njoint > 0)
+      return mj_fail(c, ch, PHYS_E_PARSE, "a free joint must be the body's only joint");
+    joints[njoint++] = ch;
     is_free = f;
   }
-  b.is_static = joint == NULL;
-  int link = joint && (!is_free || has_jointed_descendant(node));
-  if (is_free && link) jd.type = PHYS_JOINT_TYPE_FREE;
+  b.is_static = njoint == 0;
+  int link = njoint > 0 && (!is_free || has_jointed_descendant(node));
+  if (is_free && link) jds[0].type = PHYS_JOINT_TYPE_FREE;
+
+  /* all joints but the last become massless links in the body's frame, chained */
+  for (int k = 0; k + 1 < njoint; k++) {
+    phys_body_desc vd = phys_body_desc_default();
+    vd.mass = 0.0;
+    if (k == 0) {
+      v3_copy(vd.pos, b.pos);
+      memcpy(vd.quat, b.quat, sizeof vd.quat);
+    }
+    phys_id vid;
+    if (phys_world_add_link(c->world, parent, &vd, &jds[k], NULL, 0, &vid))
+      return mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    const char *jn = mj_attr(joints[k], "name");
+    if (jn && phys_world_find_body(c->world, jn) == PHYS_ID_NONE &&
+        phys_body_set_name(c->world, vid, jn))
+      return mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    parent = vid;
+    v3_zero(b.pos);
+    q_identity(b.quat);
+  }
+  phys_joint_desc jd = njoint ? jds[njoint - 1] : phys_joint_desc_default();
 
   /* geoms of the body and its welded children, in the body frame */
   double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};

@@ -98,7 +98,8 @@ typedef struct phys_tree_solve {
 } phys_tree_solve;
 
 /* solver_tree.c: find the trees among the solver bodies and set up their matrices and
- * right-hand sides; 0 or -1 on allocation failure */
+ * right-hand sides; 0, -1 on allocation failure, -2 when a tree's mass matrix is singular
+ * (a massless link without massive descendants) */
 int phys__tree_setup(phys_world *w, phys_solver *s);
 
 /* solver_tree.c: penalised factor of tree k for penalty beta (paper 002 eq. 40-41) */
@@ -124,7 +125,8 @@ void phys__update_sleep(phys_world *w, const phys_solver *s);
 void phys__correct_positions(phys_world *w, const phys_solver *s);
 
 /* solver_subadmm.c: build pieces, penalties and factors, iterate SubADMM on every island
- * (parallel), leave the velocities in s->v and the impulses in the contacts/connects. */
+ * (parallel), leave the velocities in s->v and the impulses in the contacts/connects.
+ * Returns 0, -1 on allocation failure, -2 for a singular tree. */
 int phys__solve(phys_world *w, phys_solver *s);
 
 #endif

@@ -776,7 +776,9 @@ int phys__solve(phys_world *w, phys_solver *s) {
   if (nisl && (!s->isl_beta || !s->isl_alpha || !s->isl_iters || !s->isl_refactor ||
                !s->isl_stall || !s->isl_residual || !big || !small))
     return -1;
-  if (setup_constraints(w, s) || setup_bodies(w, s) || phys__tree_setup(w, s)) return -1;
+  if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
+  int trc = phys__tree_setup(w, s);
+  if (trc) return trc;
   setup_penalties(w, s);
   setup_slack(w, s);
 

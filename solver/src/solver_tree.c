@@ -127,7 +127,7 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
 
     /* the unpenalised factor and the start of the iterate */
     memcpy(t->Afac, t->A, nn * sizeof(double));
-    if (phys_tree_ltdl(&a->t, t->Afac)) return -1;
+    if (phys_tree_ltdl(&a->t, t->Afac)) return -2; /* not SPD: a massless leaf link */
     memcpy(t->qd, a->qvel, (size_t)nv * sizeof(double));
     memcpy(t->qdm, a->qvel, (size_t)nv * sizeof(double));
   }

@@ -216,7 +216,11 @@ phys_status phys_world_step(phys_world *w) {
   double t2 = now_seconds();
 
   /* SubADMM */
-  if (phys__solve(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  int src = phys__solve(w, &s);
+  if (src == -2)
+    return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
+                                         "without massive links below it?); nothing changed");
+  if (src) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   double t3 = now_seconds();
 
   /* integrate, and refuse a non-finite result */

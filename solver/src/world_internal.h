@@ -166,6 +166,11 @@ int phys__body_ok(const phys_world *w, phys_id id);
 
 /* ---- body.c ---- */
 
+/* phys_world_add_body; with massless_ok, a description with mass 0 and no geoms gives a massless
+ * body (a link that only carries a joint frame for its children) */
+phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys_geom_desc *geoms,
+                           int ngeom, int massless_ok, phys_id *out_body);
+
 /* refresh the world pose (shape) of the geoms of body b from its state */
 void phys__body_update_geoms(phys_world *w, int b);
 

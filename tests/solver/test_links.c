@@ -490,6 +490,18 @@ static void test_link_errors(void) {
   double v[3] = {1, 0, 0};
   CU_ASSERT_EQUAL(phys_body_set_state(w, root, NULL, NULL, v, NULL), PHYS_E_STATE);
   CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
+
+  /* a massless link with nothing below it: the step refuses and keeps the state */
+  phys_body_desc mb = phys_body_desc_default();
+  mb.mass = 0.0;
+  j = phys_joint_desc_default();
+  phys_id massless;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &mb, &j, NULL, 0, &massless),
+                        PHYS_OK);
+  uint64_t h = phys_world_state_hash(w);
+  CU_ASSERT_EQUAL(phys_world_step(w), PHYS_E_NUMERIC);
+  CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "singular"));
+  CU_ASSERT_EQUAL(phys_world_state_hash(w), h);
   phys_world_destroy(w);
 }
 

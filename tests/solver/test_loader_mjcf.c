@@ -428,8 +428,8 @@ static void test_errors(void) {
   expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"ball\" range=\"0 30\"/>"
                "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
                PHYS_E_UNSUPPORTED, 3, "joint", "ball");
-  expect_error("<mujoco><worldbody>\n<body>\n<joint/>\n<joint axis=\"1 0 0\"/><geom size=\"1\"/>"
-               "</body>\n</worldbody></mujoco>", PHYS_E_UNSUPPORTED, 4, "joint", "more than one");
+  expect_error("<mujoco><worldbody>\n<body>\n<joint/>\n<freejoint/><geom size=\"1\"/>"
+               "</body>\n</worldbody></mujoco>", PHYS_E_PARSE, 4, "freejoint", "only joint");
   expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"screw\"/><geom size=\"1\"/></body>"
                "\n</worldbody></mujoco>", PHYS_E_PARSE, 3, "joint", "screw");
   expect_error("<mujoco><worldbody>\n<body>\n<joint axis=\"0 0 0\"/><geom size=\"1\"/></body>"
@@ -602,6 +602,48 @@ static void test_joints(void) {
   phys_world_destroy(w);
 }
 
+/* a body with two hinges becomes two links (the first massless): both joints move it, and a
+ * universal-joint pendulum released about x and y swings with the small-angle period */
+static void test_two_joints_on_a_body(void) {
+  const char *xml =
+      "<mujoco><option timestep=\"0.001\"/><worldbody>\n"
+      "<body name=\"bob\" pos=\"0 0 2\">\n"
+      "  <joint name=\"jx\" type=\"hinge\" axis=\"1 0 0\"/>\n"
+      "  <joint name=\"jy\" type=\"hinge\" axis=\"0 1 0\"/>\n"
+      "  <geom size=\"0.01\" pos=\"0 0 -1\" mass=\"1\" contype=\"0\" conaffinity=\"0\"/>\n"
+      "</body></worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), "two.xml", NULL, &w, &err),
+                        PHYS_OK);
+  phys_id jx = phys_world_find_body(w, "jx"), bob = phys_world_find_body(w, "bob");
+  CU_ASSERT_TRUE(jx >= 0 && bob >= 0 && jx != bob);
+  double m = -1.0;
+  phys_body_get_mass(w, jx, &m, NULL);
+  CU_ASSERT_EQUAL(m, 0.0);
+  CU_ASSERT_EQUAL(phys_link_set_joint(w, jx, 0.03, 0.0), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_link_set_joint(w, bob, 0.04, 0.0), PHYS_OK);
+  double prev = 0.04, q[7], first = -1, last = -1, qx[7], qxmax = 0.0;
+  int crossings = 0;
+  for (int i = 0; i < 5000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, bob, q, NULL, NULL, NULL);
+    phys_link_get_joint(w, jx, qx, NULL, NULL, NULL);
+    qxmax = fmax(qxmax, fabs(qx[0]));
+    if (prev > 0 && q[0] <= 0) {
+      double t = phys_world_time(w) - 0.001 * q[0] / (q[0] - prev);
+      if (first < 0) first = t;
+      last = t;
+      crossings++;
+    }
+    prev = q[0];
+  }
+  double period = (last - first) / (crossings - 1), expected = 2 * M_PI * sqrt(1.0 / 9.81);
+  CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.01 * expected);
+  CU_ASSERT_DOUBLE_EQUAL(qxmax, 0.03, 0.003);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("loader_mjcf", NULL, NULL);
   if (!s) return -1;
@@ -619,6 +661,7 @@ int register_tests(void) {
     {"missing file is PHYS_E_IO", test_missing_file},
     {"error messages: code, file, line, element", test_errors},
     {"hinge, slide and free-root trees", test_joints},
+    {"two joints on one body", test_two_joints_on_a_body},
     {"peer models (PHYS_PEER_MODELS)", test_peer_models},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)

@@ -85,7 +85,9 @@ phys_joint_desc phys_joint_desc_default(void);
  * parent: PHYS_ID_NONE (the world) or a static body (the tree's root hangs from it), or a link
  * added earlier (the new link joins that tree). desc->pos/quat are the link's body frame in the
  * parent's body frame (world frame for the world) at joint position 0; mass properties as in
- * phys_world_add_body. A free joint is allowed only at a root. Rejected (world unchanged):
+ * phys_world_add_body, except that mass 0 with no geoms makes a massless link: a joint frame for
+ * the links below it (e.g. one of several joints of an MJCF body); such a link must get a massive
+ * child before the next step or the step fails. A free joint is allowed only at a root. Rejected (world unchanged):
  * parent a free body or unknown, zero axis, negative damping/stiffness/armature, everything
  * phys_world_add_body rejects. *out_body (nullable) receives the link's body id.
  * Trees do not sleep and their penetrations are removed by a velocity term (see docs/engine.md). */
