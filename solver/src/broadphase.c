@@ -64,7 +64,12 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
     const phys_body *b = &w->bodies[geom->body];
     out->artic = b->artic;
     out->link = b->link;
-    out->parent_link = w->artics[b->artic].tb[b->link].parent;
+    /* the parent for the filter is the nearest massive ancestor: massless links are only
+     * joint frames of the same MJCF body */
+    const phys_artic *a = &w->artics[b->artic];
+    int p = a->tb[b->link].parent;
+    while (p >= 0 && w->bodies[a->body[p]].mass == 0.0) p = a->tb[p].parent;
+    out->parent_link = p;
   }
   out->contype = geom->contype;
   out->conaffinity = geom->conaffinity;

@@ -642,6 +642,21 @@ static void test_two_joints_on_a_body(void) {
   CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.01 * expected);
   CU_ASSERT_DOUBLE_EQUAL(qxmax, 0.03, 0.003);
   phys_world_destroy(w);
+
+  /* a two-joint child overlapping its MJCF parent does not collide with it (the massless joint
+   * frame in between does not hide the parent from the parent-child filter) */
+  const char *hip =
+      "<mujoco><worldbody>\n"
+      "<body name=\"pelvis\" pos=\"0 0 2\"><joint type=\"slide\" axis=\"0 0 1\"/>"
+      "<geom size=\"0.1\"/>\n"
+      "  <body name=\"thigh\" pos=\"0 0 -0.1\"><joint axis=\"1 0 0\"/><joint axis=\"0 1 0\"/>"
+      "<geom size=\"0.08\"/></body>\n"
+      "</body></worldbody></mujoco>";
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(hip, strlen(hip), "hip.xml", NULL, &w, &err),
+                        PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_contact_count(w), 0);
+  phys_world_destroy(w);
 }
 
 int register_tests(void) {
