@@ -113,4 +113,26 @@ static inline void add_sphere_pile(phys_world *w, int n, double r, double half, 
   for (int i = 0; i < 4; i++) add_static_box(w, walls[i], walls[i][3], walls[i][4], walls[i][5]);
 }
 
+/* step n times and return the mean time between downward zero crossings of the joint position
+ * of a hinge or slide link (crossing times interpolated within the step); 0 when it crossed
+ * fewer than twice */
+static inline double link_joint_period(phys_world *w, phys_id link, int n) {
+  double h = phys_world_get_options(w).timestep, q[7], first = -1.0, last = -1.0, prev;
+  int crossings = 0;
+  CU_ASSERT_EQUAL(phys_link_get_joint(w, link, q, NULL, NULL, NULL), PHYS_OK);
+  prev = q[0];
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, link, q, NULL, NULL, NULL);
+    if (prev > 0 && q[0] <= 0) {
+      double t = phys_world_time(w) - h * q[0] / (q[0] - prev);
+      if (first < 0) first = t;
+      last = t;
+      crossings++;
+    }
+    prev = q[0];
+  }
+  return crossings >= 2 ? (last - first) / (crossings - 1) : 0.0;
+}
+
 #endif

@@ -51,20 +51,7 @@ static void test_hinge_pendulum(void) {
   phys_world *w = make_world(&o);
   double pivot[3] = {0, 0, 2}, axis[3] = {0, 1, 0}, off[3] = {0, 0, -1};
   phys_id bob = add_bob(w, PHYS_ID_NONE, pivot, PHYS_JOINT_TYPE_HINGE, axis, off, 0.01, 1.0, 0.05);
-  double prev = 0.05, first = -1, last = -1, q[7];
-  int crossings = 0;
-  for (int i = 0; i < 10000; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    phys_link_get_joint(w, bob, q, NULL, NULL, NULL);
-    if (prev > 0 && q[0] <= 0) {
-      double t = phys_world_time(w) - o.timestep * q[0] / (q[0] - prev);
-      if (first < 0) first = t;
-      last = t;
-      crossings++;
-    }
-    prev = q[0];
-  }
-  double period = (last - first) / (crossings - 1);
+  double period = link_joint_period(w, bob, 10000);
   double expected = 2 * M_PI * sqrt((1.0 + 0.4 * 1e-4) / 9.81);
   printf("\n  hinge pendulum: period %.5f s (expected %.5f)\n", period, expected);
   CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.005 * expected);
@@ -95,20 +82,7 @@ static void test_slide_spring(void) {
   j.qpos0 = 0.1;
   phys_id id;
   CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, &id), PHYS_OK);
-  double prev = 0.1, q[7], first = -1, last = -1;
-  int crossings = 0;
-  for (int i = 0; i < 5000; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    phys_link_get_joint(w, id, q, NULL, NULL, NULL);
-    if (prev > 0 && q[0] <= 0) {
-      double t = phys_world_time(w) - o.timestep * q[0] / (q[0] - prev);
-      if (first < 0) first = t;
-      last = t;
-      crossings++;
-    }
-    prev = q[0];
-  }
-  double period = (last - first) / (crossings - 1), expected = 2 * M_PI * sqrt(2.0 / 200.0);
+  double period = link_joint_period(w, id, 5000), expected = 2 * M_PI * sqrt(2.0 / 200.0), q[7];
   printf("\n  slide spring: period %.5f s (expected %.5f)\n", period, expected);
   CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.01 * expected);
   phys_world_destroy(w);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cunit_main.h"
+#include "scene_util.h"
 #include "phys/phys.h"
 #include "world_internal.h"
 
@@ -573,20 +574,7 @@ static void test_joints(void) {
   CU_ASSERT_EQUAL(nv, 6);
   /* swing the arm by 0.05 rad and time it: l = 1 m */
   CU_ASSERT_EQUAL(phys_link_set_joint(w, arm, 0.05, 0.0), PHYS_OK);
-  double prev = 0.05, q[7], first = -1, last = -1;
-  int crossings = 0;
-  for (int i = 0; i < 6000; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    phys_link_get_joint(w, arm, q, NULL, NULL, NULL);
-    if (prev > 0 && q[0] <= 0) {
-      double t = phys_world_time(w) - 0.001 * q[0] / (q[0] - prev);
-      if (first < 0) first = t;
-      last = t;
-      crossings++;
-    }
-    prev = q[0];
-  }
-  double period = (last - first) / (crossings - 1), expected = 2 * M_PI * sqrt(1.0 / 9.81);
+  double period = link_joint_period(w, arm, 6000), expected = 2 * M_PI * sqrt(1.0 / 9.81), q[7];
   CU_ASSERT_DOUBLE_EQUAL(period, expected, 0.005 * expected);
   /* the range is in degrees: thrown at 5 rad/s (enough to swing over the top) the arm is stopped
    * at 30 degrees */
