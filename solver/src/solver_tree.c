@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include "solver.h"
+#include "actuator.h"
 #include "spatial.h"
 #include "math3.h"
 
@@ -88,13 +89,28 @@ int phys__tree_setup(phys_world *w, phys_solver *s) {
       }
     }
 
-    /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers and command
-     * gains act on the new velocity */
+    /* actuators on this tree's joints: implicit gains and the explicit rest, per dof */
+    double *act_kp = t->qdm, *act_kd = t->qd; /* scratch until the iterate starts below */
+    memset(act_kp, 0, (size_t)nv * sizeof(double));
+    memset(act_kd, 0, (size_t)nv * sizeof(double));
+    for (int i = 0; i < w->nactuators; i++) {
+      const phys_body *ab = &w->bodies[w->actuators[i].body];
+      if (ab->artic != ai) continue;
+      int d = a->vadr[ab->link];
+      double kp, kd, tau;
+      phys__actuator_terms(w, i, a->qpos[a->qadr[ab->link]], a->qvel[d], &kp, &kd, &tau);
+      act_kp[d] += kp;
+      act_kd[d] += kd;
+      cmd_tau[d] += tau;
+    }
+
+    /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers, command and
+     * actuator gains act on the new velocity */
     phys_tree_inertias(&a->t, a->xrot, a->xpos, t->Iw);
     phys_tree_crba(&a->t, a->S, t->Iw, t->A, t->scratch);
     for (int d = 0; d < nv; d++) {
-      t->jdiag[d] = a->armature[d] + h * (a->damping[d] + t->cmd_kd[d]) +
-                    h * h * (a->stiffness[d] + t->cmd_kp[d]);
+      t->jdiag[d] = a->armature[d] + h * (a->damping[d] + t->cmd_kd[d] + act_kd[d]) +
+                    h * h * (a->stiffness[d] + t->cmd_kp[d] + act_kp[d]);
       t->A[(size_t)d * nv + d] += t->jdiag[d];
     }
 

@@ -4,7 +4,8 @@
  * Layout (native endianness, doubles as stored): a header {magic, version, model hash, body
  * count, connect count, warm count, step index, time}, then per body {alive, asleep,
  * sleep_label, x, q, v, w, force, torque, rest_time}, per connect its impulse, per
- * articulation its qpos, qvel, limit impulses and joint commands, and the warm-start records. Snapshots are for the same build and model: the model hash and the
+ * articulation its qpos, qvel, limit impulses and joint commands, the actuator controls, and the
+ * warm-start records. Snapshots are for the same build and model: the model hash and the
  * counts must match. */
 #include <string.h>
 #include "world_internal.h"
@@ -53,6 +54,7 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     h = phys__fnv1a(h, &a->nlink, sizeof a->nlink);
     for (int l = 0; l < a->nlink; l++) h = phys__fnv1a(h, &a->tb[l].joint, sizeof a->tb[l].joint);
   }
+  h = phys__fnv1a(h, &w->nactuators, sizeof w->nactuators);
   h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);
   for (int i = 0; i < w->nconnects; i++) {
     const phys_connect *c = &w->connects[i];
@@ -75,7 +77,7 @@ static size_t artic_doubles(const phys_world *w) {
 size_t phys_world_state_size(const phys_world *w) {
   return sizeof(state_header) + (size_t)w->nbodies * sizeof(body_state) +
          (size_t)w->nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
-         (size_t)w->nwarm * sizeof(phys_warm);
+         (size_t)w->nactuators * sizeof(double) + (size_t)w->nwarm * sizeof(phys_warm);
 }
 
 phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, size_t *written) {
@@ -135,6 +137,10 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
     memcpy(p, a->cmd, (size_t)a->t.nv * sizeof(phys_joint_command));
     p += (size_t)a->t.nv * sizeof(phys_joint_command);
   }
+  for (int i = 0; i < w->nactuators; i++) {
+    memcpy(p, &w->actuators[i].ctrl, sizeof(double));
+    p += sizeof(double);
+  }
   if (w->nwarm) memcpy(p, w->warm, (size_t)w->nwarm * sizeof(phys_warm));
   return PHYS_OK;
 }
@@ -157,7 +163,7 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
     return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot");
   size_t need = sizeof hd + (size_t)hd.nbodies * sizeof(body_state) +
                 (size_t)hd.nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
-                (size_t)hd.nwarm * sizeof(phys_warm);
+                (size_t)w->nactuators * sizeof(double) + (size_t)hd.nwarm * sizeof(phys_warm);
   if (size != need)
     return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes, the header says %zu", size, need);
   const char *p = (const char *)buf + sizeof hd;
@@ -205,6 +211,10 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
     memcpy(a->cmd, p, (size_t)a->t.nv * sizeof(phys_joint_command));
     p += (size_t)a->t.nv * sizeof(phys_joint_command);
     phys__artic_forward(w, i);
+  }
+  for (int i = 0; i < w->nactuators; i++) {
+    memcpy(&w->actuators[i].ctrl, p, sizeof(double));
+    p += sizeof(double);
   }
   if (hd.nwarm) memcpy(w->warm, p, (size_t)hd.nwarm * sizeof(phys_warm));
   w->nwarm = hd.nwarm;

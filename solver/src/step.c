@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "solver.h"
+#include "actuator.h"
 #include "alloc.h"
 #include "math3.h"
 
@@ -129,6 +130,12 @@ static void integrate(phys_world *w, const phys_solver *s) {
     for (int d = 0; d < a->t.nv; d++)
       if (t->cmd_kp[d] != 0.0 || t->cmd_kd[d] != 0.0)
         a->cmd_force[d] = t->cmd_ref[d] - (h * t->cmd_kp[d] + t->cmd_kd[d]) * t->qd[d];
+    /* actuator forces at the new velocity, before the positions move */
+    for (int i = 0; i < w->nactuators; i++) {
+      const phys_body *ab = &w->bodies[w->actuators[i].body];
+      if (ab->artic != s->tree[k].artic) continue;
+      phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
+    }
     memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
     phys__artic_integrate(a, h);
     phys__artic_forward(w, s->tree[k].artic);

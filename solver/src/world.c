@@ -125,6 +125,7 @@ void phys_world_destroy(phys_world *w) {
   phys_xfree(w->connects);
   for (int i = 0; i < w->nartics; i++) phys__artic_free(&w->artics[i]);
   phys_xfree(w->artics);
+  phys_xfree(w->actuators);
   phys_xfree(w->contacts);
   phys_xfree(w->warm);
   phys_xfree(w->island_of_body);

@@ -100,6 +100,15 @@ typedef struct phys_contact {
   double lambda[3];    /* impulse in the contact frame (t1, t2, n) */
 } phys_contact;
 
+/* an actuator on a link's joint (phys_actuator_desc) */
+typedef struct phys_actuator {
+  phys_id body;
+  phys_actuator_desc desc;
+  double ctrl;
+  double force;        /* last step, before gear */
+  char name[64];
+} phys_actuator;
+
 /* warm-start record: impulse of a contact in world coordinates, sorted by key */
 typedef struct phys_warm {
   uint64_t key;
@@ -126,6 +135,8 @@ struct phys_world {
   int nconnects, connects_cap;
   phys_artic *artics;
   int nartics, artics_cap;
+  phys_actuator *actuators;
+  int nactuators, actuators_cap;
 
   double time;
   uint64_t step_index;

@@ -378,6 +378,84 @@ static void test_joint_commands(void) {
   phys_world_destroy(w);
 }
 
+/* actuators: a position actuator settles within 1 % of its target, a geared motor applies gear
+ * times its control, a velocity actuator reaches its speed, force limits saturate, controls are
+ * clamped, bad descriptions are refused */
+static void test_actuators(void) {
+  phys_id id;
+  phys_world *w = slider(&id);
+  phys_actuator_desc d = phys_actuator_desc_default();
+  d.type = PHYS_ACT_POSITION;
+  d.kp = 500.0;
+  d.kv = 40.0;
+  int pos;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_actuator(w, id, &d, &pos), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, pos, 0.25), PHYS_OK);
+  step_n(w, 1500);
+  double q[7], v[6], f;
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  printf("\n  position actuator: q = %.5f (target 0.25)\n", q[0]);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.25, 0.0025);
+  phys_world_destroy(w);
+
+  /* a motor with gear 3 at ctrl 2: 6 N on 2 kg = 3 m/s^2 */
+  w = slider(&id);
+  d = phys_actuator_desc_default();
+  d.gear = 3.0;
+  d.ctrllimited = 1;
+  d.ctrlrange[0] = -2.0;
+  d.ctrlrange[1] = 2.0;
+  int mot;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_actuator(w, id, &d, &mot), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, mot, 5.0), PHYS_OK); /* clamped to 2 */
+  step_n(w, 100);
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 3.0 * 0.2, 1e-9);
+  CU_ASSERT_EQUAL(phys_actuator_get(w, mot, &f, NULL), PHYS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(f, 2.0, 0.0);
+  phys_world_destroy(w);
+
+  /* velocity actuator, then its force limited to 1 N: 0.5 m/s^2 */
+  w = slider(&id);
+  d = phys_actuator_desc_default();
+  d.type = PHYS_ACT_VELOCITY;
+  d.kv = 100.0;
+  int vel;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_actuator(w, id, &d, &vel), PHYS_OK);
+  phys_actuator_set_ctrl(w, vel, -0.4);
+  step_n(w, 500);
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], -0.4, 1e-6);
+  phys_world_destroy(w);
+  w = slider(&id);
+  d.forcelimited = 1;
+  d.forcerange[0] = -1.0;
+  d.forcerange[1] = 1.0;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_actuator(w, id, &d, &vel), PHYS_OK);
+  phys_actuator_set_ctrl(w, vel, 10.0);
+  step_n(w, 100);
+  phys_link_get_joint(w, id, q, v, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(v[0], 0.5 * 0.2, 1e-9);
+  phys_actuator_get(w, vel, &f, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(f, 1.0, 0.0);
+
+  /* refused: zero gear, position without kp, a free body, NaN ctrl, unknown id */
+  d = phys_actuator_desc_default();
+  d.gear = 0.0;
+  CU_ASSERT_EQUAL(phys_world_add_actuator(w, id, &d, NULL), PHYS_E_INVALID);
+  d = phys_actuator_desc_default();
+  d.type = PHYS_ACT_POSITION;
+  CU_ASSERT_EQUAL(phys_world_add_actuator(w, id, &d, NULL), PHYS_E_INVALID);
+  double p[3] = {3, 0, 0};
+  phys_id ball = add_sphere(w, p, 0.1, 1.0, 1.0);
+  d = phys_actuator_desc_default();
+  CU_ASSERT_EQUAL(phys_world_add_actuator(w, ball, &d, NULL), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, vel, NAN), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, 99, 1.0), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(phys_world_actuator_count(w), 1);
+  phys_world_destroy(w);
+}
+
 /* world point of `local` (body frame) on body id */
 static void body_point(const phys_world *w, phys_id id, const double local[3], double out[3]) {
   double p[3], q[4], R[9];
@@ -489,6 +567,7 @@ int register_tests(void) {
       !CU_add_test(s, "chain in a pile: 1 and 2 threads", test_chain_threads) ||
       !CU_add_test(s, "joint limit holds against a motor", test_joint_limit) ||
       !CU_add_test(s, "joint commands", test_joint_commands) ||
+      !CU_add_test(s, "actuators", test_actuators) ||
       !CU_add_test(s, "four-bar linkage keeps its loop closed", test_four_bar) ||
       !CU_add_test(s, "link errors", test_link_errors))
     return -1;

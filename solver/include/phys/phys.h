@@ -118,6 +118,30 @@ phys_status phys_link_set_command(phys_world *w, phys_id body, const phys_joint_
 /* Generalised force the command of a link's joint applied in the last step (N m or N). */
 phys_status phys_link_get_command_force(const phys_world *w, phys_id body, double *tau);
 
+/* Default actuator: a motor with gear 1, no limits. */
+phys_actuator_desc phys_actuator_desc_default(void);
+
+/* Add an actuator on a hinge or slide link's joint; *out_id (nullable) receives its index
+ * (actuators are numbered 0, 1, ... in order of addition). Rejected: not a hinge/slide link,
+ * zero or non-finite gear, bad gains for the type, empty or non-finite ranges. */
+phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actuator_desc *desc,
+                                    int *out_id);
+
+/* Number of actuators. */
+int phys_world_actuator_count(const phys_world *w);
+
+/* Name an actuator (copied, at most 63 bytes) and find one by name (-1 if none). */
+phys_status phys_actuator_set_name(phys_world *w, int id, const char *name);
+int phys_world_find_actuator(const phys_world *w, const char *name);
+
+/* Set an actuator's control input, held until changed (clamped to ctrlrange when limited).
+ * Non-finite values are rejected. */
+phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
+
+/* The actuator's force f (before gear) in the last step, and the link it drives. Outputs
+ * nullable. */
+phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_id *body);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:

@@ -126,6 +126,29 @@ typedef struct phys_joint_command {
   double tau_max;        /* > 0: clamp; 0: unlimited */
 } phys_joint_command;
 
+/* An actuator on a hinge or slide link's joint (MuJoCo's motor, position and velocity
+ * actuators with a joint transmission): with length l = gear q and velocity v = gear qd,
+ *   motor:    f = ctrl
+ *   position: f = kp (ctrl - l) - kv v
+ *   velocity: f = kv (ctrl - v)
+ * and the joint receives gear f. Gains act implicitly in the step; with forcelimited the force
+ * is clamped to forcerange (then explicitly). ctrl is clamped to ctrlrange when ctrllimited. */
+typedef enum phys_actuator_type {
+  PHYS_ACT_MOTOR = 0,
+  PHYS_ACT_POSITION = 1,
+  PHYS_ACT_VELOCITY = 2
+} phys_actuator_type;
+
+typedef struct phys_actuator_desc {
+  phys_actuator_type type;
+  double gear;           /* non-zero; default 1 */
+  double kp, kv;         /* position: kp > 0, kv >= 0; velocity: kv > 0 */
+  int ctrllimited;
+  double ctrlrange[2];
+  int forcelimited;
+  double forcerange[2];
+} phys_actuator_desc;
+
 /* How the SubADMM penalty beta is chosen each step. */
 typedef enum phys_penalty_rule {
   /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities mass /
