@@ -339,6 +339,9 @@ static int load_world(const bench_args *a, phys_world **out) {
       fprintf(stderr, "physbench: cannot load %s: %s\n", a->scene, err.message);
       return EXIT_LOAD;
     }
+    /* what the loader accepted but cannot honour */
+    for (int i = 0; i < phys_world_notice_count(*out); i++)
+      fprintf(stderr, "physbench: notice: %s\n", phys_world_notice(*out, i));
   }
   /* the file's <option> overrides iterations: the command line wins, the timestep stays */
   o = phys_world_get_options(*out);

@@ -14,16 +14,16 @@
 #include <string.h>
 #include <libxml/parser.h>
 #include "loader_mjcf_internal.h"
+#include "world_internal.h"
 #include "alloc.h"
 #include "math3.h"
 
 /* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
 static const char *const top_handled[] = {
-  "compiler", "option", "default", "worldbody", "equality", "asset", NULL};
+  "compiler", "option", "default", "worldbody", "equality", "asset", "actuator", NULL};
 static const char *const top_ignored[] = {"size", "visual", "statistic", NULL};
 static const char *const top_unsupported[] = {
-  "include", "contact", "actuator", "sensor", "tendon", "keyframe", "custom", "extension",
-  "deformable", NULL};
+  "include", "contact", "sensor", "tendon", "keyframe", "custom", "extension", "deformable", NULL};
 
 /* ---- compiler ------------------------------------------------------------------------------ */
 
@@ -168,6 +168,8 @@ static int class_new(mj_ctx *c, const char *name, int parent) {
     k->joint.type = MJ_JOINT_HINGE;
     k->joint.axis[2] = 1.0;
     k->joint.limited = -1;
+    k->act.gear = 1.0;
+    k->act.ctrllimited = k->act.forcelimited = -1;
   }
   k->name = name;
   return c->nclass++;
@@ -178,8 +180,8 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
   static const char *const attrs[] = {"class", NULL};
   static const char *const ignored[] = {"site", "camera", "light", "material", "mesh", NULL};
   static const char *const later[] = {
-    "equality", "tendon", "pair", "general", "motor", "position", "velocity", "intvelocity",
-    "damper", "cylinder", "muscle", "adhesion", "flex", NULL};
+    "equality", "tendon", "pair", "general", "intvelocity", "damper", "cylinder", "muscle",
+    "adhesion", "flex", NULL};
   phys_status st = mj_check_attrs(c, node, attrs);
   if (st) return st;
   /* own values */
@@ -192,6 +194,9 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
       if ((st = mj_geom_apply(c, ch, &c->classes[k].geom))) return st;
     } else if (strcmp(en, "joint") == 0) {
       if ((st = mj_joint_default_apply(c, ch, &c->classes[k].joint))) return st;
+    } else if (strcmp(en, "motor") == 0 || strcmp(en, "position") == 0 ||
+               strcmp(en, "velocity") == 0) {
+      if ((st = mj_act_default_apply(c, ch, &c->classes[k].act))) return st;
     } else if (strcmp(en, "default") == 0 || mj_in_list(en, ignored)) {
       continue;
     } else if (mj_in_list(en, later)) {
@@ -373,7 +378,8 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
       c->err->code = PHYS_E_PARSE;
       return PHYS_E_PARSE;
     }
-  return each_section(c, root, "equality", equality_parse);
+  if ((st = each_section(c, root, "equality", equality_parse))) return st;
+  return each_section(c, root, "actuator", mj_actuators);
 }
 
 /* First error reported by libxml2 while parsing (the later ones are consequences). */
@@ -430,9 +436,18 @@ static phys_status load(const char *buf, size_t len, const char *file,
   /* release */
   xmlFreeDoc(doc);
   xmlFreeParserCtxt(pc);
+  /* notices go to the world (without their "key\n" prefix) */
+  for (int i = 0; i < c.nnotice; i++) {
+    const char *text = strchr(c.notices[i], '\n');
+    if (!st && c.world && phys__add_notice(c.world, text ? text + 1 : c.notices[i]))
+      st = mj_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
+    phys_xfree(c.notices[i]);
+  }
+  phys_xfree(c.notices);
   phys_xfree(c.classes);
   phys_xfree(c.refs);
   phys_xfree(c.geoms);
+  phys_xfree(c.jrefs);
   if (st) {
     phys_world_destroy(c.world);
     return st;

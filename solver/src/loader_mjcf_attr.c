@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loader_mjcf_internal.h"
+#include "alloc.h"
 #include "world_internal.h"
 #include "math3.h"
 
@@ -52,10 +53,10 @@ const char *mj_attr(const xmlNode *node, const char *name) {
 phys_status mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *const *table) {
   for (const xmlAttr *a = node->properties; a; a = a->next) {
     const char *an = (const char *)a->name;
-    int kind = -1; /* 0 handled, 1 ignored, 2 unsupported */
+    int kind = -1; /* 0 handled, 1 ignored, 2 unsupported, 3 ignored with a notice */
     for (int i = 0; table[i] && kind < 0; i++) {
       const char *t = table[i];
-      int k = (t[0] == '~') ? 1 : (t[0] == '!') ? 2 : 0;
+      int k = (t[0] == '~') ? 1 : (t[0] == '!') ? 2 : (t[0] == '?') ? 3 : 0;
       if (strcmp(an, t + (k ? 1 : 0)) == 0) kind = k;
     }
     if (a->ns) kind = -1;
@@ -63,6 +64,12 @@ phys_status mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *const *ta
       return mj_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
     if (kind == 2)
       return mj_fail(c, node, PHYS_E_UNSUPPORTED, "attribute '%s' not supported yet", an);
+    if (kind == 3) {
+      phys_status st = mj_notice(c, node, an,
+                                 "MuJoCo soft-constraint parameter ignored: physd's contacts and "
+                                 "limits are hard constraints");
+      if (st) return st;
+    }
     /* an attribute whose value is not one plain text node holds entity references */
     if (a->children && (a->children->type != XML_TEXT_NODE || a->children->next))
       return mj_fail(c, node, PHYS_E_PARSE, "attribute '%s': entity references not allowed", an);
@@ -268,4 +275,21 @@ void mj_principal(const double full[6], double moments[3], double q[4]) {
   double v[9];
   phys__sym3_eigen(a, moments, v);
   m3_to_q(q, v);
+}
+
+phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const char *text) {
+  /* once per key: the key is kept as the notice's prefix "key\n" */
+  size_t klen = strlen(key);
+  for (int i = 0; i < c->nnotice; i++)
+    if (strncmp(c->notices[i], key, klen) == 0 && c->notices[i][klen] == '\n') return PHYS_OK;
+  char msg[600];
+  int n = snprintf(msg, sizeof msg, "%s\n%s:%ld: <%s>: attribute '%s': %s", key, c->file,
+                   node ? xmlGetLineNo(node) : 0L, node ? mj_name(node) : "mujoco", key, text);
+  if (n < 0 || PHYS_RESERVE(c->notices, c->capnotice, c->nnotice + 1))
+    return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  char *copy = phys_xmalloc(strlen(msg) + 1);
+  if (!copy) return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  strcpy(copy, msg);
+  c->notices[c->nnotice++] = copy;
+  return PHYS_OK;
 }

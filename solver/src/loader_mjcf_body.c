@@ -17,14 +17,15 @@ static const char *const geom_attrs[] = {
   "class", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "fromto",
   "friction", "density", "mass", "condim", "contype", "conaffinity",
   "~name", "~rgba", "~material", "~group", "~user", "~fitscale",
-  "!priority", "!solmix", "!solref", "!solimp", "!margin", "!gap", "!shellinertia", "!mesh",
+  "!priority", "?solmix", "?solref", "?solimp", "!margin", "!gap", "!shellinertia", "!mesh",
   "!hfield", "!fluidshape", "!fluidcoef", NULL};
 
 /* Attributes of <joint> (on a body or in a default class). */
 static const char *const joint_attrs[] = {
   "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref", "limited",
   "range", "~name", "~group", "~user",
-  "!frictionloss", "!ref", "!springdamper", "!margin", "!solreflimit", "!solimplimit", "!solreffriction",
+  "!frictionloss", "!ref", "!springdamper", "!margin", "?solreflimit", "?solimplimit",
+  "?solreffriction", "?solimpfriction", "!solreflimit", "!solimplimit", "!solreffriction",
   "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
 
 /* Attributes of <freejoint>, <body> and <inertial>. */
@@ -182,14 +183,20 @@ static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d)
 phys_status mj_joint_default_apply(mj_ctx *c, const xmlNode *node, mj_joint_def *d) {
   for (const xmlAttr *a = node->properties; a; a = a->next) {
     const char *an = (const char *)a->name;
-    int kind = -1; /* 0 handled, 1 ignored, 2 unsupported */
+    int kind = -1; /* 0 handled, 1 ignored, 2 unsupported, 3 ignored with a notice */
     for (int i = 0; joint_attrs[i] && kind < 0; i++) {
       const char *t = joint_attrs[i];
-      int k = (t[0] == '~') ? 1 : (t[0] == '!') ? 2 : 0;
+      int k = (t[0] == '~') ? 1 : (t[0] == '!') ? 2 : (t[0] == '?') ? 3 : 0;
       if (strcmp(an, t + (k ? 1 : 0)) == 0) kind = k;
     }
     if (kind < 0 || a->ns || strcmp(an, "class") == 0 || strcmp(an, "name") == 0)
       return mj_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
+    if (kind == 3) {
+      phys_status nst = mj_notice(c, node, an,
+                                  "MuJoCo soft-constraint parameter ignored: physd's contacts and "
+                                  "limits are hard constraints");
+      if (nst) return nst;
+    }
     if (kind == 2 && !d->bad_attr) {
       d->bad_attr = an;
       d->bad_line = xmlGetLineNo(node);
@@ -437,6 +444,21 @@ static phys_status inertial_parse(mj_ctx *c, const xmlNode *node, phys_body_desc
 static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id parent,
                              const double fpos[3], const double fq[4], int top);
 
+/* remember a named joint and the link that carries it, for <actuator> */
+static phys_status joint_ref_add(mj_ctx *c, const xmlNode *joint, phys_id body) {
+  const char *name = mj_attr(joint, "name");
+  if (!name) return PHYS_OK;
+  for (int i = 0; i < c->njref; i++)
+    if (strcmp(c->jrefs[i].name, name) == 0)
+      return mj_fail(c, joint, PHYS_E_PARSE, "duplicate joint name '%s'", name);
+  if (PHYS_RESERVE(c->jrefs, c->capjref, c->njref + 1))
+    return mj_fail(c, joint, PHYS_E_NOMEM, "out of memory");
+  c->jrefs[c->njref].name = name;
+  c->jrefs[c->njref].body = body;
+  c->njref++;
+  return PHYS_OK;
+}
+
 /* The bodies below `node` that have joints, attached to physd body `pid`; (fpos, fq) is the
  * frame of `node` in that body's frame (welded bodies in between are passed through). */
 static phys_status attach_children(mj_ctx *c, const xmlNode *node, int cls, phys_id pid,
@@ -515,6 +537,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
     if (jn && phys_world_find_body(c->world, jn) == PHYS_ID_NONE &&
         phys_body_set_name(c->world, vid, jn))
       return mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    if ((st = joint_ref_add(c, joints[k], vid))) return st;
     parent = vid;
     v3_zero(b.pos);
     q_identity(b.quat);
@@ -555,6 +578,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   const char *name = mj_attr(node, "name");
   if (name && phys_body_set_name(c->world, id, name))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  if (link && (st = joint_ref_add(c, joints[njoint - 1], id))) return st;
   double wpos[3], wq[4];
   phys_body_get_state(c->world, id, wpos, wq, NULL, NULL);
   for (int i = ref0; i < c->nref; i++) {

@@ -34,6 +34,23 @@ typedef struct mj_geom_def {
   double fromto[6];
 } mj_geom_def;
 
+/* Actuator values of a default class (shared by <motor>, <position>, <velocity>, as MuJoCo's
+ * actuator shortcuts share the general actuator defaults). */
+typedef struct mj_act_def {
+  double gear;
+  double ctrlrange[2], forcerange[2];
+  int has_ctrlrange, has_forcerange;
+  int ctrllimited, forcelimited;  /* -1 auto (limited when a range is given), 0, 1 */
+  double kp, kv;
+  int has_kp, has_kv;
+} mj_act_def;
+
+/* A named MJCF joint and the physd link that carries it. */
+typedef struct mj_joint_ref {
+  const char *name;   /* points into the document */
+  phys_id body;
+} mj_joint_ref;
+
 /* Joint values of a default class, or of a joint being parsed. */
 typedef struct mj_joint_def {
   mj_joint_type type;
@@ -51,6 +68,7 @@ typedef struct mj_class {
   const char *name;   /* points into the document */
   mj_geom_def geom;
   mj_joint_def joint;
+  mj_act_def act;
 } mj_class;
 
 /* A named MJCF body and where it ended up: a physd body, possibly merged into an ancestor. */
@@ -78,6 +96,10 @@ typedef struct mj_ctx {
   int nref, capref;
   phys_geom_desc *geoms;      /* geoms of the physd body being built */
   int ngeom, capgeom;
+  mj_joint_ref *jrefs;        /* named joints, for actuators */
+  int njref, capjref;
+  char **notices;             /* notices for the world, one per attribute kind (owned) */
+  int nnotice, capnotice;
 } mj_ctx;
 
 /* ---- errors and attributes (loader_mjcf_attr.c) ------------------------------------------- */
@@ -97,8 +119,9 @@ int mj_in_list(const char *s, const char *const *list);
 const char *mj_attr(const xmlNode *node, const char *name);
 
 /* Check every attribute of `node` against `table` (NULL-terminated): a plain entry is handled by
- * the caller, "~name" is accepted and ignored, "!name" is a MuJoCo attribute physd does not
- * support (PHYS_E_UNSUPPORTED); anything else is unknown (PHYS_E_PARSE). */
+ * the caller, "~name" is accepted and ignored, "?name" is accepted and ignored with a notice
+ * (once per attribute name and load), "!name" is a MuJoCo attribute physd does not support
+ * (PHYS_E_UNSUPPORTED); anything else is unknown (PHYS_E_PARSE). */
 phys_status mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *const *table);
 
 /* Fail with "missing required attribute" unless `name` is present. */
@@ -126,6 +149,17 @@ void mj_quat_z_to(double q[4], const double v[3]);
 /* Principal moments and axes (unit quaternion) of a symmetric 3x3 matrix given as
  * (xx, yy, zz, xy, xz, yz). */
 void mj_principal(const double full[6], double moments[3], double q[4]);
+
+/* Record a notice "FILE:LINE: <element>: text" once per `key`. */
+phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const char *text);
+
+/* ---- actuators (loader_mjcf_actuator.c) ---------------------------------------------------- */
+
+/* Apply an actuator default (<motor>, <position>, <velocity> in <default>) on top of `d`. */
+phys_status mj_act_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d);
+
+/* Build the actuators of an <actuator> section (after the bodies and joints exist). */
+phys_status mj_actuators(mj_ctx *c, const xmlNode *node);
 
 /* ---- bodies and geoms (loader_mjcf_body.c) ------------------------------------------------- */
 

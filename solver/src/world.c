@@ -126,6 +126,8 @@ void phys_world_destroy(phys_world *w) {
   for (int i = 0; i < w->nartics; i++) phys__artic_free(&w->artics[i]);
   phys_xfree(w->artics);
   phys_xfree(w->actuators);
+  for (int i = 0; i < w->nnotices; i++) phys_xfree(w->notices[i]);
+  phys_xfree(w->notices);
   phys_xfree(w->contacts);
   phys_xfree(w->warm);
   phys_xfree(w->island_of_body);
@@ -209,6 +211,22 @@ uint64_t phys_world_state_hash(const phys_world *w) {
     h = phys__fnv1a(h, b->w, sizeof b->w);
   }
   return h;
+}
+
+int phys__add_notice(phys_world *w, const char *text) {
+  if (PHYS_RESERVE(w->notices, w->notices_cap, w->nnotices + 1)) return -1;
+  size_t n = strlen(text) + 1;
+  char *copy = phys_xmalloc(n);
+  if (!copy) return -1;
+  memcpy(copy, text, n);
+  w->notices[w->nnotices++] = copy;
+  return 0;
+}
+
+int phys_world_notice_count(const phys_world *w) { return w->nnotices; }
+
+const char *phys_world_notice(const phys_world *w, int i) {
+  return i >= 0 && i < w->nnotices ? w->notices[i] : NULL;
 }
 
 const char *phys_version(void) { return "0.1.0"; }

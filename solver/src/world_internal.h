@@ -137,6 +137,8 @@ struct phys_world {
   int nartics, artics_cap;
   phys_actuator *actuators;
   int nactuators, actuators_cap;
+  char **notices;        /* loader notices (owned) */
+  int nnotices, notices_cap;
 
   double time;
   uint64_t step_index;
@@ -171,6 +173,9 @@ phys_status phys__error(phys_error *err, phys_status code, const char *fmt, ...)
 /* 64-bit FNV-1a of `n` bytes continuing from hash h (start with PHYS_FNV_START) */
 #define PHYS_FNV_START 1469598103934665603ull
 uint64_t phys__fnv1a(uint64_t h, const void *data, size_t n);
+
+/* keep a copy of a loader notice on the world; 0 or -1 */
+int phys__add_notice(phys_world *w, const char *text);
 
 /* body id valid and alive? */
 int phys__body_ok(const phys_world *w, phys_id id);

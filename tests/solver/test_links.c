@@ -456,6 +456,41 @@ static void test_actuators(void) {
   phys_world_destroy(w);
 }
 
+/* MuJoCo's humanoid (Debian's libmujoco-samples, installed by scripts/install-deps.sh): it loads,
+ * falls, and lies still after 10 s without the state going non-finite */
+static void test_mujoco_humanoid(void) {
+  const char *path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    printf("\n  %s not installed: skipped\n", path);
+    return;
+  }
+  fclose(f);
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_actuator_count(w), 21);
+  double pen = 0.0;
+  for (int i = 0; i < 2000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    pen = fmax(pen, phys_world_stats(w)->penetration_max);
+  }
+  double vmax = 0.0, zmax = 0.0;
+  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
+    double p[3], v[3];
+    if (phys_body_get_state(w, b, p, NULL, v, NULL) != PHYS_OK) continue;
+    CU_ASSERT_TRUE(v3_isfinite(p) && v3_isfinite(v));
+    vmax = fmax(vmax, v3_norm(v));
+    if (phys_body_is_static(w, b) == 0) zmax = fmax(zmax, p[2]);
+  }
+  printf("\n  humanoid after 10 s: max speed %.2e m/s, highest body %.3f m, penetration %.2e m\n",
+         vmax, zmax, pen);
+  CU_ASSERT_TRUE(vmax < 0.05);
+  CU_ASSERT_TRUE(zmax < 1.0); /* it fell from 1.5 m (and rests folded up, about 0.5 m) */
+  CU_ASSERT_TRUE(pen < 1e-3);
+  phys_world_destroy(w);
+}
+
 /* world point of `local` (body frame) on body id */
 static void body_point(const phys_world *w, phys_id id, const double local[3], double out[3]) {
   double p[3], q[4], R[9];
@@ -568,6 +603,7 @@ int register_tests(void) {
       !CU_add_test(s, "joint limit holds against a motor", test_joint_limit) ||
       !CU_add_test(s, "joint commands", test_joint_commands) ||
       !CU_add_test(s, "actuators", test_actuators) ||
+      !CU_add_test(s, "MuJoCo's humanoid falls and lies still", test_mujoco_humanoid) ||
       !CU_add_test(s, "four-bar linkage keeps its loop closed", test_four_bar) ||
       !CU_add_test(s, "link errors", test_link_errors))
     return -1;

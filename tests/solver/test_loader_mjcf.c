@@ -463,11 +463,21 @@ static void test_errors(void) {
                "<geom size=\"1\"/></body></body></worldbody></mujoco>", PHYS_E_PARSE, 4,
                "freejoint", "free joint");
   /* unsupported sections, elements, attributes, values */
-  expect_error("<mujoco>\n<actuator/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "actuator", NULL);
+  expect_error("<mujoco>\n<sensor/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "sensor", NULL);
   expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2,
                "include", NULL);
-  expect_error("<mujoco><worldbody>\n<geom size=\"1\" solref=\"0.02 1\"/></worldbody></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "geom", "solref");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"0.02\"/></worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "geom", "margin");
+  /* actuators: unknown joint, unsupported kinds and transmissions */
+  expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
+               "<actuator>\n<motor joint=\"nope\"/></actuator></mujoco>",
+               PHYS_E_PARSE, 2, "motor", "unknown joint");
+  expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
+               "<actuator>\n<general joint=\"j\"/></actuator></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "general", NULL);
+  expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
+               "<actuator>\n<motor joint=\"j\" tendon=\"t\"/></actuator></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "motor", "tendon");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" bogus=\"1\"/></worldbody></mujoco>",
                PHYS_E_PARSE, 2, "geom", "bogus");
   expect_error("<mujoco><worldbody>\n<geom type=\"ellipsoid\" size=\"1 1 1\"/></worldbody>"
@@ -647,6 +657,46 @@ static void test_two_joints_on_a_body(void) {
   phys_world_destroy(w);
 }
 
+/* <actuator>: a motor whose control range comes from a default class, a position actuator that
+ * drives its joint to the control, and MuJoCo soft-constraint attributes accepted with one
+ * notice each */
+static void test_actuators_and_notices(void) {
+  const char *xml =
+      "<mujoco><option timestep=\"0.002\" gravity=\"0 0 0\"/>\n"
+      "<default><motor ctrlrange=\"-1 1\" ctrllimited=\"true\"/>"
+      "<geom solimp=\".9 .99 .003\" solref=\".015 1\"/></default>\n"
+      "<worldbody>\n"
+      "<body name=\"a\"><joint name=\"ja\" axis=\"0 0 1\" solimplimit=\"0 .99 .01\"/>"
+      "<geom type=\"box\" size=\"0.2 0.05 0.05\" pos=\"0.2 0 0\" mass=\"1\"/></body>\n"
+      "<body name=\"b\" pos=\"2 0 0\"><joint name=\"jb\" axis=\"0 0 1\"/>"
+      "<geom type=\"box\" size=\"0.2 0.05 0.05\" pos=\"0.2 0 0\" mass=\"1\"/></body>\n"
+      "</worldbody>\n<actuator>\n"
+      "<motor name=\"m\" joint=\"ja\" gear=\"10\"/>\n"
+      "<position name=\"p\" joint=\"jb\" kp=\"50\" kv=\"5\"/>\n"
+      "</actuator></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), "act.xml", NULL, &w, &err),
+                        PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_actuator_count(w), 2);
+  int m = phys_world_find_actuator(w, "m"), p = phys_world_find_actuator(w, "p");
+  CU_ASSERT_TRUE(m == 0 && p == 1);
+  /* the notices: solimp, solref (default geom), solimplimit (joint), each once */
+  CU_ASSERT_EQUAL(phys_world_notice_count(w), 3);
+  for (int i = 0; i < phys_world_notice_count(w); i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_notice(w, i), "act.xml:"));
+  /* the motor's control is clamped to 1 by the class: torque 10 N m */
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, m, 3.0), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, p, 0.5), PHYS_OK);
+  for (int i = 0; i < 3000; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  double f, q[7];
+  phys_actuator_get(w, m, &f, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(f, 1.0, 0.0);
+  phys_link_get_joint(w, phys_world_find_body(w, "b"), q, NULL, NULL, NULL);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.5, 0.005);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("loader_mjcf", NULL, NULL);
   if (!s) return -1;
@@ -665,6 +715,7 @@ int register_tests(void) {
     {"error messages: code, file, line, element", test_errors},
     {"hinge, slide and free-root trees", test_joints},
     {"two joints on one body", test_two_joints_on_a_body},
+    {"actuators and notices", test_actuators_and_notices},
     {"peer models (PHYS_PEER_MODELS)", test_peer_models},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)

@@ -262,6 +262,12 @@ phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys
 phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
                                   const phys_world_options *opt, phys_world **out, phys_error *err);
 
+/* Notices a loader left on the world: things in the file that physd accepted but cannot honour
+ * (e.g. MuJoCo's soft-constraint parameters), one per kind, "file:line: <element>: text".
+ * Pointers owned by the world. */
+int phys_world_notice_count(const phys_world *w);
+const char *phys_world_notice(const phys_world *w, int i);
+
 /* ---- diagnostics -------------------------------------------------------------------------- */
 
 /* Number of heap allocations libphys has made in this process (all worlds, all threads). */

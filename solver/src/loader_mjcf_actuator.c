@@ -1,0 +1,128 @@
+/* loader_mjcf_actuator.c - MJCF loader: <actuator> with <motor>, <position> and <velocity> on
+ * joints, and their defaults. Each becomes a phys actuator on the link carrying the joint. */
+#include <string.h>
+#include "loader_mjcf_internal.h"
+
+/* Attributes of the actuator shortcuts (in a default class, `name`, `class` and `joint` are not
+ * allowed; see mj_act_default_apply). */
+static const char *const act_attrs[] = {
+  "name", "class", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited", "kp",
+  "kv", "~group", "~user",
+  "!tendon", "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dyntype", "!gaintype",
+  "!biastype", "!dynprm", "!gainprm", "!biasprm", "!dampratio", "!timeconst", "!inheritrange",
+  "!actearly", "!nsample", "!interp", "!delay", NULL};
+
+/* Read a limited flag: true, false or auto (-1). */
+static phys_status limited_attr(mj_ctx *c, const xmlNode *node, const char *name, int *out) {
+  const char *s = mj_attr(node, name);
+  if (!s) return PHYS_OK;
+  if (strcmp(s, "true") == 0) *out = 1;
+  else if (strcmp(s, "false") == 0) *out = 0;
+  else if (strcmp(s, "auto") == 0) *out = -1;
+  else return mj_fail(c, node, PHYS_E_PARSE, "%s must be true, false or auto, got '%s'", name, s);
+  return PHYS_OK;
+}
+
+/* Actuator values of `node` on top of `d`. */
+static phys_status act_values(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
+  phys_status st;
+  int n;
+  double gear[6];
+  if ((st = mj_reals(c, node, "gear", gear, 1, 6, &n))) return st;
+  if (n) {
+    for (int i = 1; i < n; i++)
+      if (gear[i] != 0.0)
+        return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                       "gear with non-zero components beyond the first not supported");
+    d->gear = gear[0];
+  }
+  if ((st = mj_reals(c, node, "ctrlrange", d->ctrlrange, 2, 2, &n))) return st;
+  if (n) d->has_ctrlrange = 1;
+  if ((st = mj_reals(c, node, "forcerange", d->forcerange, 2, 2, &n))) return st;
+  if (n) d->has_forcerange = 1;
+  if ((st = mj_reals(c, node, "kp", &d->kp, 1, 1, &n))) return st;
+  if (n) d->has_kp = 1;
+  if ((st = mj_reals(c, node, "kv", &d->kv, 1, 1, &n))) return st;
+  if (n) d->has_kv = 1;
+  if ((st = limited_attr(c, node, "ctrllimited", &d->ctrllimited))) return st;
+  return limited_attr(c, node, "forcelimited", &d->forcelimited);
+}
+
+phys_status mj_act_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
+  phys_status st = mj_check_attrs(c, node, act_attrs);
+  if (st) return st;
+  if (mj_attr(node, "name") || mj_attr(node, "class") || mj_attr(node, "joint"))
+    return mj_fail(c, node, PHYS_E_PARSE, "'name', 'class' and 'joint' are not allowed in defaults");
+  return act_values(c, node, d);
+}
+
+/* The link of the joint called `name`, or PHYS_ID_NONE. */
+static phys_id joint_link(const mj_ctx *c, const char *name) {
+  for (int i = 0; i < c->njref; i++)
+    if (strcmp(c->jrefs[i].name, name) == 0) return c->jrefs[i].body;
+  return PHYS_ID_NONE;
+}
+
+/* One <motor>, <position> or <velocity>. */
+static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_type type) {
+  phys_status st;
+  if ((st = mj_check_attrs(c, node, act_attrs))) return st;
+  if ((st = mj_require(c, node, "joint"))) return st;
+  int cls = 0;
+  const char *cn = mj_attr(node, "class");
+  if (cn && (cls = mj_find_class(c, cn)) < 0)
+    return mj_fail(c, node, PHYS_E_PARSE, "unknown class '%s'", cn);
+  mj_act_def d = c->classes[cls].act;
+  if ((st = act_values(c, node, &d))) return st;
+
+  /* the joint, and the description (MuJoCo's defaults: position kp 1, velocity kv 1) */
+  const char *jn = mj_attr(node, "joint");
+  phys_id body = joint_link(c, jn);
+  if (body == PHYS_ID_NONE)
+    return mj_fail(c, node, PHYS_E_PARSE, "unknown joint '%s'", jn);
+  phys_actuator_desc a = phys_actuator_desc_default();
+  a.type = type;
+  a.gear = d.gear;
+  a.kp = type == PHYS_ACT_POSITION ? (d.has_kp ? d.kp : 1.0) : 0.0;
+  a.kv = type == PHYS_ACT_VELOCITY ? (d.has_kv ? d.kv : 1.0)
+       : type == PHYS_ACT_POSITION ? (d.has_kv ? d.kv : 0.0) : 0.0;
+  a.ctrllimited = d.ctrllimited == 1 || (d.ctrllimited == -1 && d.has_ctrlrange);
+  a.forcelimited = d.forcelimited == 1 || (d.forcelimited == -1 && d.has_forcerange);
+  if (a.ctrllimited && !d.has_ctrlrange)
+    return mj_fail(c, node, PHYS_E_PARSE, "ctrllimited without a ctrlrange");
+  if (a.forcelimited && !d.has_forcerange)
+    return mj_fail(c, node, PHYS_E_PARSE, "forcelimited without a forcerange");
+  memcpy(a.ctrlrange, d.ctrlrange, sizeof a.ctrlrange);
+  memcpy(a.forcerange, d.forcerange, sizeof a.forcerange);
+  int id;
+  if (phys_world_add_actuator(c->world, body, &a, &id))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  const char *name = mj_attr(node, "name");
+  if (name) {
+    if (phys_world_find_actuator(c->world, name) >= 0)
+      return mj_fail(c, node, PHYS_E_PARSE, "duplicate actuator name '%s'", name);
+    if (phys_actuator_set_name(c->world, id, name))
+      return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  }
+  return PHYS_OK;
+}
+
+phys_status mj_actuators(mj_ctx *c, const xmlNode *node) {
+  static const char *const none[] = {NULL};
+  static const char *const later[] = {"general", "intvelocity", "damper", "cylinder", "muscle",
+                                      "adhesion", "plugin", NULL};
+  phys_status st = mj_check_attrs(c, node, none);
+  if (st) return st;
+  for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    const char *en = mj_name(ch);
+    if (strcmp(en, "motor") == 0) st = actuator_one(c, ch, PHYS_ACT_MOTOR);
+    else if (strcmp(en, "position") == 0) st = actuator_one(c, ch, PHYS_ACT_POSITION);
+    else if (strcmp(en, "velocity") == 0) st = actuator_one(c, ch, PHYS_ACT_VELOCITY);
+    else if (mj_in_list(en, later)) st = mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
+    else st = mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <actuator>");
+    if (st) return st;
+  }
+  return PHYS_OK;
+}
