@@ -424,6 +424,20 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
   }
   mi->n_joints = nj;
   mi->joints = jptrs;
+  /* actuators by index: their names (world-owned, "" when unnamed) */
+  int na = phys_world_actuator_count(wc->w);
+  if (na > 0) {
+    char **names = calloc((size_t)na, sizeof *names);
+    if (!names) {
+      free(ptrs);
+      free(g);
+      free(jptrs);
+      return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (int i = 0; i < na; i++) names[i] = (char *)phys_actuator_get_name(wc->w, i);
+    mi->n_actuators = (size_t)na;
+    mi->actuators = names;
+  }
   size_t n = 0;
   for (int id = 0; id < bound; id++) {
     double mass;
@@ -453,6 +467,9 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
 void world_model_info_free(Physd__V1__ModelInfo *mi) {
   free(mi->joints);
   mi->joints = NULL;
+  free(mi->actuators);
+  mi->actuators = NULL;
+  mi->n_actuators = 0;
   free(mi->bodies);
   free(mi->gravity);
   mi->bodies = NULL;

@@ -65,6 +65,10 @@ phys_status phys_actuator_set_name(phys_world *w, int id, const char *name) {
   return PHYS_OK;
 }
 
+const char *phys_actuator_get_name(const phys_world *w, int id) {
+  return id >= 0 && id < w->nactuators ? w->actuators[id].name : NULL;
+}
+
 int phys_world_find_actuator(const phys_world *w, const char *name) {
   for (int i = 0; name && i < w->nactuators; i++)
     if (strcmp(w->actuators[i].name, name) == 0) return i;

@@ -139,6 +139,8 @@ static void test_model_info(void) {
   CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
   const Physd__V1__ModelInfo *mi = r->model_info;
   CU_ASSERT_EQUAL(mi->n_bodies, 8);
+  CU_ASSERT_EQUAL_FATAL(mi->n_actuators, 1);
+  CU_ASSERT_STRING_EQUAL(mi->actuators[0], "shoulder_motor");
   CU_ASSERT_EQUAL_FATAL(mi->n_joints, 3);
   const struct { int id; const char *name, *type; double lo, hi; } want[] = {
       {UPPER, "upper_arm", "hinge", -M_PI / 2, M_PI / 2},

@@ -134,6 +134,9 @@ int phys_world_actuator_count(const phys_world *w);
 phys_status phys_actuator_set_name(phys_world *w, int id, const char *name);
 int phys_world_find_actuator(const phys_world *w, const char *name);
 
+/* Name of an actuator ("" when it has none), or NULL for an unknown id; owned by the world. */
+const char *phys_actuator_get_name(const phys_world *w, int id);
+
 /* Set an actuator's control input, held until changed (clamped to ctrlrange when limited).
  * Non-finite values are rejected. */
 phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
