@@ -44,7 +44,7 @@ typedef struct phys_solver {
   int nislands;
   int *isl_body_start;   /* nislands + 1 */
   int *isl_con_start;    /* nislands + 1 */
-  double *isl_beta, *isl_alpha;
+  double *isl_beta;
   int *isl_iters, *isl_refactor, *isl_stall;
   double *isl_residual;
 

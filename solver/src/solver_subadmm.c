@@ -767,13 +767,12 @@ int phys__solve(phys_world *w, phys_solver *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands;
   s->isl_beta = ARENA_NEW(ar, double, nisl);
-  s->isl_alpha = ARENA_NEW(ar, double, nisl);
   s->isl_iters = ARENA_ZNEW(ar, int, nisl);
   s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
   s->isl_stall = ARENA_ZNEW(ar, int, nisl);
   s->isl_residual = ARENA_ZNEW(ar, double, nisl);
   int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
-  if (nisl && (!s->isl_beta || !s->isl_alpha || !s->isl_iters || !s->isl_refactor ||
+  if (nisl && (!s->isl_beta || !s->isl_iters || !s->isl_refactor ||
                !s->isl_stall || !s->isl_residual || !big || !small))
     return -1;
   if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;

@@ -130,7 +130,6 @@ void phys_world_destroy(phys_world *w) {
   phys_xfree(w->notices);
   phys_xfree(w->contacts);
   phys_xfree(w->warm);
-  phys_xfree(w->island_of_body);
   phys_xfree(w->saved_state);
   phys_xfree(w->pairs);
   for (int i = 0; i < PHYS_SWEEP_SLICES; i++) phys_xfree(w->sweep_pairs[i]);

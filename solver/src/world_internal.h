@@ -150,7 +150,6 @@ struct phys_world {
   int ncontacts, contacts_cap;
   phys_warm *warm;
   int nwarm, warm_cap;
-  int *island_of_body;   /* unused placeholder for future use */
   int nislands;
   double *saved_state;   /* 13 doubles per body: x, q, v, w; restored on a non-finite step */
   int saved_cap;

@@ -45,18 +45,6 @@ static int teardown(void) {
   return wc_daemon_stop(&D) == 0 ? 0 : -1;
 }
 
-static int is_ack(Physd__V1__Envelope *r) {
-  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ACK;
-  wc_free(r);
-  return ok;
-}
-
-static int err_of(Physd__V1__Envelope *r) {
-  int code = wc_error_code(r);
-  wc_free(r);
-  return code;
-}
-
 /* ---- commands and angles ------------------------------------------------------------------ */
 
 typedef struct cmd {
@@ -185,7 +173,7 @@ static void test_model_info(void) {
   }
   int32_t hinge = 2;
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 1, &hinge);
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   CU_ASSERT_FATAL(load_world(&C) == 0);
 }
 
@@ -213,15 +201,15 @@ static void test_position_command(void) {
   for (int i = 0; i < 3; i++) CU_ASSERT(fabs(q[i] - target[i]) < 0.01 * fabs(target[i]));
 
   /* the command holds (zero-order hold) through plain Steps without being re-sent */
-  CU_ASSERT(is_ack(wc_req_step(&C, 500)));
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 500)));
   CU_ASSERT_FATAL(current_positions(&C, q) == 0);
   for (int i = 0; i < 3; i++) CU_ASSERT(fabs(q[i] - target[i]) < 0.01 * fabs(target[i]));
 
   /* a new target through SetJointCommand, applied at the next step boundary */
   jc.q[0] = -0.4;
   jc.m.n_joint_ids = jc.m.n_q = jc.m.n_kp = jc.m.n_kd = 1;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
-  CU_ASSERT(is_ack(wc_req_step(&C, 750)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 750)));
   CU_ASSERT_FATAL(current_positions(&C, q) == 0);
   printf("    shoulder re-targeted: %.5f (target -0.40)\n", q[0]);
   CU_ASSERT(fabs(q[0] + 0.4) < 0.004);
@@ -233,11 +221,11 @@ static void test_position_command(void) {
   jc.qd[0] = -0.25;
   jc.kd[0] = 500;
   jc.m.n_qd = jc.m.n_kd = 1;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
-  CU_ASSERT(is_ack(wc_req_step(&C, 50)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 50)));
   double q0[3];
   CU_ASSERT_FATAL(current_positions(&C, q0) == 0);
-  CU_ASSERT(is_ack(wc_req_step(&C, 250))); /* 0.5 s */
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 250))); /* 0.5 s */
   CU_ASSERT_FATAL(current_positions(&C, q) == 0);
   printf("    VELOCITY -0.25 m/s on the slider: %.5f m/s\n", (q[2] - q0[2]) / 0.5);
   CU_ASSERT(fabs((q[2] - q0[2]) / 0.5 + 0.25) < 0.0025);
@@ -254,7 +242,7 @@ static void test_torque_into_limit(void) {
   jc.tau[1] = -10.0; /* N m, into -120 deg */
   jc.tau[2] = 40.0;  /* N, into +0.5 m */
   jc.m.n_tau = 3;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   double worst[3] = {-1, -1, -1}, q[3] = {0};
   const double lim[3] = {M_PI / 2, -2 * M_PI / 3, 0.5}, sign[3] = {1, -1, 1};
   for (int k = 0; k < 150; k++) { /* 1.5 s, every 5 steps */
@@ -294,12 +282,12 @@ static int restore(const uint8_t *data, size_t len) {
   m.data.len = len;
   Physd__V1__Envelope env;
   WC_ENV(env, RESTORE, restore, &m);
-  return is_ack(wc_call(&C, &env, 5000)) ? 0 : -1;
+  return wc_take_ack(wc_call(&C, &env, 5000)) ? 0 : -1;
 }
 
 /* the state after 200 more steps, as a vector */
 static double *run_200(size_t *n) {
-  if (!is_ack(wc_req_step(&C, 200))) return NULL;
+  if (!wc_take_ack(wc_req_step(&C, 200))) return NULL;
   Physd__V1__Envelope *r = wc_req_state(&C);
   double *v = wc_state_vector(r, n);
   wc_free(r);
@@ -322,8 +310,8 @@ static void test_bad_commands(void) {
   jc.q[0] = -0.2, jc.q[1] = 0.3, jc.kp[0] = 200, jc.kp[1] = 50, jc.kd[0] = 5, jc.kd[1] = 1;
   jc.m.n_q = jc.m.n_kp = jc.m.n_kd = 2;
   jc.m.seq = 5;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
-  CU_ASSERT(is_ack(wc_req_step(&C, 100)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 100)));
   size_t slen = 0, slen2 = 0, na = 0, nb = 0, nc = 0;
   uint8_t *snap = snapshot(&slen);
   CU_ASSERT_FATAL(snap != NULL);
@@ -346,7 +334,7 @@ static void test_bad_commands(void) {
     jc.tau[0] = jc.tau[1] = 50.0;
     jc.m.n_tau = (size_t)bad_ids[i].n;
     jc.m.seq = 99;
-    int code = err_of(send_cmd(&C, &jc));
+    int code = wc_take_error(send_cmd(&C, &jc));
     if (code != bad_ids[i].code) printf("\n    %s: error %d, expected %d\n", bad_ids[i].what, code, bad_ids[i].code);
     CU_ASSERT_EQUAL(code, bad_ids[i].code);
   }
@@ -367,20 +355,20 @@ static void test_bad_commands(void) {
     case 7: jc.kp[1] = NAN; break;
     case 8: jc.m.mode = (Physd__V1__CommandMode)7; break;
     }
-    int code = err_of(send_cmd(&C, &jc));
+    int code = wc_take_error(send_cmd(&C, &jc));
     if (code != INVALID) printf("\n    value case %d: error %d\n", k, code);
     CU_ASSERT_EQUAL(code, INVALID);
   }
   /* values without ids */
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 0, two);
   jc.m.n_tau = 1;
-  CU_ASSERT_EQUAL(err_of(send_cmd(&C, &jc)), INVALID);
+  CU_ASSERT_EQUAL(wc_take_error(send_cmd(&C, &jc)), INVALID);
   /* StepAndObserve with a bad command: no step, nothing applied */
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 2, two);
   jc.tau[0] = 50.0, jc.tau[1] = NAN;
   jc.m.n_tau = 2;
   jc.m.seq = 99;
-  CU_ASSERT_EQUAL(err_of(step_observe(&C, &jc, 10)), INVALID);
+  CU_ASSERT_EQUAL(wc_take_error(step_observe(&C, &jc, 10)), INVALID);
 
   CU_ASSERT_EQUAL(last_seq(), 5); /* no rejected seq is echoed */
   uint8_t *snap2 = snapshot(&slen2);
@@ -395,7 +383,7 @@ static void test_bad_commands(void) {
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 1, two);
   jc.tau[0] = 50.0;
   jc.m.n_tau = 1;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   double *changed = run_200(&nc);
   CU_ASSERT_FATAL(changed != NULL);
   CU_ASSERT(nc == na && memcmp(ref, changed, na * sizeof *ref) != 0);
@@ -418,7 +406,7 @@ static void test_seq_echo(void) {
   jc.kp[0] = 100.0;
   jc.m.n_kp = 1;
   jc.m.seq = 11;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   CU_ASSERT_EQUAL(last_seq(), 11);
   jc.m.seq = 12;
   Physd__V1__Envelope *r = step_observe(&C, &jc, 3);
@@ -434,7 +422,7 @@ static void test_seq_echo(void) {
   CU_ASSERT(r && r->state->last_cmd_seq == 0);
   wc_free(r);
   jc.m.seq = 300;
-  CU_ASSERT(is_ack(send_cmd(&other, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&other, &jc)));
   r = wc_req_state(&other);
   CU_ASSERT(r && r->state->last_cmd_seq == 300);
   wc_free(r);
@@ -451,7 +439,7 @@ static void test_seq_echo(void) {
   uint32_t sid = r->subscribed->subscription_id;
   wc_free(r);
   jc.m.seq = 13;
-  CU_ASSERT(is_ack(send_cmd(&C, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   /* Step sent by hand: wc_call would skip the stream frames that come before its reply */
   Physd__V1__Step st = PHYSD__V1__STEP__INIT;
   st.n = 2;
@@ -472,7 +460,7 @@ static void test_seq_echo(void) {
   Physd__V1__Unsubscribe un = PHYSD__V1__UNSUBSCRIBE__INIT;
   un.subscription_id = sid;
   WC_ENV(env, UNSUBSCRIBE, unsubscribe, &un);
-  CU_ASSERT(is_ack(wc_call(&C, &env, 5000)));
+  CU_ASSERT(wc_take_ack(wc_call(&C, &env, 5000)));
   wc_close(&other);
 }
 
@@ -513,7 +501,7 @@ static void rtf(wc_conn *c, double f) {
   m.factor = f;
   Physd__V1__Envelope env;
   WC_ENV(env, SET_REAL_TIME_FACTOR, set_real_time_factor, &m);
-  CU_ASSERT(is_ack(wc_call(c, &env, 5000)));
+  CU_ASSERT(wc_take_ack(wc_call(c, &env, 5000)));
 }
 
 /* Drive the arm to (0.4, 0.2) in lock-step, go real time at rtf 0.1 (20 ms steps, the
@@ -536,7 +524,7 @@ static int arm_then_stop(wc_conn *c, double q_stop[3]) {
   uint64_t end = wc_now_ns() + 500000000ull;
   while (wc_now_ns() < end) {
     jc.m.seq++;
-    if (!is_ack(send_cmd(c, &jc))) return -1;
+    if (!wc_take_ack(send_cmd(c, &jc))) return -1;
     usleep(10000);
   }
   return current_positions(c, q_stop);
@@ -578,13 +566,13 @@ static void test_watchdog_hold(void) {
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_POSITION, 1, &shoulder);
   jc.q[0] = 0.4, jc.kp[0] = 5000, jc.kd[0] = 80;
   jc.m.n_q = jc.m.n_kp = jc.m.n_kd = 1;
-  CU_ASSERT(is_ack(send_cmd(&c, &jc)));
+  CU_ASSERT(wc_take_ack(send_cmd(&c, &jc)));
   uint64_t n0 = stale_count(&c);
   usleep(45000); /* two steps */
   CU_ASSERT(!frame_stale(&c));
   CU_ASSERT_EQUAL(stale_count(&c), n0);
   CU_ASSERT(wc_daemon_log_has(&d, "joint commands resumed"));
-  CU_ASSERT(is_ack(wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_PAUSE)));
+  CU_ASSERT(wc_take_ack(wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_PAUSE)));
   wc_close(&c);
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }
@@ -609,7 +597,7 @@ static void test_watchdog_zero(void) {
   CU_ASSERT(frame_stale(&c));
   CU_ASSERT(q1[0] > 1.3); /* no torque: the arm fell */
   CU_ASSERT(wc_daemon_log_has(&d, "action=zero"));
-  CU_ASSERT(is_ack(wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_PAUSE)));
+  CU_ASSERT(wc_take_ack(wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_PAUSE)));
   wc_close(&c);
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }

@@ -452,3 +452,15 @@ double *wc_state_vector(const Physd__V1__Envelope *env, size_t *n) {
   *n = k;
   return v;
 }
+
+int wc_take_ack(Physd__V1__Envelope *env) {
+  int ok = env && env->msg_case == PHYSD__V1__ENVELOPE__MSG_ACK;
+  wc_free(env);
+  return ok;
+}
+
+int wc_take_error(Physd__V1__Envelope *env) {
+  int code = wc_error_code(env);
+  wc_free(env);
+  return code;
+}

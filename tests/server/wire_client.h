@@ -49,6 +49,11 @@ Physd__V1__Envelope *wc_hello(wc_conn *c, uint32_t major, const char *token);
 /* Error code of a reply, or -1 when it is not an Error. */
 int wc_error_code(const Physd__V1__Envelope *env);
 
+/* Consume a reply: 1 if it is an Ack (wc_take_ack), or its error code (wc_take_error); the
+ * envelope (nullable) is freed either way. */
+int wc_take_ack(Physd__V1__Envelope *env);
+int wc_take_error(Physd__V1__Envelope *env);
+
 /* The daemon under test. */
 typedef struct wc_daemon {
   pid_t pid;
