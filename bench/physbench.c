@@ -1,12 +1,13 @@
-/* physbench.c - time libphys on an MJCF file or a built-in scene and print one JSON object.
+/* physbench.c - time libphys on a model file (MJCF, URDF) or a built-in scene; print JSON.
  *
- *   physbench FILE.xml|builtin:NAME --steps N --threads T [--warmup W] [--no-sleep] [--json] ...
+ *   physbench FILE.xml|FILE.urdf|builtin:NAME --steps N --threads T [--warmup W] [--no-sleep]
+ *             [--json] [--floating-base] [--package-path DIR]... [--ground] ...
  *
- * The scene is loaded (or built), W warm-up steps run, every body's position is recorded, then N
- * steps are timed one by one with CLOCK_MONOTONIC. The JSON object on stdout holds the step-time
- * percentiles, the solver statistics of phys_step_stats, drift, sleeping, the state hash and the
- * heap allocations made during the timed steps. Exit status: 0 ok, 1 load or step error, 2 bad
- * arguments.
+ * The scene is loaded (MJCF or URDF by content, phys_load_model) or built, W warm-up steps
+ * run, every body's position is recorded, then N steps are timed one by one with
+ * CLOCK_MONOTONIC. The JSON object on stdout holds the step-time percentiles, the solver
+ * statistics of phys_step_stats, drift, sleeping, the state hash and the heap allocations made
+ * during the timed steps. Exit status: 0 ok, 1 load or step error, 2 bad arguments.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -27,10 +28,15 @@ typedef struct bench_args {
   const char *scene;
   long steps, warmup;
   int threads, repeat, no_sleep, json, list;
-  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha;
+  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_variant;
+  phys_admm_variant variant;
   int iterations;
   double tolerance, beta_scale, alpha;
   phys_penalty_rule penalty;
+  /* model loading (phys_load_options): URDF base mode, package paths, a ground plane */
+  int floating_base, ground;
+  const char *package_paths[32];
+  int npackage_paths;
 } bench_args;
 
 /* Per-step samples and end-of-run figures of one timed run. */
@@ -178,10 +184,11 @@ static void json_bool(json_out *j, const char *key, int v) {
 
 /** Print the usage text. */
 static void usage(FILE *f) {
-  fputs("usage: physbench FILE.xml|builtin:NAME --steps N --threads T [options]\n"
+  fputs("usage: physbench FILE.xml|FILE.urdf|builtin:NAME --steps N --threads T [options]\n"
         "\n"
-        "Times N steps of libphys on an MJCF file or a built-in scene and prints one JSON\n"
-        "object (indented; one line with --json) on stdout. Progress goes to stderr.\n"
+        "Times N steps of libphys on a model file (MJCF or URDF, told apart by the root\n"
+        "element) or a built-in scene and prints one JSON object (indented; one line with\n"
+        "--json) on stdout. Progress and the loader's notices go to stderr.\n"
         "\n"
         "  --steps N          timed steps (required, >= 1)\n"
         "  --threads T        OpenMP threads per step (required, >= 1)\n"
@@ -193,8 +200,14 @@ static void usage(FILE *f) {
         "  --penalty RULE     penalty rule: scaled (default) or paper\n"
         "  --beta-scale C     beta = C * beta0 (scaled rule)\n"
         "  --alpha A          over-relaxation in [1, 2) (scaled rule)\n"
+        "  --variant V        ADMM splitting: subadmm (default), nosub or nobody (the\n"
+        "                     ablations of paper 002's Table III)\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
+        "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
+        "  --package-path DIR URDF: where package://NAME/... is looked up: DIR holds NAME/\n"
+        "                     or is NAME itself (repeatable, searched in order)\n"
+        "  --ground           add a static ground plane z = 0 (URDF and MJCF files)\n"
         "  --list             list the built-in scenes\n"
         "  --help             this text\n"
         "\n"
@@ -247,9 +260,22 @@ static int apply_arg(bench_args *a, int c, const char *v) {
   case 'a':
     a->have_alpha = 1;
     return parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
+  case 'V':
+    a->have_variant = 1;
+    if (strcmp(v, "subadmm") == 0) a->variant = PHYS_ADMM_SUBADMM;
+    else if (strcmp(v, "nosub") == 0) a->variant = PHYS_ADMM_NO_SUB;
+    else if (strcmp(v, "nobody") == 0) a->variant = PHYS_ADMM_NO_BODY;
+    else return bad_arg("--variant (subadmm, nosub or nobody)", v);
+    return 0;
   case 'r':
     if (parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
+    return 0;
+  case 'P':
+    if (!*v) return bad_arg("--package-path", v);
+    if (a->npackage_paths == (int)(sizeof a->package_paths / sizeof a->package_paths[0]))
+      return bad_arg("--package-path (at most 32)", v);
+    a->package_paths[a->npackage_paths++] = v;
     return 0;
   default:
     return EXIT_USAGE;
@@ -265,7 +291,10 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"tolerance", required_argument, NULL, 'x'},  {"penalty", required_argument, NULL, 'p'},
     {"beta-scale", required_argument, NULL, 'b'}, {"alpha", required_argument, NULL, 'a'},
     {"repeat", required_argument, NULL, 'r'},     {"list", no_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
+    {"floating-base", no_argument, NULL, 'F'},    {"package-path", required_argument, NULL, 'P'},
+    {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
+    {"variant", required_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
   opterr = 0;
@@ -281,6 +310,10 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->no_sleep = 1;
     } else if (c == 'j') {
       a->json = 1;
+    } else if (c == 'F') {
+      a->floating_base = 1;
+    } else if (c == 'G') {
+      a->ground = 1;
     } else if (c == '?' || c == ':') {
       fprintf(stderr, "physbench: %s option '%s' (see --help)\n",
               c == '?' ? "unknown" : "missing value for", argv[optind - 1]);
@@ -295,13 +328,20 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     return 0;
   }
   if (optind != argc - 1) {
-    fprintf(stderr, "physbench: expected exactly one scene (FILE.xml or builtin:NAME)\n");
+    fprintf(stderr,
+            "physbench: expected exactly one scene (FILE.xml, FILE.urdf or builtin:NAME)\n");
     usage(stderr);
     return EXIT_USAGE;
   }
   a->scene = argv[optind];
   if (a->steps < 1 || a->threads < 1) {
     fprintf(stderr, "physbench: --steps N and --threads T are required (see --help)\n");
+    return EXIT_USAGE;
+  }
+  if (strncmp(a->scene, "builtin:", 8) == 0 &&
+      (a->floating_base || a->ground || a->npackage_paths)) {
+    fprintf(stderr, "physbench: --floating-base, --package-path and --ground apply to model "
+                    "files only\n");
     return EXIT_USAGE;
   }
   return -1;
@@ -314,6 +354,7 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
   if (a->have_iterations) o->max_iterations = a->iterations;
   if (a->have_tolerance) o->tolerance = a->tolerance;
   if (a->have_penalty) o->penalty_rule = a->penalty;
+  if (a->have_variant) o->admm_variant = a->variant;
   if (a->have_beta) o->beta_scale = a->beta_scale;
   if (a->have_alpha) o->over_relaxation = a->alpha;
 }
@@ -335,7 +376,12 @@ static int load_world(const bench_args *a, phys_world **out) {
   } else {
     phys_error err;
     memset(&err, 0, sizeof err);
-    if (phys_load_mjcf(a->scene, &o, out, &err) != PHYS_OK) {
+    phys_load_options lo = phys_load_options_default();
+    lo.floating_base = a->floating_base;
+    lo.ground_plane = a->ground;
+    lo.package_paths = a->package_paths;
+    lo.npackage_paths = a->npackage_paths;
+    if (phys_load_model(a->scene, &lo, &o, out, &err) != PHYS_OK) {
       fprintf(stderr, "physbench: cannot load %s: %s\n", a->scene, err.message);
       return EXIT_LOAD;
     }
@@ -495,6 +541,9 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_bool(&j, "sleep", r->opt.sleep_enabled);
   json_num(&j, "timestep", r->opt.timestep);
   json_str(&j, "penalty", r->opt.penalty_rule == PHYS_PENALTY_PAPER ? "paper" : "scaled");
+  json_str(&j, "variant", r->opt.admm_variant == PHYS_ADMM_NO_SUB    ? "nosub"
+                          : r->opt.admm_variant == PHYS_ADMM_NO_BODY ? "nobody"
+                                                                     : "subadmm");
   json_int(&j, "max_iterations", r->opt.max_iterations);
   json_num(&j, "tolerance", r->opt.tolerance);
   json_num(&j, "beta_scale", r->opt.beta_scale);

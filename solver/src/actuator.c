@@ -81,7 +81,16 @@ phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl) {
   if (!isfinite(ctrl)) return phys__fail(w, PHYS_E_INVALID, "actuator %d: ctrl is not finite", id);
   const phys_actuator_desc *d = &w->actuators[id].desc;
   if (d->ctrllimited) ctrl = fmin(fmax(ctrl, d->ctrlrange[0]), d->ctrlrange[1]);
+  if (w->actuators[id].ctrl != ctrl) phys__wake_body(w, w->actuators[id].body);
   w->actuators[id].ctrl = ctrl;
+  return PHYS_OK;
+}
+
+phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!out) return phys__fail((phys_world *)w, PHYS_E_INVALID, "actuator %d: NULL output", id);
+  *out = w->actuators[id].desc;
   return PHYS_OK;
 }
 
@@ -93,8 +102,8 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
   return PHYS_OK;
 }
 
-void phys__actuator_terms(phys_world *w, int i, double q, double qd, double *kp_joint,
-                          double *kd_joint, double *tau_joint) {
+void phys__actuator_terms(phys_world *w, int i, double q, double qd, double m_dof, double h,
+                          double *kp_joint, double *kd_joint, double *tau_joint) {
   phys_actuator *act = &w->actuators[i];
   const phys_actuator_desc *d = &act->desc;
   double g = d->gear, len = g * q, vel = g * qd, ctrl = act->ctrl;
@@ -103,9 +112,14 @@ void phys__actuator_terms(phys_world *w, int i, double q, double qd, double *kp_
   double f = d->type == PHYS_ACT_MOTOR     ? ctrl
              : d->type == PHYS_ACT_POSITION ? kp * (ctrl - len) - kv * vel
                                             : kv * (ctrl - vel);
-  if (d->forcelimited && (f < d->forcerange[0] || f > d->forcerange[1])) {
+  /* saturation is judged on the force the implicit step would apply, estimated on the dof
+   * alone: f = f1 m / (m + h gear^2 (h kp + kv)) with f1 the force at the start velocity (the
+   * start-of-step force makes a stiff damper flip sign every step and stick off target) */
+  double f1 = f - kp * g * h * qd;
+  double f_pred = f1 * m_dof / (m_dof + h * g * g * (h * kp + kv));
+  if (d->forcelimited && (f_pred < d->forcerange[0] || f_pred > d->forcerange[1])) {
     /* saturated: the clamped force, explicit */
-    act->force = fmin(fmax(f, d->forcerange[0]), d->forcerange[1]);
+    act->force = fmin(fmax(f_pred, d->forcerange[0]), d->forcerange[1]);
     *kp_joint = *kd_joint = 0.0;
     *tau_joint = g * act->force;
     return;

@@ -329,6 +329,7 @@ phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double
     return phys__fail(w, PHYS_E_INVALID, "body %d: joint values are not finite", body);
   a->qpos[a->qadr[l]] = qpos;
   a->qvel[a->vadr[l]] = qvel;
+  phys__wake_body(w, body);
   phys__artic_forward(w, w->bodies[body].artic);
   return PHYS_OK;
 }
@@ -348,6 +349,12 @@ phys_status phys_link_set_command(phys_world *w, phys_id body, const phys_joint_
     return phys__fail(w, PHYS_E_INVALID, "body %d: command values are not finite", body);
   if (cmd->kp < 0.0 || cmd->kd < 0.0 || cmd->tau_max < 0.0)
     return phys__fail(w, PHYS_E_INVALID, "body %d: gains and tau_max must be >= 0", body);
+  /* a changed command wakes a sleeping tree (the same command again does not, so a controller
+   * repeating its hold command lets a robot at rest sleep) */
+  const phys_joint_command *old = &a->cmd[a->vadr[l]];
+  if (old->mode != cmd->mode || old->q != cmd->q || old->qd != cmd->qd || old->tau != cmd->tau ||
+      old->kp != cmd->kp || old->kd != cmd->kd || old->tau_max != cmd->tau_max)
+    phys__wake_body(w, body);
   a->cmd[a->vadr[l]] = *cmd;
   return PHYS_OK;
 }

@@ -1,4 +1,4 @@
-/* body.c - adding, removing and editing bodies, geoms and connect constraints between steps.
+/* body.c - adding, removing and editing bodies and geoms between steps (equalities: equality.c).
  *
  * Every function validates its whole input before it changes anything, and reserves memory
  * before it writes, so a rejected call leaves the world exactly as it was. */
@@ -26,13 +26,15 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
     return phys__fail(w, PHYS_E_INVALID, "%s: unknown type %d", who, (int)g->type);
   if (g->type == PHYS_GEOM_PLANE && dynamic)
     return phys__fail(w, PHYS_E_INVALID, "%s: a plane can only be static", who);
-  int nsize = g->type == PHYS_GEOM_BOX ? 3
+  int nsize = (g->type == PHYS_GEOM_BOX || g->type == PHYS_GEOM_ELLIPSOID) ? 3
             : (g->type == PHYS_GEOM_CAPSULE || g->type == PHYS_GEOM_CYLINDER) ? 2
             : g->type == PHYS_GEOM_SPHERE ? 1 : 0;
   for (int i = 0; i < nsize; i++)
     if (!(isfinite(g->size[i]) && g->size[i] > 0.0))
       return phys__fail(w, PHYS_E_INVALID, "%s: size[%d] must be finite and > 0, got %g", who,
                         i, g->size[i]);
+  if (g->type == PHYS_GEOM_MESH && !phys__mesh_hull(w, g->mesh))
+    return phys__fail(w, PHYS_E_INVALID, "%s: mesh %d: no such mesh", who, g->mesh);
   if (!v3_isfinite(g->pos)) return phys__fail(w, PHYS_E_INVALID, "%s: position is not finite", who);
   if (!quat_ok(g->quat))
     return phys__fail(w, PHYS_E_INVALID, "%s: quaternion is zero or not finite", who);
@@ -52,8 +54,11 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
 }
 
 /* radius around the geom centre that contains the geom */
-static double geom_bound(phys_geom_type type, const double s[3]) {
-  switch (type) {
+static double geom_bound(const phys_world *w, const phys_geom_desc *d) {
+  const double *s = d->size;
+  switch (d->type) {
+    case PHYS_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
+    case PHYS_GEOM_MESH: return phys__mesh_hull(w, d->mesh)->rbound;
     case PHYS_GEOM_SPHERE: return s[0];
     case PHYS_GEOM_CAPSULE: return s[0] + s[1];
     case PHYS_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
@@ -63,8 +68,8 @@ static double geom_bound(phys_geom_type type, const double s[3]) {
 }
 
 /* fill a geom record from its description, posed at (lpos, lrot) in its owner's frame */
-static void init_geom(phys_geom *g, const phys_geom_desc *d, phys_id body, int is_static,
-                      const double lpos[3], const double lrot[9]) {
+static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d, phys_id body,
+                      int is_static, const double lpos[3], const double lrot[9]) {
   memset(g, 0, sizeof *g);
   g->alive = 1;
   g->body = body;
@@ -73,9 +78,12 @@ static void init_geom(phys_geom *g, const phys_geom_desc *d, phys_id body, int i
   memcpy(g->size, d->size, sizeof g->size);
   v3_copy(g->lpos, lpos);
   memcpy(g->lrot, lrot, sizeof g->lrot);
-  g->rbound = geom_bound(d->type, d->size);
+  g->rbound = geom_bound(w, d);
+  g->mesh = d->type == PHYS_GEOM_MESH ? d->mesh : -1;
+  g->shape.hull = d->type == PHYS_GEOM_MESH ? phys__mesh_hull(w, d->mesh) : NULL;
   g->friction = d->friction;
   g->condim = d->condim;
+  g->priority = d->priority;
   g->contype = d->contype;
   g->conaffinity = d->conaffinity;
   g->shape.type = d->type;
@@ -97,7 +105,7 @@ phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc
   memcpy(q, desc->quat, sizeof q);
   q_normalize(q);
   q_to_m3(rot, q);
-  init_geom(&w->geoms[w->ngeoms], desc, PHYS_ID_NONE, 1, desc->pos, rot);
+  init_geom(w, &w->geoms[w->ngeoms], desc, PHYS_ID_NONE, 1, desc->pos, rot);
   if (out_geom) *out_geom = w->ngeoms;
   w->ngeoms++;
   return PHYS_OK;
@@ -106,18 +114,24 @@ phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc
 /* ---- bodies -------------------------------------------------------------------------------- */
 
 /* mass, COM and inertia tensor (body frame) of a set of geoms; returns the total mass */
-static double composite_inertia(const phys_geom_desc *geoms, int n, double com[3], double I[9]) {
+static double composite_inertia(const phys_world *w, const phys_geom_desc *geoms, int n,
+                                double com[3], double I[9]) {
   double mtot = 0.0;
   v3_zero(com);
   memset(I, 0, 9 * sizeof(double));
 
-  /* total mass and centre of mass */
+  /* total mass and centre of mass (a geom's mass centre may be off its origin: meshes) */
   for (int i = 0; i < n; i++) {
-    double m = geoms[i].mass >= 0.0 ? geoms[i].mass
-                                    : geoms[i].density * phys__shape_volume(geoms[i].type,
-                                                                            geoms[i].size);
+    double c[3], unit[9], gc[3], q[4], R[9];
+    double vol = phys__geom_mass_frame(w, &geoms[i], c, unit);
+    double m = geoms[i].mass >= 0.0 ? geoms[i].mass : geoms[i].density * vol;
+    memcpy(q, geoms[i].quat, sizeof q);
+    q_normalize(q);
+    q_to_m3(R, q);
+    m3_mulv(gc, R, c);
+    v3_add(gc, gc, geoms[i].pos);
     mtot += m;
-    v3_madd(com, com, m, geoms[i].pos);
+    v3_madd(com, com, m, gc);
   }
   if (!(mtot > 0.0)) return mtot;
   v3_scale(com, com, 1.0 / mtot);
@@ -125,20 +139,21 @@ static double composite_inertia(const phys_geom_desc *geoms, int n, double com[3
   /* rotated central inertias plus the parallel-axis terms */
   for (int i = 0; i < n; i++) {
     const phys_geom_desc *g = &geoms[i];
-    double m = g->mass >= 0.0 ? g->mass : g->density * phys__shape_volume(g->type, g->size);
-    double unit[3], q[4], R[9], D[9] = {0}, RD[9], Ig[9], d[3];
-    phys__shape_unit_inertia(g->type, g->size, unit);
+    double gcen[3], unit[9], gc[3];
+    double vol = phys__geom_mass_frame(w, g, gcen, unit);
+    double m = g->mass >= 0.0 ? g->mass : g->density * vol;
+    double q[4], R[9], D[9], RD[9], Ig[9], d[3];
     memcpy(q, g->quat, sizeof q);
     q_normalize(q);
     q_to_m3(R, q);
-    D[0] = m * unit[0];
-    D[4] = m * unit[1];
-    D[8] = m * unit[2];
+    for (int k = 0; k < 9; k++) D[k] = m * unit[k];
     m3_mul(RD, R, D);
     double Rt[9];
     m3_transpose(Rt, R);
     m3_mul(Ig, RD, Rt);
-    v3_sub(d, g->pos, com);
+    m3_mulv(gc, R, gcen);
+    v3_add(gc, gc, g->pos);
+    v3_sub(d, gc, com);
     double dd = v3_dot(d, d);
     for (int r = 0; r < 3; r++)
       for (int c = 0; c < 3; c++)
@@ -177,7 +192,7 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
                         desc->mass);
     if (desc->mass < 0.0) {
       double I[9], R[9];
-      mass = composite_inertia(geoms, ngeom, com, I);
+      mass = composite_inertia(w, geoms, ngeom, com, I);
       if (!(mass > 0.0) || !isfinite(mass))
         return phys__fail(w, PHYS_E_INVALID,
                           "body: the geoms give a total mass of %g; mass must be > 0", mass);
@@ -264,7 +279,7 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
       m3_tmulv(lpos, iR, d);
       m3_tmul(lrot, iR, gR);
     }
-    init_geom(&w->geoms[w->ngeoms], &geoms[i], id, b->is_static, lpos, lrot);
+    init_geom(w, &w->geoms[w->ngeoms], &geoms[i], id, b->is_static, lpos, lrot);
     double reach = v3_norm(lpos) + w->geoms[w->ngeoms].rbound;
     if (reach > b->rbound) b->rbound = reach;
     w->ngeoms++;
@@ -445,51 +460,5 @@ int phys_body_is_sleeping(const phys_world *w, phys_id id) {
 phys_status phys_body_wake(phys_world *w, phys_id id) {
   if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
   phys__wake_body(w, id);
-  return PHYS_OK;
-}
-
-/* ---- connect constraints ------------------------------------------------------------------ */
-
-phys_status phys_world_add_connect(phys_world *w, phys_id b1, phys_id b2, const double anchor[3],
-                                   int *out) {
-  if (!phys__body_ok(w, b1)) return phys__fail(w, PHYS_E_NOT_FOUND, "connect: body1 %d: no such body", b1);
-  if (b2 != PHYS_ID_NONE && !phys__body_ok(w, b2))
-    return phys__fail(w, PHYS_E_NOT_FOUND, "connect: body2 %d: no such body", b2);
-  if (b1 == b2) return phys__fail(w, PHYS_E_INVALID, "connect: body1 and body2 are the same body");
-  if (!anchor || !v3_isfinite(anchor))
-    return phys__fail(w, PHYS_E_INVALID, "connect: anchor missing or not finite");
-  int s1 = w->bodies[b1].is_static, s2 = b2 == PHYS_ID_NONE || w->bodies[b2].is_static;
-  if (s1 && s2) return phys__fail(w, PHYS_E_INVALID, "connect: both bodies are static");
-  if (PHYS_RESERVE(w->connects, w->connects_cap, w->nconnects + 1))
-    return phys__fail(w, PHYS_E_NOMEM, "out of memory");
-
-  /* the anchor in the world, from body1's frame */
-  double p1[3], q1[4], R1[9], world[3];
-  phys_body_get_state(w, b1, p1, q1, NULL, NULL);
-  q_to_m3(R1, q1);
-  m3_mulv(world, R1, anchor);
-  v3_add(world, world, p1);
-
-  /* express it in each side's inertial frame (world frame for static sides) */
-  phys_connect *c = &w->connects[w->nconnects];
-  memset(c, 0, sizeof *c);
-  c->alive = 1;
-  c->body1 = b1;
-  c->body2 = b2;
-  phys_id sides[2] = {b1, b2};
-  double *anchors[2] = {c->anchor1, c->anchor2};
-  for (int s = 0; s < 2; s++) {
-    phys_id id = sides[s];
-    if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
-      v3_copy(anchors[s], world);
-    } else {
-      double R[9], d[3];
-      q_to_m3(R, w->bodies[id].q);
-      v3_sub(d, world, w->bodies[id].x);
-      m3_tmulv(anchors[s], R, d);
-    }
-  }
-  if (out) *out = w->nconnects;
-  w->nconnects++;
   return PHYS_OK;
 }

@@ -36,15 +36,19 @@ typedef struct sweep_box {
   double lo[3], hi[3];
   int geom;
   int body;          /* owning body, -1 for world geoms */
+  int owner;         /* owning body id, also for static bodies (-1 for world geoms) */
   int inactive;      /* static or asleep: two inactive geoms need no contact */
   int artic, link, parent_link; /* tree membership, -1 for free bodies and world geoms */
   uint32_t contype, conaffinity;
 } sweep_box;
 
 /* may these two geoms produce a contact that matters this step? */
-static inline int boxes_wanted(const sweep_box *a, const sweep_box *b) {
+static inline int boxes_wanted(const phys_world *w, const sweep_box *a, const sweep_box *b) {
   if (a->inactive && b->inactive) return 0;
   if (a->body == b->body && a->body >= 0) return 0;
+  /* excluded body pairs; explicit pairs are added apart (phys__broadphase) */
+  if (w->nexcludes && phys__contact_excluded(w, a->owner, b->owner)) return 0;
+  if (w->ncpairs && phys__contact_pair_find(w, a->geom, b->geom)) return 0;
   /* a link and its parent link do not collide (MuJoCo's rule: the joint keeps them apart) */
   if (a->artic >= 0 && a->artic == b->artic &&
       (a->parent_link == b->link || b->parent_link == a->link))
@@ -58,6 +62,7 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
   phys_shape_aabb(&geom->shape, margin, out->lo, out->hi);
   out->geom = g;
   out->body = geom->is_static ? -1 : geom->body;
+  out->owner = geom->body;
   out->inactive = geom->is_static || w->bodies[geom->body].asleep;
   out->artic = out->link = out->parent_link = -1;
   if (!geom->is_static && w->bodies[geom->body].artic >= 0) {
@@ -101,7 +106,7 @@ static int sweep_slice(phys_world *w, const sweep_box *sorted, int nbox, int axi
       const sweep_box *b = &sorted[j];
       if (b->lo[ax1] > a->hi[ax1] || a->lo[ax1] > b->hi[ax1]) continue;
       if (b->lo[ax2] > a->hi[ax2] || a->lo[ax2] > b->hi[ax2]) continue;
-      if (!boxes_wanted(a, b)) continue;
+      if (!boxes_wanted(w, a, b)) continue;
       if (push_to(&w->sweep_pairs[t], &w->sweep_npairs[t], &w->sweep_cap[t], a->geom, b->geom))
         return -1;
     }
@@ -180,19 +185,31 @@ int phys__broadphase(phys_world *w, const double *margin) {
     const phys_geom *pl = &w->geoms[planes[p]];
     double nrm[3] = {pl->shape.rot[2], pl->shape.rot[5], pl->shape.rot[8]};
     sweep_box pb;
+    pb.geom = planes[p];
     pb.body = -1;
+    pb.owner = pl->body;
     pb.inactive = 1;
     pb.artic = pb.link = pb.parent_link = -1;
     pb.contype = pl->contype;
     pb.conaffinity = pl->conaffinity;
     for (int i = 0; i < nbox; i++) {
-      if (box[i].body < 0 || !boxes_wanted(&box[i], &pb)) continue;
+      if (box[i].body < 0 || !boxes_wanted(w, &box[i], &pb)) continue;
       const phys_geom *geom = &w->geoms[box[i].geom];
       double d[3];
       v3_sub(d, geom->shape.pos, pl->shape.pos);
       if (v3_dot(d, nrm) - geom->rbound > margin[box[i].geom]) continue;
       if (push_pair(w, box[i].geom, planes[p])) return -1;
     }
+  }
+
+  /* explicit pairs (whatever their contype/conaffinity), unless both sides are inactive */
+  for (int i = 0; i < w->ncpairs; i++) {
+    const phys_geom *ga = &w->geoms[w->cpairs[i].a], *gb = &w->geoms[w->cpairs[i].b];
+    if (!ga->alive || !gb->alive) continue;
+    int ia = ga->is_static || w->bodies[ga->body].asleep;
+    int ib = gb->is_static || w->bodies[gb->body].asleep;
+    if (ia && ib) continue;
+    if (push_pair(w, w->cpairs[i].a, w->cpairs[i].b)) return -1;
   }
 
   if (sort_pairs(w)) return -1;

@@ -82,7 +82,8 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   int *counts = ARENA_NEW(ar, int, npairs);
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
-#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 32)
+  /* (a parallel region costs more than a few dozen pair tests) */
+#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 32) if (npairs >= 64)
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     counts[p] = phys_collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
@@ -97,6 +98,7 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
+    const phys_contact_pair *cpair = counts[p] ? phys__contact_pair_find(w, ga, gb) : NULL;
     for (int k = 0; k < counts[p]; k++) {
       const phys_contact_point *pt = &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k];
       phys_contact *c = &w->contacts[nc++];
@@ -115,6 +117,13 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
       c->dist = pt->dist;
       c->mu = a->friction > b->friction ? a->friction : b->friction;
       c->dim = (a->condim > b->condim ? a->condim : b->condim) == 1 ? 1 : 3;
+      if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
+        const phys_geom *hi = a->priority > b->priority ? a : b;
+        c->mu = hi->friction;
+        c->dim = hi->condim == 1 ? 1 : 3;
+      }
+      if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
+      if (cpair && cpair->condim) c->dim = cpair->condim == 1 ? 1 : 3;
       if (c->mu == 0.0) c->dim = 1;
 
       /* frame rows t1, t2, n */

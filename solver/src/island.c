@@ -77,7 +77,7 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     if (!cn->alive) continue;
     int b1 = connect_side(w, cn->body1), b2 = connect_side(w, cn->body2);
     if ((b1 >= 0 && !body_active(w, b1)) || (b2 >= 0 && !body_active(w, b2))) continue;
-    nconn_active++;
+    nconn_active += cn->weld ? 2 : 1;
     if (b1 >= 0 && b2 >= 0) uf_union(parent, b1, b2);
   }
 
@@ -134,7 +134,7 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     if (!cn->alive) continue;
     int b1 = connect_side(w, cn->body1), b2 = connect_side(w, cn->body2);
     if ((b1 >= 0 && !body_active(w, b1)) || (b2 >= 0 && !body_active(w, b2))) continue;
-    s->isl_con_start[w->bodies[b1 >= 0 ? b1 : b2].island + 1]++;
+    s->isl_con_start[w->bodies[b1 >= 0 ? b1 : b2].island + 1] += cn->weld ? 2 : 1;
   }
   for (int ai = 0; ai < w->nartics; ai++) {
     const phys_artic *a = &w->artics[ai];
@@ -150,6 +150,7 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     int b = ct->body_a >= 0 ? ct->body_a : ct->body_b;
     phys_con *con = &s->con[fill[w->bodies[b].island]++];
     con->kind = PHYS_CON_CONTACT;
+    con->ang = 0;
     con->src = c;
   }
   for (int c = 0; c < w->nconnects; c++) {
@@ -157,9 +158,13 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     if (!cn->alive) continue;
     int b1 = connect_side(w, cn->body1), b2 = connect_side(w, cn->body2);
     if ((b1 >= 0 && !body_active(w, b1)) || (b2 >= 0 && !body_active(w, b2))) continue;
-    phys_con *con = &s->con[fill[w->bodies[b1 >= 0 ? b1 : b2].island]++];
-    con->kind = PHYS_CON_CONNECT;
-    con->src = c;
+    /* a connect is one 3-row constraint; a weld adds a second one on the angular velocities */
+    for (int ang = 0; ang <= cn->weld; ang++) {
+      phys_con *con = &s->con[fill[w->bodies[b1 >= 0 ? b1 : b2].island]++];
+      con->kind = PHYS_CON_CONNECT;
+      con->src = c;
+      con->ang = ang;
+    }
   }
   for (int ai = 0; ai < w->nartics; ai++) {
     const phys_artic *a = &w->artics[ai];
@@ -169,12 +174,28 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
         if (!limit_active(w, a, d, side)) continue;
         phys_con *con = &s->con[fill[w->bodies[a->body[0]].island]++];
         con->kind = PHYS_CON_LIMIT;
+        con->ang = 0;
         con->src = ai;
         con->dof = d;
         con->side = side;
       }
   }
   return 0;
+}
+
+/* 1 when nothing drives articulation ai: no joint command and no actuator other than a motor at
+ * zero control. A driven tree never sleeps: a servo creeping to its target is slow enough to
+ * pass for resting and would freeze off target */
+static int tree_passive(const phys_world *w, int ai) {
+  const phys_artic *a = &w->artics[ai];
+  for (int d = 0; d < a->t.nv; d++)
+    if (a->cmd[d].mode != PHYS_CMD_NONE) return 0;
+  for (int i = 0; i < w->nactuators; i++) {
+    const phys_actuator *act = &w->actuators[i];
+    if (w->bodies[act->body].artic != ai) continue;
+    if (act->desc.type != PHYS_ACT_MOTOR || act->ctrl != 0.0) return 0;
+  }
+  return 1;
 }
 
 void phys__update_sleep(phys_world *w, const phys_solver *s) {
@@ -184,19 +205,24 @@ void phys__update_sleep(phys_world *w, const phys_solver *s) {
     double min_rest = INFINITY;
     for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
       phys_body *b = &w->bodies[s->body_id[sb]];
-      double speed = v3_norm(b->v) + v3_norm(b->w) * b->rbound;
+      /* a body without geoms (rbound 0) spins at its radius of gyration */
+      double gyr = b->mass > 0.0
+                       ? sqrt((b->inertia[0] + b->inertia[1] + b->inertia[2]) / (2.0 * b->mass))
+                       : 0.0;
+      double speed = v3_norm(b->v) + v3_norm(b->w) * fmax(b->rbound, gyr);
       b->rest_time = speed < vmax ? b->rest_time + h : 0.0;
       if (b->rest_time < min_rest) min_rest = b->rest_time;
     }
     if (!w->opt.sleep_enabled || min_rest < w->opt.sleep_time) continue;
+    int driven = 0;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1] && !driven; sb++) {
+      const phys_body *b = &w->bodies[s->body_id[sb]];
+      driven = b->artic >= 0 && b->link == 0 && !tree_passive(w, b->artic);
+    }
+    if (driven) continue;
 
-    /* islands with articulated links stay awake (their joints' state is not put to sleep yet) */
-    int has_link = 0;
-    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1] && !has_link; sb++)
-      has_link = w->bodies[s->body_id[sb]].artic >= 0;
-    if (has_link) continue;
-
-    /* the whole island rests long enough: put it to sleep under its first body's label */
+    /* the whole island rests long enough: put it to sleep under its first body's label; a
+     * tree's joint velocities stop with its links (the whole tree is in the island) */
     int lbl = s->body_id[s->isl_body_start[k]];
     for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
       phys_body *b = &w->bodies[s->body_id[sb]];
@@ -204,6 +230,10 @@ void phys__update_sleep(phys_world *w, const phys_solver *s) {
       b->sleep_label = lbl;
       v3_zero(b->v);
       v3_zero(b->w);
+      if (b->artic >= 0 && b->link == 0) {
+        phys_artic *a = &w->artics[b->artic];
+        memset(a->qvel, 0, (size_t)a->t.nv * sizeof(double));
+      }
     }
   }
 }

@@ -14,30 +14,76 @@
 #include <string.h>
 #include <libxml/parser.h>
 #include "loader_mjcf_internal.h"
+#include "loader_mjcf_sensor.h"
 #include "world_internal.h"
 #include "alloc.h"
 #include "math3.h"
 
 /* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
 static const char *const top_handled[] = {
-  "compiler", "option", "default", "worldbody", "equality", "asset", "actuator", NULL};
+  "compiler", "option", "default", "worldbody", "equality", "asset", "actuator", "contact",
+  "keyframe", "sensor", NULL};
 static const char *const top_ignored[] = {"size", "visual", "statistic", NULL};
 static const char *const top_unsupported[] = {
-  "include", "contact", "sensor", "tendon", "keyframe", "custom", "extension", "deformable", NULL};
+  "tendon", "custom", "extension", "deformable", NULL};
 
 /* ---- compiler ------------------------------------------------------------------------------ */
 
-/* <compiler>: angle unit, euler sequence, inertiafromgeom; the rest is file layout. */
+/* Read a non-negative real compiler attribute into *out (unchanged when absent). */
+static phys_status compiler_real(mj_ctx *c, const xmlNode *node, const char *name, double *out) {
+  int n;
+  double v;
+  phys_status st = mj_reals(c, node, name, &v, 1, 1, &n);
+  if (st || !n) return st;
+  if (v < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "attribute '%s' must be >= 0", name);
+  *out = v;
+  return PHYS_OK;
+}
+
+/* <compiler>: angle unit, euler sequence, inertia from geoms and its bounds, autolimits, asset
+ * directories; the rest is file layout or MuJoCo compiler work physd has no use for. */
 static phys_status compiler_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
-    "angle", "eulerseq", "inertiafromgeom", "coordinate",
-    "~meshdir", "~texturedir", "~assetdir", "~strippath", "~discardvisual", "~convexhull",
-    "~usethread", "~autolimits", "~fitaabb",
-    "!boundmass", "!boundinertia", "!settotalmass", "!balanceinertia", "!inertiagrouprange",
-    "!fusestatic", "!exactmeshinertia", "!alignfree", "!saveinertial", NULL};
+    "angle", "eulerseq", "inertiafromgeom", "coordinate", "autolimits", "boundmass",
+    "boundinertia", "balanceinertia", "settotalmass", "inertiagrouprange", "meshdir",
+    "texturedir", "assetdir", "fusestatic", "exactmeshinertia", "alignfree",
+    "~strippath", "~discardvisual", "~convexhull", "~usethread", "~fitaabb", "~saveinertial",
+    NULL};
   phys_status st = mj_check_attrs(c, node, attrs);
   if (st) return st;
   const char *s;
+  int found, flag;
+  /* autolimits: a range implies limited (MuJoCo >= 2.3.3 default true) */
+  if ((st = mj_bool(c, node, "autolimits", &flag, &found))) return st;
+  if (found) c->autolimits = flag;
+  /* mass and inertia bounds, balancing (applied to every moving body) */
+  if ((st = compiler_real(c, node, "boundmass", &c->boundmass)) ||
+      (st = compiler_real(c, node, "boundinertia", &c->boundinertia)))
+    return st;
+  if ((st = mj_bool(c, node, "balanceinertia", &flag, &found))) return st;
+  if (found) c->balanceinertia = flag;
+  double v[2];
+  int n;
+  if ((st = mj_reals(c, node, "settotalmass", v, 1, 1, &n))) return st;
+  if (n && v[0] > 0.0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "settotalmass not supported yet");
+  /* inertiagrouprange: geom groups physd does not have; accepted */
+  if ((st = mj_reals(c, node, "inertiagrouprange", v, 2, 2, &n))) return st;
+  /* asset directories (assetdir is the default of the other two) */
+  if ((s = mj_attr(node, "assetdir"))) c->meshdir = c->texturedir = s;
+  if ((s = mj_attr(node, "meshdir"))) c->meshdir = s;
+  if ((s = mj_attr(node, "texturedir"))) c->texturedir = s;
+  /* compiler work with no effect on physd's model: notices */
+  static const char *const noted[] = {"fusestatic", "exactmeshinertia", "alignfree", NULL};
+  for (int i = 0; noted[i]; i++) {
+    if (!(s = mj_attr(node, noted[i]))) continue;
+    if ((st = mj_bool(c, node, noted[i], &flag, &found))) return st;
+    if (flag && (st = mj_note(c, node, noted[i],
+                              "attribute '%s': accepted and ignored (physd already merges bodies "
+                              "without joints and computes its own inertias and frames)",
+                              noted[i])))
+      return st;
+  }
   /* angle unit */
   if ((s = mj_attr(node, "angle"))) {
     if (strcmp(s, "degree") == 0) c->degree = 1;
@@ -108,7 +154,8 @@ static phys_status flag_parse(mj_ctx *c, const xmlNode *node) {
 static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
     "timestep", "gravity", "iterations", "wind", "density", "viscosity", "collision",
-    "~tolerance", "~solver", "~jacobian", "~cone", "~integrator", "~noslip_iterations",
+    "integrator", "cone", "noslip_iterations",
+    "~tolerance", "~solver", "~jacobian",
     "~noslip_tolerance", "~mpr_iterations", "~mpr_tolerance", "~ls_iterations", "~ls_tolerance",
     "~ccd_iterations", "~ccd_tolerance", "~sdf_iterations", "~sdf_initpoints", "~impratio",
     "~apirate", "~magnetic", "~o_margin", "~o_solref", "~o_solimp", "~o_friction",
@@ -118,6 +165,7 @@ static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
   double v[3];
   int n, found;
   long it;
+  const char *s;
   /* timestep and gravity */
   if ((st = mj_reals(c, node, "timestep", v, 1, 1, &n))) return st;
   if (n && !(v[0] > 0.0)) return mj_fail(c, node, PHYS_E_PARSE, "timestep must be positive");
@@ -135,8 +183,33 @@ static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
       if (v[k] != 0.0)
         return mj_fail(c, node, PHYS_E_UNSUPPORTED, "nonzero '%s' not supported yet", fluid[i]);
   }
+  /* integrator and cone: physd has one of each; the mapping is noted once */
+  if ((s = mj_attr(node, "integrator"))) {
+    static const char *const known[] = {"Euler", "implicit", "implicitfast", "RK4", NULL};
+    if (!mj_in_list(s, known))
+      return mj_fail(c, node, PHYS_E_PARSE, "unknown integrator '%s'", s);
+    if ((st = mj_note(c, node, "integrator",
+                      "attribute 'integrator': '%s' mapped to physd's single integrator "
+                      "(semi-implicit Euler: velocity from the constrained solve, then "
+                      "positions; docs/engine.md)", s)))
+      return st;
+  }
+  if ((s = mj_attr(node, "cone"))) {
+    if (strcmp(s, "pyramidal") && strcmp(s, "elliptic"))
+      return mj_fail(c, node, PHYS_E_PARSE, "cone must be 'pyramidal' or 'elliptic', got '%s'", s);
+    if (strcmp(s, "pyramidal") == 0 &&
+        (st = mj_note(c, node, "cone",
+                      "attribute 'cone': 'pyramidal' mapped to physd's strict (elliptic) "
+                      "Coulomb cone")))
+      return st;
+  }
+  if ((st = mj_int(c, node, "noslip_iterations", 0, INT_MAX, &it, &found))) return st;
+  if (found && it > 0 &&
+      (st = mj_note(c, node, "noslip_iterations",
+                    "attribute 'noslip_iterations': no noslip post-pass in physd; ignored")))
+    return st;
   /* collision: only all geom pairs */
-  const char *s = mj_attr(node, "collision");
+  s = mj_attr(node, "collision");
   if (s && strcmp(s, "all") != 0)
     return mj_fail(c, node, PHYS_E_UNSUPPORTED, "collision '%s' not supported yet", s);
   /* children */
@@ -175,12 +248,35 @@ static int class_new(mj_ctx *c, const char *name, int parent) {
   return c->nclass++;
 }
 
+/* Read an equality's solref (timeconst > 0, dampratio > 0: MuJoCo's default form) into d. */
+static phys_status solref_attr(mj_ctx *c, const xmlNode *node, mj_eq_def *d) {
+  double v[2];
+  int n;
+  phys_status st = mj_reals(c, node, "solref", v, 2, 2, &n);
+  if (st || !n) return st;
+  if (v[0] <= 0.0 || v[1] <= 0.0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                   "solref with non-positive values (direct stiffness/damping) not supported");
+  d->solref[0] = v[0];
+  d->solref[1] = v[1];
+  d->has_solref = 1;
+  return PHYS_OK;
+}
+
+/* <default><equality>: solref; solimp noted. */
+static phys_status eq_default_apply(mj_ctx *c, const xmlNode *node, mj_eq_def *d) {
+  static const char *const attrs[] = {"solref", "?solimp", "!active", NULL};
+  phys_status st = mj_check_attrs(c, node, attrs);
+  if (st) return st;
+  return solref_attr(c, node, d);
+}
+
 /* A <default> element for class `k`: its own geom/joint values first, nested classes after. */
 static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
   static const char *const attrs[] = {"class", NULL};
-  static const char *const ignored[] = {"site", "camera", "light", "material", "mesh", NULL};
+  static const char *const ignored[] = {"camera", "light", "material", "mesh", NULL};
   static const char *const later[] = {
-    "equality", "tendon", "pair", "general", "intvelocity", "damper", "cylinder", "muscle",
+    "tendon", "pair", "general", "intvelocity", "damper", "cylinder", "muscle",
     "adhesion", "flex", NULL};
   phys_status st = mj_check_attrs(c, node, attrs);
   if (st) return st;
@@ -197,6 +293,10 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
     } else if (strcmp(en, "motor") == 0 || strcmp(en, "position") == 0 ||
                strcmp(en, "velocity") == 0) {
       if ((st = mj_act_default_apply(c, ch, &c->classes[k].act))) return st;
+    } else if (strcmp(en, "site") == 0) {
+      if ((st = mj_site_default(c, ch, k))) return st;
+    } else if (strcmp(en, "equality") == 0) {
+      if ((st = eq_default_apply(c, ch, &c->classes[k].eq))) return st;
     } else if (strcmp(en, "default") == 0 || mj_in_list(en, ignored)) {
       continue;
     } else if (mj_in_list(en, later)) {
@@ -227,21 +327,40 @@ static int ref_cmp(const void *a, const void *b) {
 }
 
 /* Look up a body by name; NULL if unknown. "world" is handled by the caller. */
-static const mj_body_ref *ref_find(const mj_ctx *c, const char *name) {
+const mj_body_ref *mj_ref_find(const mj_ctx *c, const char *name) {
   mj_body_ref key;
   key.name = name;
   return c->nref ? bsearch(&key, c->refs, (size_t)c->nref, sizeof key, ref_cmp) : NULL;
 }
 
+/* An equality's class values with its own solref on top. */
+static phys_status eq_values(mj_ctx *c, const xmlNode *node, mj_eq_def *eq) {
+  int cls = 0;
+  const char *cn = mj_attr(node, "class");
+  if (cn && (cls = mj_find_class(c, cn)) < 0)
+    return mj_fail(c, node, PHYS_E_PARSE, "unknown default class '%s'", cn);
+  *eq = c->classes[cls].eq;
+  return solref_attr(c, node, eq);
+}
+
+/* With a solref the equality becomes soft (MuJoCo's meaning); without one it stays hard. */
+static phys_status eq_soften(mj_ctx *c, const xmlNode *node, const mj_eq_def *eq, int id) {
+  if (!eq->has_solref) return PHYS_OK;
+  if (phys_equality_set_soft(c->world, id, eq->solref[0], eq->solref[1]))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  return PHYS_OK;
+}
+
 /* <connect body1 body2 anchor>: anchor in body1's frame; body2 absent or "world" = world. */
 static phys_status connect_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
-    "body1", "body2", "anchor", "active", "~name", "~class",
-    "!solref", "!solimp", "!site1", "!site2", NULL};
+    "body1", "body2", "anchor", "active", "~name", "class", "solref",
+    "?solimp", "!site1", "!site2", NULL};
   phys_status st;
   double anchor[3];
   int n, active = 1, found;
-  if ((st = mj_check_attrs(c, node, attrs))) return st;
+  mj_eq_def eq;
+  if ((st = mj_check_attrs(c, node, attrs)) || (st = eq_values(c, node, &eq))) return st;
   if ((st = mj_require(c, node, "body1")) || (st = mj_require(c, node, "anchor"))) return st;
   if ((st = mj_reals(c, node, "anchor", anchor, 3, 3, &n))) return st;
   if ((st = mj_bool(c, node, "active", &active, &found))) return st;
@@ -251,7 +370,7 @@ static phys_status connect_parse(mj_ctx *c, const xmlNode *node) {
   const mj_body_ref *r[2] = {NULL, NULL};
   for (int i = 0; i < 2; i++) {
     if (!names[i] || strcmp(names[i], "world") == 0) continue;
-    if (!(r[i] = ref_find(c, names[i])))
+    if (!(r[i] = mj_ref_find(c, names[i])))
       return mj_fail(c, node, PHYS_E_PARSE, "unknown body '%s' in body%d", names[i], i + 1);
   }
   if (!r[0] && !r[1])
@@ -272,16 +391,87 @@ static phys_status connect_parse(mj_ctx *c, const xmlNode *node) {
     b1 = r[1]->id;
     b2 = PHYS_ID_NONE;
   }
-  if (phys_world_add_connect(c->world, b1, b2, a, NULL))
+  int id;
+  if (phys_world_add_connect(c->world, b1, b2, a, &id))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
-  return PHYS_OK;
+  return eq_soften(c, node, &eq, id);
 }
 
-/* <equality>: connect only. */
+/* <weld body1 body2 relpose anchor torquescale>: body2's frame held at relpose in body1's frame
+ * (relpose's quaternion all zeros, the default: the poses of the file). */
+static phys_status weld_parse(mj_ctx *c, const xmlNode *node) {
+  static const char *const attrs[] = {
+    "body1", "body2", "relpose", "anchor", "torquescale", "active", "~name", "class", "solref",
+    "?solimp", "!site1", "!site2", NULL};
+  phys_status st;
+  double rel[7], anchor[3], ts;
+  int nrel, n, active = 1, found;
+  mj_eq_def eq;
+  if ((st = mj_check_attrs(c, node, attrs)) || (st = eq_values(c, node, &eq))) return st;
+  if ((st = mj_require(c, node, "body1"))) return st;
+  if ((st = mj_reals(c, node, "relpose", rel, 7, 7, &nrel))) return st;
+  if ((st = mj_bool(c, node, "active", &active, &found))) return st;
+  if (!active) return mj_fail(c, node, PHYS_E_UNSUPPORTED, "inactive equality not supported yet");
+  /* anchor and torquescale: only MuJoCo's defaults have a physd meaning */
+  if ((st = mj_reals(c, node, "anchor", anchor, 3, 3, &n))) return st;
+  if (n && (anchor[0] != 0.0 || anchor[1] != 0.0 || anchor[2] != 0.0) &&
+      (st = mj_note(c, node, "weld anchor",
+                    "attribute 'anchor': ignored (physd's weld holds the whole relative pose; "
+                    "the anchor only matters for soft welds in MuJoCo)")))
+    return st;
+  if ((st = mj_reals(c, node, "torquescale", &ts, 1, 1, &n))) return st;
+  if (n && ts != 1.0 &&
+      (st = mj_note(c, node, "torquescale",
+                    "attribute 'torquescale': ignored (physd weights rotation and translation "
+                    "rows alike)")))
+    return st;
+  /* the two sides; body2 absent or "world" = the world */
+  const char *names[2] = {mj_attr(node, "body1"), mj_attr(node, "body2")};
+  const mj_body_ref *r[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    if (!names[i] || strcmp(names[i], "world") == 0) continue;
+    if (!(r[i] = mj_ref_find(c, names[i])))
+      return mj_fail(c, node, PHYS_E_PARSE, "unknown body '%s' in body%d", names[i], i + 1);
+  }
+  if (!r[0] && !r[1]) return mj_fail(c, node, PHYS_E_PARSE, "weld between the world and itself");
+  int given = nrel && (rel[3] != 0.0 || rel[4] != 0.0 || rel[5] != 0.0 || rel[6] != 0.0);
+  if (given && !r[0])
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "relpose with body1 = world not supported yet");
+  if (r[0] && r[1] && r[0]->id == r[1]->id)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                   "weld between bodies merged into one physd body (no joint between them)");
+  /* relpose between MJCF frames -> between physd body frames: rel1 * relpose * rel2^-1 */
+  double rp[3], rq[4];
+  if (given) {
+    double q[4] = {rel[3], rel[4], rel[5], rel[6]}, t[3], tq[4];
+    q_normalize(q);
+    q_rotate(t, r[0]->rel_quat, rel);
+    v3_add(t, t, r[0]->rel_pos);
+    q_mul(tq, r[0]->rel_quat, q);
+    if (r[1]) {
+      double ic[4], d[3];
+      q_conj(ic, r[1]->rel_quat);
+      q_mul(rq, tq, ic);
+      q_rotate(d, rq, r[1]->rel_pos);
+      v3_sub(rp, t, d);
+    } else {
+      v3_copy(rp, t);
+      memcpy(rq, tq, sizeof rq);
+    }
+    q_normalize(rq);
+  }
+  phys_id b1 = r[0] ? r[0]->id : r[1]->id;
+  phys_id b2 = r[0] && r[1] ? r[1]->id : PHYS_ID_NONE;
+  int id;
+  if (phys_world_add_weld(c->world, b1, b2, given ? rp : NULL, given ? rq : NULL, &id))
+    return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  return eq_soften(c, node, &eq, id);
+}
+
+/* <equality>: connect and weld. */
 static phys_status equality_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const none[] = {NULL};
-  static const char *const later[] = {"weld", "joint", "tendon", "distance", "flex", "flexvert",
-                                      NULL};
+  static const char *const later[] = {"joint", "tendon", "distance", "flex", "flexvert", NULL};
   phys_status st = mj_check_attrs(c, node, none);
   if (st) return st;
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
@@ -289,6 +479,8 @@ static phys_status equality_parse(mj_ctx *c, const xmlNode *node) {
     const char *en = mj_name(ch);
     if (strcmp(en, "connect") == 0) {
       if ((st = connect_parse(c, ch))) return st;
+    } else if (strcmp(en, "weld") == 0) {
+      if ((st = weld_parse(c, ch))) return st;
     } else if (mj_in_list(en, later)) {
       return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "equality type '%s' not supported yet", en);
     } else {
@@ -302,11 +494,11 @@ static phys_status equality_parse(mj_ctx *c, const xmlNode *node) {
 
 /* <asset>: textures and materials are visual; meshes and height fields come later. */
 static phys_status asset_check(mj_ctx *c, const xmlNode *node) {
-  static const char *const later[] = {"mesh", "hfield", "skin", "model", "flex", NULL};
+  static const char *const later[] = {"hfield", "skin", "model", "flex", NULL};
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
     const char *en = mj_name(ch);
-    if (strcmp(en, "texture") == 0 || strcmp(en, "material") == 0) continue;
+    if (strcmp(en, "texture") == 0 || strcmp(en, "material") == 0 || strcmp(en, "mesh") == 0) continue;
     if (mj_in_list(en, later))
       return mj_fail(c, ch, PHYS_E_UNSUPPORTED, "asset not supported yet");
     return mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <asset>");
@@ -325,13 +517,12 @@ static phys_status each_section(mj_ctx *c, const xmlNode *root, const char *name
   return PHYS_OK;
 }
 
-/* Top-level <default> (class "main", at most one). */
+/* Top-level <default> (class "main"; several add up in document order). */
 static phys_status default_top(mj_ctx *c, const xmlNode *node) {
   const char *name = mj_attr(node, "class");
   if (name && strcmp(name, "main") != 0)
     return mj_fail(c, node, PHYS_E_PARSE, "the top-level <default> is class 'main'");
-  if (c->have_main)
-    return mj_fail(c, node, PHYS_E_PARSE, "more than one top-level <default>");
+  /* several top-level <default> (e.g. from included files) all add to class main */
   c->have_main = 1;
   return default_parse(c, node, 0);
 }
@@ -367,6 +558,7 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
     while (o && (o->type != XML_ELEMENT_NODE || strcmp(mj_name(o), "option") != 0)) o = o->next;
     return mj_fail(c, o ? o : root, PHYS_E_INVALID, "%s", werr.message);
   }
+  if ((st = each_section(c, root, "asset", mj_assets))) return st;
   if ((st = each_section(c, root, "worldbody", mj_worldbody))) return st;
   /* names: sorted for lookup; duplicates are errors */
   if (c->nref > 1) qsort(c->refs, (size_t)c->nref, sizeof *c->refs, ref_cmp);
@@ -374,12 +566,15 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
     if (strcmp(c->refs[i - 1].name, c->refs[i].name) == 0) {
       const mj_body_ref *r = c->refs[i - 1].line > c->refs[i].line ? &c->refs[i - 1] : &c->refs[i];
       snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <body>: duplicate body name '%s'",
-               c->file, r->line, r->name);
+               r->file, r->line, r->name);
       c->err->code = PHYS_E_PARSE;
       return PHYS_E_PARSE;
     }
   if ((st = each_section(c, root, "equality", equality_parse))) return st;
-  return each_section(c, root, "actuator", mj_actuators);
+  if ((st = each_section(c, root, "contact", mj_contact))) return st;
+  if ((st = each_section(c, root, "actuator", mj_actuators))) return st;
+  if ((st = each_section(c, root, "sensor", mj_sensors))) return st;
+  return each_section(c, root, "keyframe", mj_keyframes);
 }
 
 /* First error reported by libxml2 while parsing (the later ones are consequences). */
@@ -402,16 +597,18 @@ static void xml_error_cb(void *user, xmlErrorPtr e) {
 }
 
 /* Parse the document, build the world, release everything on error. */
-static phys_status load(const char *buf, size_t len, const char *file,
+static phys_status load(const char *buf, size_t len, const char *file, int from_file,
                         const phys_world_options *opt, phys_world **out, phys_error *err) {
   phys_error local;
   mj_ctx c;
   memset(&c, 0, sizeof c);
   c.file = file;
+  c.from_file = from_file;
   c.err = err ? err : &local;
   c.err->code = PHYS_OK;
   c.err->message[0] = '\0';
   c.degree = 1;
+  c.autolimits = 1;
   memcpy(c.eulerseq, "xyz", 3);
   if (len > INT_MAX) return mj_fail(&c, NULL, PHYS_E_IO, "document too large");
   /* XML: no network, no entity substitution, first error kept with its line */
@@ -431,7 +628,9 @@ static phys_status load(const char *buf, size_t len, const char *file,
   } else if (!xmlDocGetRootElement(doc)) {
     st = mj_fail(&c, NULL, PHYS_E_PARSE, "empty document");
   } else {
-    st = build(&c, xmlDocGetRootElement(doc), opt);
+    xmlNode *root = xmlDocGetRootElement(doc);
+    st = mj_expand_includes(&c, doc, root);
+    if (!st) st = build(&c, root, opt);
   }
   /* release */
   xmlFreeDoc(doc);
@@ -448,6 +647,11 @@ static phys_status load(const char *buf, size_t len, const char *file,
   phys_xfree(c.refs);
   phys_xfree(c.geoms);
   phys_xfree(c.jrefs);
+  mj_sensor_free(&c);
+  phys_xfree(c.gnames);
+  phys_xfree(c.qjoints);
+  for (int i = 0; i < c.nfile; i++) phys_xfree(c.files[i]);
+  phys_xfree(c.files);
   if (st) {
     phys_world_destroy(c.world);
     return st;
@@ -471,7 +675,7 @@ phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
     }
     return PHYS_E_INVALID;
   }
-  return load(xml, len, file, opt, out, err);
+  return load(xml, len, file, 0, opt, out, err);
 }
 
 phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys_world **out,
@@ -512,7 +716,7 @@ phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys
     }
     return io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
   }
-  phys_status st = load(buf ? buf : "", len, path, opt, out, err);
+  phys_status st = load(buf ? buf : "", len, path, 1, opt, out, err);
   phys_xfree(buf);
   return st;
 }

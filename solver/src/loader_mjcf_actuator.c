@@ -87,6 +87,11 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
   a.kp = type == PHYS_ACT_POSITION ? (d.has_kp ? d.kp : 1.0) : 0.0;
   a.kv = type == PHYS_ACT_VELOCITY ? (d.has_kv ? d.kv : 1.0)
        : type == PHYS_ACT_POSITION ? (d.has_kv ? d.kv : 0.0) : 0.0;
+  if (!c->autolimits && ((d.ctrllimited == -1 && d.has_ctrlrange) ||
+                         (d.forcelimited == -1 && d.has_forcerange)))
+    return mj_fail(c, node, PHYS_E_PARSE,
+                   "ctrlrange/forcerange without ctrllimited/forcelimited while compiler "
+                   "autolimits is false");
   a.ctrllimited = d.ctrllimited == 1 || (d.ctrllimited == -1 && d.has_ctrlrange);
   a.forcelimited = d.forcelimited == 1 || (d.forcelimited == -1 && d.has_forcerange);
   if (a.ctrllimited && !d.has_ctrlrange)

@@ -23,10 +23,15 @@ phys_status mj_fail(mj_ctx *c, const xmlNode *node, phys_status code, const char
   va_end(ap);
   long line = node ? xmlGetLineNo(node) : 0;
   if (line < 0) line = 0;
-  snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <%s>: %s", c->file, line,
+  snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <%s>: %s", mj_file(c, node), line,
            node ? mj_name(node) : "mujoco", reason);
   c->err->code = code;
   return code;
+}
+
+/* Included nodes carry their file's name in _private (loader_mjcf_include.c). */
+const char *mj_file(const mj_ctx *c, const xmlNode *node) {
+  return node && node->_private ? (const char *)node->_private : c->file;
 }
 
 /* Element name as a C string (libxml2 stores UTF-8 bytes). */
@@ -277,14 +282,14 @@ void mj_principal(const double full[6], double moments[3], double q[4]) {
   m3_to_q(q, v);
 }
 
-phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const char *text) {
-  /* once per key: the key is kept as the notice's prefix "key\n" */
+/* One notice per key: the key is kept as the notice's prefix "key\n". */
+static phys_status notice_add(mj_ctx *c, const xmlNode *node, const char *key, const char *body) {
   size_t klen = strlen(key);
   for (int i = 0; i < c->nnotice; i++)
     if (strncmp(c->notices[i], key, klen) == 0 && c->notices[i][klen] == '\n') return PHYS_OK;
-  char msg[600];
-  int n = snprintf(msg, sizeof msg, "%s\n%s:%ld: <%s>: attribute '%s': %s", key, c->file,
-                   node ? xmlGetLineNo(node) : 0L, node ? mj_name(node) : "mujoco", key, text);
+  char msg[700];
+  int n = snprintf(msg, sizeof msg, "%s\n%s:%ld: <%s>: %s", key, mj_file(c, node),
+                   node ? xmlGetLineNo(node) : 0L, node ? mj_name(node) : "mujoco", body);
   if (n < 0 || PHYS_RESERVE(c->notices, c->capnotice, c->nnotice + 1))
     return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
   char *copy = phys_xmalloc(strlen(msg) + 1);
@@ -292,4 +297,19 @@ phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const cha
   strcpy(copy, msg);
   c->notices[c->nnotice++] = copy;
   return PHYS_OK;
+}
+
+phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const char *text) {
+  char body[600];
+  snprintf(body, sizeof body, "attribute '%s': %s", key, text);
+  return notice_add(c, node, key, body);
+}
+
+phys_status mj_note(mj_ctx *c, const xmlNode *node, const char *key, const char *fmt, ...) {
+  char body[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  return notice_add(c, node, key, body);
 }

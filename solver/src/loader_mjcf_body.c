@@ -6,9 +6,12 @@
  * bodies without joints are welded to the nearest such body: their geoms are merged with the
  * composed pose. See docs/mjcf.md for the mapping.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include "loader_mjcf_internal.h"
+#include "loader_mjcf_sensor.h"
+#include "world_internal.h"
 #include "alloc.h"
 #include "math3.h"
 
@@ -17,7 +20,7 @@ static const char *const geom_attrs[] = {
   "class", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "fromto",
   "friction", "density", "mass", "condim", "contype", "conaffinity",
   "~name", "~rgba", "~material", "~group", "~user", "~fitscale",
-  "!priority", "?solmix", "?solref", "?solimp", "!margin", "!gap", "!shellinertia", "!mesh",
+  "priority", "?solmix", "?solref", "?solimp", "!margin", "!gap", "!shellinertia", "mesh",
   "!hfield", "!fluidshape", "!fluidcoef", NULL};
 
 /* Attributes of <joint> (on a body or in a default class). */
@@ -38,7 +41,7 @@ static const char *const inertial_attrs[] = {
   NULL};
 
 /* Children of bodies that are accepted and ignored, and MuJoCo's that are not supported. */
-static const char *const body_ignored[] = {"site", "camera", "light", NULL};
+static const char *const body_ignored[] = {"camera", "light", NULL};
 static const char *const body_unsupported[] = {
   "frame", "composite", "flexcomp", "replicate", "attach", "plugin", NULL};
 
@@ -80,10 +83,12 @@ phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
   /* type */
   const char *type = mj_attr(node, "type");
   if (type) {
-    static const char *const names[] = {"plane", "sphere", "capsule", "box", "cylinder", NULL};
+    static const char *const names[] = {"plane", "sphere", "capsule", "box", "cylinder",
+                                        "ellipsoid", "mesh", NULL};
     static const phys_geom_type types[] = {PHYS_GEOM_PLANE, PHYS_GEOM_SPHERE, PHYS_GEOM_CAPSULE,
-                                           PHYS_GEOM_BOX, PHYS_GEOM_CYLINDER};
-    static const char *const later[] = {"ellipsoid", "mesh", "hfield", "sdf", NULL};
+                                           PHYS_GEOM_BOX, PHYS_GEOM_CYLINDER,
+                                           PHYS_GEOM_ELLIPSOID, PHYS_GEOM_MESH};
+    static const char *const later[] = {"hfield", "sdf", NULL};
     int k = -1;
     for (int i = 0; names[i]; i++)
       if (strcmp(type, names[i]) == 0) k = i;
@@ -96,6 +101,7 @@ phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
   if ((st = mj_reals(c, node, "size", v, 1, 3, &n))) return st;
   for (int i = 0; i < n; i++) d->g.size[i] = v[i];
   if (n > d->nsize) d->nsize = n;
+  if (mj_attr(node, "mesh")) d->mesh = mj_attr(node, "mesh");
   /* friction: sliding, torsional, rolling; physd uses the sliding coefficient */
   if ((st = mj_reals(c, node, "friction", v, 1, 3, &n))) return st;
   if (n) {
@@ -117,12 +123,20 @@ phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
   /* contact dimensionality and filtering bits */
   if ((st = mj_int(c, node, "condim", 1, 6, &iv, &found))) return st;
   if (found) {
-    if (iv == 4 || iv == 6)
-      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "condim %ld not supported yet (1 or 3)", iv);
+    /* torsional (4) and rolling (6) friction do not exist in physd: sliding friction only */
+    if (iv == 4 || iv == 6) {
+      if ((st = mj_note(c, node, "condim",
+                        "attribute 'condim': %ld mapped to 3 (physd has sliding friction only; "
+                        "torsional and rolling friction are dropped)", iv)))
+        return st;
+      iv = 3;
+    }
     if (iv != 1 && iv != 3)
       return mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", iv);
     d->g.condim = (int)iv;
   }
+  if ((st = mj_int(c, node, "priority", INT_MIN, INT_MAX, &iv, &found))) return st;
+  if (found) d->g.priority = (int)iv;
   if ((st = mj_int(c, node, "contype", 0, 0xffffffffL, &iv, &found))) return st;
   if (found) d->g.contype = (uint32_t)iv;
   if ((st = mj_int(c, node, "conaffinity", 0, 0xffffffffL, &iv, &found))) return st;
@@ -245,6 +259,9 @@ static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_
   if (d.type == MJ_JOINT_HINGE && c->degree) out->springref *= M_PI / 180.0;
 
   /* limits: explicit, or implied by a range (MuJoCo's autolimits) */
+  if (d.limited == -1 && d.has_range && !c->autolimits)
+    return mj_fail(c, node, PHYS_E_PARSE,
+                   "range without 'limited' while compiler autolimits is false");
   int limited = d.limited == 1 || (d.limited == -1 && d.has_range);
   if (limited) {
     if (!d.has_range)
@@ -269,15 +286,18 @@ static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const dou
   if ((st = class_attr(c, node, "class", &cls))) return st;
   mj_geom_def d = c->classes[cls].geom;
   if ((st = mj_geom_apply(c, node, &d))) return st;
+  if ((st = mj_geom_mesh_resolve(c, node, &d))) return st;
   phys_geom_desc *g = &d.g;
   if (g->type == PHYS_GEOM_PLANE && !allow_plane)
     return mj_fail(c, node, PHYS_E_PARSE, "plane geoms are only allowed in static bodies");
   /* fromto: centre, z axis along the segment, half-length into the last size entry */
-  int need = g->type == PHYS_GEOM_SPHERE ? 1 : g->type == PHYS_GEOM_BOX ? 3
-             : g->type == PHYS_GEOM_PLANE ? 0 : 2;
+  int need = g->type == PHYS_GEOM_SPHERE ? 1
+             : g->type == PHYS_GEOM_BOX || g->type == PHYS_GEOM_ELLIPSOID ? 3
+             : g->type == PHYS_GEOM_PLANE || g->type == PHYS_GEOM_MESH ? 0 : 2;
   if (d.has_fromto) {
-    if (g->type == PHYS_GEOM_SPHERE || g->type == PHYS_GEOM_PLANE)
-      return mj_fail(c, node, PHYS_E_PARSE, "fromto needs a capsule, cylinder or box");
+    if (g->type == PHYS_GEOM_SPHERE || g->type == PHYS_GEOM_PLANE || g->type == PHYS_GEOM_MESH)
+      return mj_fail(c, node, PHYS_E_PARSE,
+                     "fromto needs a capsule, cylinder, box or ellipsoid");
     double dir[3];
     v3_sub(dir, d.fromto + 3, d.fromto);
     double len = v3_norm(dir);
@@ -325,6 +345,25 @@ static phys_status body_frame(mj_ctx *c, const xmlNode *node, double pos[3], dou
   return mj_orientation(c, node, q, &found);
 }
 
+/* Remember a named geom (id: world geom id, or index in the body being built). */
+static phys_status geom_name_add(mj_ctx *c, const xmlNode *node, int id) {
+  const char *name = mj_attr(node, "name");
+  if (!name) return PHYS_OK;
+  if (PHYS_RESERVE(c->gnames, c->capgname, c->ngname + 1))
+    return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  c->gnames[c->ngname++] = (mj_geom_name){name, node, id};
+  return PHYS_OK;
+}
+
+/* Record a joint in qpos order. */
+static phys_status qjoint_add(mj_ctx *c, const xmlNode *node, mj_joint_type type, phys_id body,
+                              int link) {
+  if (PHYS_RESERVE(c->qjoints, c->capqjoint, c->nqjoint + 1))
+    return mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  c->qjoints[c->nqjoint++] = (mj_qjoint){node, type, body, link};
+  return PHYS_OK;
+}
+
 /* Remember a named body for <connect>: its pose in the physd body (id filled in later). */
 static phys_status ref_add(mj_ctx *c, const xmlNode *node, const double pos[3],
                            const double q[4]) {
@@ -337,6 +376,7 @@ static phys_status ref_add(mj_ctx *c, const xmlNode *node, const double pos[3],
   mj_body_ref *r = &c->refs[c->nref++];
   memset(r, 0, sizeof *r);
   r->name = name;
+  r->file = mj_file(c, node);
   r->line = xmlGetLineNo(node);
   r->id = PHYS_ID_NONE;
   v3_copy(r->rel_pos, pos);
@@ -373,9 +413,11 @@ static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double
     const char *en = mj_name(ch);
     /* geoms: parsed and placed in the physd body frame */
     if (strcmp(en, "geom") == 0) {
+      if (mj_mesh_geom_skip(c, ch, cls)) continue;
       if (PHYS_RESERVE(c->geoms, c->capgeom, c->ngeom + 1))
         return mj_fail(c, ch, PHYS_E_NOMEM, "out of memory");
       if ((st = geom_parse(c, ch, cls, fpos, fq, is_static, &c->geoms[c->ngeom]))) return st;
+      if ((st = geom_name_add(c, ch, c->ngeom))) return st;
       c->ngeom++;
     /* child bodies: with a joint they become bodies of their own (see attach_children);
      * without, they are welded: merged with the composed pose */
@@ -398,6 +440,8 @@ static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double
       if (top && *inertial)
         return mj_fail(c, ch, PHYS_E_PARSE, "more than one <inertial> in a body");
       if (top) *inertial = ch;
+    } else if (strcmp(en, "site") == 0) {
+      if ((st = mj_site_collect(c, ch, cls, fpos, fq))) return st;
     } else if (strcmp(en, "joint") == 0 || strcmp(en, "freejoint") == 0) {
       continue; /* checked by the caller */
     } else if (mj_in_list(en, body_ignored)) {
@@ -500,6 +544,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   enum { MAX_BODY_JOINTS = 8 };
   const xmlNode *joints[MAX_BODY_JOINTS];
   phys_joint_desc jds[MAX_BODY_JOINTS];
+  mj_joint_type jtypes[MAX_BODY_JOINTS];
   int njoint = 0, is_free = 0;
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
@@ -510,6 +555,10 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
                      MAX_BODY_JOINTS);
     jds[njoint] = phys_joint_desc_default(); /* a free joint leaves it as it is */
     if ((st = joint_parse(c, ch, cls, &f, &jds[njoint]))) return st;
+    jtypes[njoint] = f ? MJ_JOINT_FREE
+                   : jds[njoint].type == PHYS_JOINT_TYPE_HINGE ? MJ_JOINT_HINGE
+                   : jds[njoint].type == PHYS_JOINT_TYPE_SLIDE ? MJ_JOINT_SLIDE
+                                                               : MJ_JOINT_BALL;
     if (f && !top)
       return mj_fail(c, ch, PHYS_E_PARSE, "free joint only allowed on a body directly in "
                                           "<worldbody>");
@@ -538,6 +587,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
         phys_body_set_name(c->world, vid, jn))
       return mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
     if ((st = joint_ref_add(c, joints[k], vid))) return st;
+    if ((st = qjoint_add(c, joints[k], jtypes[k], vid, 1))) return st;
     parent = vid;
     v3_zero(b.pos);
     q_identity(b.quat);
@@ -547,7 +597,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   /* geoms of the body and its welded children, in the body frame */
   double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
   const xmlNode *inertial = NULL;
-  int ref0 = c->nref;
+  int ref0 = c->nref, gname0 = c->ngname;
   c->ngeom = 0;
   if ((st = ref_add(c, node, zero, ident))) return st;
   if ((st = collect(c, node, cls, zero, ident, 1, b.is_static, &inertial))) return st;
@@ -562,12 +612,14 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
     v3_zero(b.com);
     q_identity(b.inertia_quat);
   } else if (inertial && c->inertia != MJ_INERTIA_TRUE) {
-    /* taken from <inertial> above */
+    /* taken from <inertial> above, then balanced, bounded and checked */
+    if ((st = mj_inertia_finish(c, node, inertial, &b))) return st;
   } else if (c->inertia == MJ_INERTIA_FALSE) {
     return mj_fail(c, node, PHYS_E_PARSE,
                    "body with a joint but without <inertial> while inertiafromgeom is false");
   } else {
     b.mass = -1.0;
+    if ((st = mj_inertia_from_geoms(c, node, &b))) return st;
   }
 
   /* add it; the world's message is wrapped with the body's location */
@@ -575,10 +627,13 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   phys_status added = link ? phys_world_add_link(c->world, parent, &b, &jd, c->geoms, c->ngeom, &id)
                            : phys_world_add_body(c->world, &b, c->geoms, c->ngeom, &id);
   if (added) return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  if ((st = mj_sites_flush(c, id))) return st;
   const char *name = mj_attr(node, "name");
   if (name && phys_body_set_name(c->world, id, name))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
   if (link && (st = joint_ref_add(c, joints[njoint - 1], id))) return st;
+  if (njoint && (st = qjoint_add(c, joints[njoint - 1], jtypes[njoint - 1], id, link))) return st;
+  for (int i = gname0; i < c->ngname; i++) c->gnames[i].id += c->world->bodies[id].geom_start;
   double wpos[3], wq[4];
   phys_body_get_state(c->world, id, wpos, wq, NULL, NULL);
   for (int i = ref0; i < c->nref; i++) {
@@ -604,12 +659,17 @@ phys_status mj_worldbody(mj_ctx *c, const xmlNode *wb) {
     /* static geom of the world */
     if (strcmp(en, "geom") == 0) {
       phys_geom_desc g;
+      phys_id gid;
+      if (mj_mesh_geom_skip(c, ch, 0)) continue;
       if ((st = geom_parse(c, ch, 0, zero, ident, 1, &g))) return st;
-      if (phys_world_add_static_geom(c->world, &g, NULL))
+      if (phys_world_add_static_geom(c->world, &g, &gid))
         return mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+      if ((st = geom_name_add(c, ch, gid))) return st;
     } else if (strcmp(en, "body") == 0) {
       double zero3[3] = {0.0, 0.0, 0.0}, ident4[4] = {1.0, 0.0, 0.0, 0.0};
       if ((st = make_body(c, ch, 0, PHYS_ID_NONE, zero3, ident4, 1))) return st;
+    } else if (strcmp(en, "site") == 0) {
+      if ((st = mj_site_world(c, ch))) return st;
     } else if (mj_in_list(en, body_ignored)) {
       continue;
     } else if (mj_in_list(en, misplaced)) {

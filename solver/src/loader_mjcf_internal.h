@@ -32,6 +32,7 @@ typedef struct mj_geom_def {
   int nsize;          /* leading entries of g.size given so far (0..3) */
   int has_fromto;
   double fromto[6];
+  const char *mesh;   /* mesh asset name (loader_mjcf_asset.c), NULL if none; in the document */
 } mj_geom_def;
 
 /* Actuator values of a default class (shared by <motor>, <position>, <velocity>, as MuJoCo's
@@ -63,22 +64,50 @@ typedef struct mj_joint_def {
   long bad_line;        /* its line */
 } mj_joint_def;
 
+/* Site values of a default class (loader_mjcf_sensor.c); set = 0: MuJoCo's (origin, identity). */
+typedef struct mj_site_def { double pos[3], quat[4]; int set; } mj_site_def;
+
+/* Equality values of a default class: solref (timeconst, dampratio) when given. */
+typedef struct mj_eq_def {
+  double solref[2];
+  int has_solref;
+} mj_eq_def;
+
 /* A default class; class 0 is "main" (MuJoCo's built-in defaults plus the top-level <default>). */
 typedef struct mj_class {
   const char *name;   /* points into the document */
   mj_geom_def geom;
   mj_joint_def joint;
   mj_act_def act;
+  mj_eq_def eq;       /* <equality> defaults */
+  mj_site_def site;   /* <site> defaults (loader_mjcf_sensor.c) */
 } mj_class;
 
 /* A named MJCF body and where it ended up: a physd body, possibly merged into an ancestor. */
 typedef struct mj_body_ref {
   const char *name;   /* points into the document */
+  const char *file;   /* file it was written in */
   long line;
   phys_id id;
   double rel_pos[3], rel_quat[4];   /* pose of the MJCF body in the physd body frame */
   double root_pos[3], root_quat[4]; /* world pose of the physd body frame */
 } mj_body_ref;
+
+/* A named geom and its world geom id (bodies' geoms: index in the body until it is added). */
+typedef struct mj_geom_name {
+  const char *name;   /* points into the document */
+  const xmlNode *node;
+  int id;
+} mj_geom_name;
+
+/* A joint in MuJoCo's qpos order (depth-first, document order) and the physd body carrying it:
+ * a link (hinge, slide, ball, free root) or a free body (link = 0). */
+typedef struct mj_qjoint {
+  const xmlNode *node;
+  mj_joint_type type;
+  phys_id body;
+  int link;
+} mj_qjoint;
 
 /* State of one load. */
 typedef struct mj_ctx {
@@ -89,6 +118,11 @@ typedef struct mj_ctx {
   int degree;                 /* compiler angle: 1 degree, 0 radian */
   char eulerseq[3];           /* compiler eulerseq */
   mj_inertia_mode inertia;    /* compiler inertiafromgeom */
+  int autolimits;             /* compiler autolimits (default 1): a range implies limited */
+  double boundmass, boundinertia; /* compiler lower bounds for moving bodies (0: none) */
+  int balanceinertia;         /* compiler balanceinertia */
+  const char *meshdir;        /* compiler meshdir (or assetdir), NULL if none; in the document */
+  const char *texturedir;     /* compiler texturedir (or assetdir), NULL if none */
   mj_class *classes;
   int nclass, capclass;
   int have_main;              /* the top-level <default> has been read */
@@ -98,8 +132,18 @@ typedef struct mj_ctx {
   int ngeom, capgeom;
   mj_joint_ref *jrefs;        /* named joints, for actuators */
   int njref, capjref;
+  struct mj_sensor_state *sens; /* sites waiting for their body (loader_mjcf_sensor.c) */
   char **notices;             /* notices for the world, one per attribute kind (owned) */
   int nnotice, capnotice;
+  mj_geom_name *gnames;       /* named geoms, for <contact><pair> */
+  int ngname, capgname;
+  mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
+  int nqjoint, capqjoint;
+  int from_file;              /* loaded from a file (relative includes allowed) */
+  char **files;               /* names of included files (owned; nodes' _private point here) */
+  int nfile, capfile;
+  const char *inc_stack[34];  /* real paths of the files being included (cycle check) */
+  int ninc;
 } mj_ctx;
 
 /* ---- errors and attributes (loader_mjcf_attr.c) ------------------------------------------- */
@@ -108,6 +152,9 @@ typedef struct mj_ctx {
  * context's error and return `code`. */
 phys_status mj_fail(mj_ctx *c, const xmlNode *node, phys_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* File a node was written in: an included file's name, or the loaded file's. */
+const char *mj_file(const mj_ctx *c, const xmlNode *node);
 
 /* Element name of a node as a C string. */
 const char *mj_name(const xmlNode *node);
@@ -152,6 +199,50 @@ void mj_principal(const double full[6], double moments[3], double q[4]);
 
 /* Record a notice "FILE:LINE: <element>: text" once per `key`. */
 phys_status mj_notice(mj_ctx *c, const xmlNode *node, const char *key, const char *text);
+
+/* Record a notice "FILE:LINE: <element>: TEXT" (printf-style) once per `key`. */
+phys_status mj_note(mj_ctx *c, const xmlNode *node, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- inertia post-processing (loader_mjcf_inertia.c) --------------------------------------- */
+
+/* Explicit mass properties of a moving body: compiler balanceinertia, boundmass, boundinertia,
+ * then the triangle-inequality check (errors name the body, at `inertial`'s line). */
+phys_status mj_inertia_finish(mj_ctx *c, const xmlNode *body, const xmlNode *inertial,
+                              phys_body_desc *b);
+
+/* With compiler bounds or balancing active, turn a geom-derived body (mass < 0) into explicit
+ * mass properties computed from c->geoms, then mj_inertia_finish; otherwise nothing. */
+phys_status mj_inertia_from_geoms(mj_ctx *c, const xmlNode *body, phys_body_desc *b);
+
+/* ---- contacts and keyframes (loader_mjcf_contact.c, loader_mjcf_keyframe.c) -------------- */
+
+/* Look up a body by name (after <worldbody>); NULL if unknown. "world" is the caller's. */
+const mj_body_ref *mj_ref_find(const mj_ctx *c, const char *name);
+
+/* <contact>: <exclude body1 body2> and <pair geom1 geom2 ...>. */
+phys_status mj_contact(mj_ctx *c, const xmlNode *node);
+
+/* <keyframe>: each <key> becomes a world keyframe; the world is left at qpos0 afterwards. */
+phys_status mj_keyframes(mj_ctx *c, const xmlNode *node);
+
+/* ---- mesh assets (loader_mjcf_asset.c) ----------------------------------------------------- */
+
+/* <asset>: register every <mesh> with the world (after it exists, before <worldbody>). */
+phys_status mj_assets(mj_ctx *c, const xmlNode *asset);
+
+/* 1 (after a notice) when `geom` (class `cls` active) is a visual-only mesh geom whose mesh file
+ * is missing, so the caller skips it; 0 otherwise (errors are left to geom_parse). */
+int mj_mesh_geom_skip(mj_ctx *c, const xmlNode *geom, int cls);
+
+/* Set d->g.mesh from d->mesh for a mesh geom; PHYS_E_IO when its file is missing. */
+phys_status mj_geom_mesh_resolve(mj_ctx *c, const xmlNode *geom, mj_geom_def *d);
+
+/* ---- includes (loader_mjcf_include.c) ---------------------------------------------------- */
+
+/* Replace every <include file> of the document by the children of the included file's root,
+ * recursively; errors name the including file and line (or the included file's). */
+phys_status mj_expand_includes(mj_ctx *c, xmlDoc *doc, xmlNode *root);
 
 /* ---- actuators (loader_mjcf_actuator.c) ---------------------------------------------------- */
 

@@ -12,6 +12,7 @@ double phys__shape_volume(phys_geom_type type, const double s[3]) {
     case PHYS_GEOM_CYLINDER: return M_PI * s[0] * s[0] * 2.0 * s[1];
     case PHYS_GEOM_CAPSULE:
       return M_PI * s[0] * s[0] * 2.0 * s[1] + 4.0 / 3.0 * M_PI * s[0] * s[0] * s[0];
+    case PHYS_GEOM_ELLIPSOID: return 4.0 / 3.0 * M_PI * s[0] * s[1] * s[2];
     default: return 0.0;
   }
 }
@@ -39,9 +40,34 @@ void phys__shape_unit_inertia(phys_geom_type type, const double s[3], double out
       out[2] = (mc * 0.5 * r * r + ms * 0.4 * r * r) / m;
       return;
     }
+    case PHYS_GEOM_ELLIPSOID:
+      out[0] = (s[1] * s[1] + s[2] * s[2]) / 5.0;
+      out[1] = (s[0] * s[0] + s[2] * s[2]) / 5.0;
+      out[2] = (s[0] * s[0] + s[1] * s[1]) / 5.0;
+      return;
     default:
       out[0] = out[1] = out[2] = 0.0;
   }
+}
+
+double phys__geom_mass_frame(const phys_world *w, const phys_geom_desc *g, double center[3],
+                             double unit_inertia[9]) {
+  memset(unit_inertia, 0, 9 * sizeof(double));
+  v3_zero(center);
+  if (g->type == PHYS_GEOM_MESH) {
+    /* the solid hull: its centre of volume is off the mesh-frame origin in general */
+    const phys_hull *h = phys__mesh_hull(w, g->mesh);
+    if (!h) return 0.0;
+    v3_copy(center, h->center);
+    memcpy(unit_inertia, h->unit_inertia, 9 * sizeof(double));
+    return h->volume;
+  }
+  double d[3];
+  phys__shape_unit_inertia(g->type, g->size, d);
+  unit_inertia[0] = d[0];
+  unit_inertia[4] = d[1];
+  unit_inertia[8] = d[2];
+  return phys__shape_volume(g->type, g->size);
 }
 
 void phys__sym3_eigen(const double a_in[9], double values[3], double rot[9]) {

@@ -1,11 +1,12 @@
 /* narrowphase.c - phys_collide() dispatcher, shape bounding boxes and the geometry helpers
  * shared by the pair routines (segment closest points, sphere pairs, contact reduction).
  *
- * Pairs without a routine return 0 contacts: plane-plane, and cylinder against capsule, box or
- * cylinder (only cylinder-plane and cylinder-sphere are implemented).
+ * Only plane-plane has no routine (0 contacts). Pairs with a cylinder, an ellipsoid or a mesh
+ * that have no dedicated routine go to np_convex_pair (narrowphase_convex.c).
  */
 #include <math.h>
 #include "narrowphase_internal.h"
+#include "hull.h"
 
 /* Pair routines indexed [a->type][b->type] for the canonical order a->type >= b->type. */
 static const np_pair_fn np_table[PHYS_GEOM_TYPE_COUNT][PHYS_GEOM_TYPE_COUNT] = {
@@ -16,7 +17,18 @@ static const np_pair_fn np_table[PHYS_GEOM_TYPE_COUNT][PHYS_GEOM_TYPE_COUNT] = {
   [PHYS_GEOM_BOX] = {[PHYS_GEOM_PLANE] = np_box_plane, [PHYS_GEOM_SPHERE] = np_box_sphere,
                      [PHYS_GEOM_CAPSULE] = np_box_capsule, [PHYS_GEOM_BOX] = np_box_box},
   [PHYS_GEOM_CYLINDER] = {[PHYS_GEOM_PLANE] = np_cylinder_plane,
-                          [PHYS_GEOM_SPHERE] = np_cylinder_sphere},
+                          [PHYS_GEOM_SPHERE] = np_cylinder_sphere,
+                          [PHYS_GEOM_CAPSULE] = np_convex_pair, [PHYS_GEOM_BOX] = np_convex_pair,
+                          [PHYS_GEOM_CYLINDER] = np_convex_pair},
+  [PHYS_GEOM_ELLIPSOID] = {[PHYS_GEOM_PLANE] = np_ellipsoid_plane,
+                           [PHYS_GEOM_SPHERE] = np_convex_pair,
+                           [PHYS_GEOM_CAPSULE] = np_convex_pair, [PHYS_GEOM_BOX] = np_convex_pair,
+                           [PHYS_GEOM_CYLINDER] = np_convex_pair,
+                           [PHYS_GEOM_ELLIPSOID] = np_convex_pair},
+  [PHYS_GEOM_MESH] = {[PHYS_GEOM_PLANE] = np_mesh_plane, [PHYS_GEOM_SPHERE] = np_convex_pair,
+                      [PHYS_GEOM_CAPSULE] = np_convex_pair, [PHYS_GEOM_BOX] = np_convex_pair,
+                      [PHYS_GEOM_CYLINDER] = np_convex_pair,
+                      [PHYS_GEOM_ELLIPSOID] = np_convex_pair, [PHYS_GEOM_MESH] = np_convex_pair},
 };
 
 /* Dispatches to the routine of the pair in canonical order, then flips the normals back when
@@ -26,6 +38,7 @@ int phys_collide(const phys_shape *a, const phys_shape *b, double margin, phys_c
   if ((unsigned)a->type >= PHYS_GEOM_TYPE_COUNT || (unsigned)b->type >= PHYS_GEOM_TYPE_COUNT)
     return 0;
   if (!(margin >= 0.0)) margin = 0.0;
+  if ((a->type == PHYS_GEOM_MESH && !a->hull) || (b->type == PHYS_GEOM_MESH && !b->hull)) return 0;
   int swap = a->type < b->type;
   const phys_shape *first = swap ? b : a, *second = swap ? a : b;
   np_pair_fn fn = np_table[first->type][second->type];
@@ -59,6 +72,13 @@ static void np_half_extent(const phys_shape *s, double e[3]) {
       e[i] = fabs(u) * s->size[1] + s->size[0] * sqrt(fmax(0.0, 1.0 - u * u));
     }
     break;
+  case PHYS_GEOM_ELLIPSOID:
+    /* support extent along world axis i: |diag(size) R^T e_i| */
+    for (int i = 0; i < 3; i++) {
+      double x = r[3 * i] * s->size[0], y = r[3 * i + 1] * s->size[1], z = r[3 * i + 2] * s->size[2];
+      e[i] = sqrt(x * x + y * y + z * z);
+    }
+    break;
   default:
     v3_set(e, INFINITY, INFINITY, INFINITY);
     break;
@@ -81,11 +101,26 @@ void phys_shape_aabb(const phys_shape *s, double margin, double lo[3], double hi
     }
     return;
   }
-  double e[3];
-  np_half_extent(s, e);
+  double e[3], c[3];
+  v3_copy(c, s->pos);
+  if (s->type == PHYS_GEOM_MESH && s->hull) {
+    /* the hull's mesh-frame box, rotated: centre moved, half-extents |R| h */
+    double lc[3], lh[3], wc[3];
+    for (int k = 0; k < 3; k++) {
+      lc[k] = 0.5 * (s->hull->lo[k] + s->hull->hi[k]);
+      lh[k] = 0.5 * (s->hull->hi[k] - s->hull->lo[k]);
+    }
+    m3_mulv(wc, s->rot, lc);
+    v3_add(c, c, wc);
+    for (int i = 0; i < 3; i++)
+      e[i] = fabs(s->rot[3 * i]) * lh[0] + fabs(s->rot[3 * i + 1]) * lh[1] +
+             fabs(s->rot[3 * i + 2]) * lh[2];
+  } else {
+    np_half_extent(s, e);
+  }
   for (int i = 0; i < 3; i++) {
-    lo[i] = s->pos[i] - e[i] - margin;
-    hi[i] = s->pos[i] + e[i] + margin;
+    lo[i] = c[i] - e[i] - margin;
+    hi[i] = c[i] + e[i] + margin;
   }
 }
 

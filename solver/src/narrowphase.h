@@ -25,6 +25,7 @@ typedef struct phys_shape {
   double size[3];  /* as phys_geom_desc.size */
   double pos[3];   /* world position of the shape's centre (a point on the plane for planes) */
   double rot[9];   /* world rotation, row-major; column k is the shape's local axis k */
+  const struct phys_hull *hull; /* PHYS_GEOM_MESH: its convex hull (hull.h), else NULL */
 } phys_shape;
 
 typedef struct phys_contact_point {

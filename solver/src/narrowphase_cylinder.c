@@ -1,7 +1,7 @@
-/* narrowphase_cylinder.c - contacts of a cylinder (a) with a plane or a sphere.
+/* narrowphase_cylinder.c - contacts of a cylinder (a) with a plane or a sphere (exact).
  *
- * Cylinder against capsule, box or cylinder is not implemented: phys_collide() returns 0 for
- * those pairs.
+ * Cylinder against capsule, box, cylinder, ellipsoid or mesh goes through the convex routine
+ * (narrowphase_convex.c).
  *
  * Features: cylinder-plane uses 4 cap + j, cap 0 = -z end and 1 = +z end, j = 0..3 the rim
  * point at 0, 90, 180, 270 degrees from the deepest rim direction; cylinder-sphere uses 0.

@@ -49,6 +49,15 @@ int np_cylinder_plane(const phys_shape *a, const phys_shape *b, double margin,
 int np_cylinder_sphere(const phys_shape *a, const phys_shape *b, double margin,
                        phys_contact_point *out);
 
+/* narrowphase_convex.c: libccd MPR plus face clipping for the remaining convex pairs, and
+ * ellipsoid/mesh against a plane */
+int np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
+                   phys_contact_point *out);
+int np_ellipsoid_plane(const phys_shape *a, const phys_shape *b, double margin,
+                       phys_contact_point *out);
+int np_mesh_plane(const phys_shape *a, const phys_shape *b, double margin,
+                  phys_contact_point *out);
+
 /* narrowphase.c: shared geometry */
 
 /* Parameter in [0, 1] of the point of segment [p, q] closest to x (0 if the segment is a point). */

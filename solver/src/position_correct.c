@@ -80,7 +80,88 @@ static void apply_position_impulse(phys_world *w, const phys_solver *s, corr_dat
   q_to_m3(cd->rot + 9 * sb, body->q);
 }
 
-/* sweeps over the contacts of island k */
+/* 1 when connect constraint `con` is corrected here: a hard connect (not a weld's angular rows,
+ * not soft) between free bodies or a free body and the world/a static body; connects on links
+ * keep their Baumgarte error term in the velocity solve instead */
+int phys__connect_position_corrected(const phys_world *w, const phys_con *con) {
+  if (con->kind != PHYS_CON_CONNECT || con->ang) return 0;
+  const phys_connect *cn = &w->connects[con->src];
+  if (cn->soft || cn->weld) return 0;
+  phys_id side[2] = {cn->body1, cn->body2};
+  for (int k = 0; k < 2; k++)
+    if (side[k] != PHYS_ID_NONE && w->bodies[side[k]].artic >= 0) return 0;
+  return 1;
+}
+
+/* the current world point of a connect side's anchor (inertial frame, or world for a static
+ * side); r receives its offset from the COM and the return value is the dynamic body or -1 */
+static int connect_side_point(const phys_world *w, const phys_solver *s, const corr_data *cd,
+                              phys_id id, const double anchor[3], double p[3], double r[3]) {
+  if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
+    v3_copy(p, anchor);
+    v3_zero(r);
+    return -1;
+  }
+  m3_mulv(r, cd->rot + 9 * s->sb_of_body[id], anchor);
+  v3_add(p, r, w->bodies[id].x);
+  return id;
+}
+
+/* inverse of a 3x3 matrix by cofactors; 0 when it is (nearly) singular */
+static int m3_inverse(double out[9], const double m[9]) {
+  double c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8],
+         c2 = m[3] * m[7] - m[4] * m[6];
+  double det = m[0] * c0 + m[1] * c1 + m[2] * c2;
+  if (!(fabs(det) > 1e-300)) return 0;
+  double id = 1.0 / det;
+  out[0] = c0 * id;
+  out[1] = (m[2] * m[7] - m[1] * m[8]) * id;
+  out[2] = (m[1] * m[5] - m[2] * m[4]) * id;
+  out[3] = c1 * id;
+  out[4] = (m[0] * m[8] - m[2] * m[6]) * id;
+  out[5] = (m[2] * m[3] - m[0] * m[5]) * id;
+  out[6] = c2 * id;
+  out[7] = (m[1] * m[6] - m[0] * m[7]) * id;
+  out[8] = (m[0] * m[4] - m[1] * m[3]) * id;
+  return 1;
+}
+
+/* add the 3x3 inverse effective mass of a side at offset r: (1/m) I - [r] I^-1 [r] */
+static void add_inverse_mass3(const phys_world *w, const phys_solver *s, int b, const double r[3],
+                              double K[9]) {
+  if (b < 0) return;
+  const double *Ii = s->inertia + 18 * s->sb_of_body[b] + 9;
+  double X[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, T[9], U[9];
+  m3_mul(T, Ii, X);
+  m3_mul(U, X, T);
+  for (int i = 0; i < 9; i++) K[i] -= U[i];
+  for (int i = 0; i < 3; i++) K[4 * i] += w->bodies[b].inv_mass;
+}
+
+/* one Gauss-Seidel correction of a hard connect between free bodies: a position impulse P with
+ * K P = -xi C moves the anchors together; returns 1 when it moved something */
+static int correct_connect(phys_world *w, const phys_solver *s, corr_data *cd, const phys_con *con,
+                           double xi, double max_corr) {
+  const phys_connect *cn = &w->connects[con->src];
+  double p1[3], p2[3], r1[3], r2[3], C[3];
+  int b1 = connect_side_point(w, s, cd, cn->body1, cn->anchor1, p1, r1);
+  int b2 = connect_side_point(w, s, cd, cn->body2, cn->anchor2, p2, r2);
+  v3_sub(C, p1, p2);
+  double len = v3_norm(C);
+  if (len <= POSITION_SLOP * 0.01) return 0;
+  double K[9] = {0}, Ki[9], P[3], Cs[3];
+  add_inverse_mass3(w, s, b1, r1, K);
+  add_inverse_mass3(w, s, b2, r2, K);
+  if (!m3_inverse(Ki, K)) return 0;
+  v3_scale(Cs, C, len * xi > max_corr ? -max_corr / len : -xi);
+  m3_mulv(P, Ki, Cs);
+  if (b1 >= 0) apply_position_impulse(w, s, cd, b1, P, r1);
+  v3_scale(P, P, -1.0);
+  if (b2 >= 0) apply_position_impulse(w, s, cd, b2, P, r2);
+  return 1;
+}
+
+/* sweeps over the contacts and free-body connects of island k */
 static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, int k) {
   double xi = w->opt.baumgarte, max_corr = w->opt.max_correction;
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
@@ -99,6 +180,7 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
     make_anchor(w, c->body_b, pb, cd->anchor + 6 * ci + 3);
     any = 1;
   }
+  for (int ci = c0; ci < c1 && !any; ci++) any = phys__connect_position_corrected(w, &s->con[ci]);
   if (!any) return;
   for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
     q_to_m3(cd->rot + 9 * sb, w->bodies[s->body_id[sb]].q);
@@ -107,6 +189,10 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
     int corrected = 0;
     for (int ci = c0; ci < c1; ci++) {
       const phys_con *con = &s->con[ci];
+      if (phys__connect_position_corrected(w, con)) {
+        corrected |= correct_connect(w, s, cd, con, xi, max_corr);
+        continue;
+      }
       if (con->kind != PHYS_CON_CONTACT) continue;
       const phys_contact *c = &w->contacts[con->src];
       const double *n = c->frame + 6;

@@ -23,9 +23,15 @@ typedef struct phys_con {
   int dof, side;     /* limit: the dof and 0 (lower) or 1 (upper); the row is +1 / -1 */
   int tree;          /* limit: the solver tree (set by the tree setup) */
   double lz, lg;     /* limit: slack z and its pull beta z + lambda on the dof (no pieces) */
+  int ang;           /* connect: 1 for a weld's angular rows (J = s R w, the pull is a torque) */
+  int soft;          /* connect: 1 for spring-damper rows (eq. 37): e holds k e, cs holds c */
+  double cs[3];      /* soft: c = h^2 K + h D per row */
+  double bs;         /* penalty scale of this constraint: 1, or a squared length (m^2) for a
+                        weld's angular rows so that beta bs matches their inertia */
   int p0, np;        /* pieces [p0, p0 + np) */
   double mu;
-  double e[3];       /* error term: e_n for contacts (row 2), the position error for connects */
+  double e[3];       /* error term: e_n for contacts (row 2), the position error for connects
+                        (k e = h K C for soft rows) */
   double R[9];       /* rows of the constraint frame */
   double lambda[3];  /* impulse in the constraint frame */
 } phys_con;
@@ -38,6 +44,19 @@ typedef struct phys_piece {
   double z[3];       /* ADMM slack, constraint frame */
   double f[3];       /* s R^T (beta z + lambda): this piece's pull on the body, world frame */
 } phys_piece;
+
+/* the No Sub ablation's data of one island (solver_nosub.c) */
+#define PHYS_NOSUB_MAX_DOFS 2048
+typedef struct phys_nosub {
+  int n;                 /* dofs of the island */
+  int b0, p0;            /* first solver body and first piece of the island */
+  int *off;              /* per solver body of the island: its subsystem's dof offset, or -1 for
+                            a non-root link */
+  size_t *row_adr;       /* per piece: offset of its 3 rows (over its subsystem's dofs) */
+  double *rows;
+  double *K;             /* n x n: A + sum beta J^T J, then its Cholesky factor */
+  double *b, *v;         /* n: right-hand side and the iterate */
+} phys_nosub;
 
 typedef struct phys_solver {
   /* islands: ranges of solver bodies and constraints */
@@ -69,6 +88,7 @@ typedef struct phys_solver {
   int *sb_tree;          /* per solver body: its tree, or -1 for a free body */
   struct phys_tree_solve *tree;
 
+  phys_nosub *nosub;     /* per island, the No Sub ablation only (else NULL) */
   double *r2;            /* per constraint: squared natural-map residual (metric) */
   double *pres;          /* per piece: ||J v - z|| (PAPER rule) */
   double *bres;          /* per body: ||M v - base - J^T lambda|| (PAPER rule) */
@@ -83,6 +103,7 @@ typedef struct phys_tree_solve {
   double *A;             /* nv x nv: M + armature + h damping + h^2 stiffness (unfactored) */
   double *Afac;          /* its LTDL factor (the accuracy metric's solve) */
   double *H;             /* LTDL factor of A + beta sum J^T J (the v-update) */
+  phys_ltdl_packed Hp, Afp; /* H and Afac packed for the iterations' solves */
   double *base;          /* nv: (M + armature) qd_k + h (tau_ext - bias - k (q - springref)) */
   double *qd;            /* nv: the iterate */
   double *jdiag;         /* nv: armature + h damping + h^2 stiffness */
@@ -109,6 +130,30 @@ void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta);
  * s->v (metric = 1: unpenalised solve with the impulses lambda into s->vm) */
 void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric);
 
+/* solver_tree.c: the COM velocities of tree k's links (6 per link, at their solver bodies in
+ * `out`) for the generalised velocity qd */
+void phys__tree_link_velocities(const phys_world *w, phys_solver *s, int k, const double *qd,
+                                double *out);
+
+/* solver_tree.c: one constraint row's Jacobian g (nv) over articulation a's dofs: the row acts
+ * along `dir` at world point pt of link `link` (ang = 1: on its angular velocity) */
+void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
+                    const double dir[3], double *g);
+
+/* solver_nosub.c (the No Sub ablation): set up island k's dofs, rows and right-hand side
+ * (serial: allocates from the arena); 0, -1 on allocation failure, -3 when the island has more
+ * than PHYS_NOSUB_MAX_DOFS dofs */
+int phys__nosub_setup(phys_world *w, phys_solver *s, int k);
+
+/* solver_nosub.c: K = A + beta sum J^T J of island k, factorised */
+void phys__nosub_factor(const phys_world *w, phys_solver *s, int k, double beta);
+
+/* solver_nosub.c: one ADMM iteration (v-update, then the z/lambda update) of island k */
+void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta, double alpha);
+
+/* solver_nosub.c: the iterate's velocities into s->v and the trees' qd */
+void phys__nosub_finish(const phys_world *w, phys_solver *s, int k);
+
 /* island.c: union-find over contacts and connects, islands and the solver ordering. Fills the
  * island and body parts of `s` and the constraint order (con[].kind/src); returns 0 or -1 on
  * allocation failure. Also sets w->bodies[].island and w->nislands. */
@@ -123,6 +168,10 @@ void phys__update_sleep(phys_world *w, const phys_solver *s);
  * and sweep. Velocities are untouched, so removing an overlap adds no kinetic energy. Uses the
  * poses saved at the start of the step (w->saved_state) to follow the contact points. */
 void phys__correct_positions(phys_world *w, const phys_solver *s);
+
+/* position_correct.c: 1 when the connect constraint `con` has its drift removed by the position
+ * pass (a hard connect between free or static bodies) rather than by a Baumgarte term */
+int phys__connect_position_corrected(const phys_world *w, const phys_con *con);
 
 /* solver_subadmm.c: build pieces, penalties and factors, iterate SubADMM on every island
  * (parallel), leave the velocities in s->v and the impulses in the contacts/connects.

@@ -29,12 +29,17 @@
 #include <string.h>
 #include <omp.h>
 #include "solver.h"
+#include "solver_rows.h"
 #include "math3.h"
 
 /* islands at least this big are solved by the whole thread team */
 #define TEAM_MIN_BODIES 48
 /* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
 #define LINK_MAX_RECOVERY_SPEED 0.5
+/* penalty scale of the point rows of connects and welds relative to contacts: bilateral rows
+ * never open, and a higher penalty propagates them faster along chains (joint_grid_32: 86
+ * iterations per step at 1, 58 at 2, 38 at 4; two welded bodies converge slower above 2) */
+#define EQUALITY_PENALTY_SCALE 2.0
 /* stall detector window (iterations) and the progress it expects per window */
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
@@ -78,58 +83,6 @@ static void chol6_solve(const double *f, const double b[6], double x[6]) {
   }
 }
 
-/* ---- constraint operators ---------------------------------------------------------------- */
-
-/* lambda = T(x): the strict friction-cone operator (17) for contacts (normal first, then the
- * tangent clamped to the disk at that height), max(0, x_n) for frictionless contacts, and the
- * identity for bilateral connects */
-static inline void project(const phys_con *c, const double x[3], double lam[3]) {
-  if (c->kind == PHYS_CON_CONNECT) {
-    v3_copy(lam, x);
-    return;
-  }
-  double ln = x[2] > 0.0 ? x[2] : 0.0;
-  lam[2] = ln;
-  if (c->dim == 1) {
-    lam[0] = lam[1] = 0.0;
-    return;
-  }
-  double r = c->mu * ln, t = sqrt(x[0] * x[0] + x[1] * x[1]);
-  if (t <= r) {
-    lam[0] = x[0];
-    lam[1] = x[1];
-  } else {
-    double s = t > 0.0 ? r / t : 0.0;
-    lam[0] = x[0] * s;
-    lam[1] = x[1] * s;
-  }
-}
-
-/* J v for a piece: s R (v + w x r), only the rows the constraint uses (others set to 0) */
-static inline void piece_jv(const phys_con *c, const phys_piece *p, const double *v, double out[3]) {
-  double wr[3], pv[3];
-  v3_cross(wr, v + 3, p->r);
-  v3_add(pv, v, wr);
-  if (c->dim == 1) {
-    out[0] = out[1] = 0.0;
-    out[2] = p->sign * v3_dot(c->R + 6, pv);
-  } else {
-    m3_mulv(out, c->R, pv);
-    v3_scale(out, out, p->sign);
-  }
-}
-
-/* world force s R^T g of a piece (rows the constraint does not use are ignored) */
-static inline void piece_force(const phys_con *c, const phys_piece *p, const double g[3],
-                               double out[3]) {
-  if (c->dim == 1) {
-    v3_scale(out, c->R + 6, p->sign * g[2]);
-  } else {
-    m3_tmulv(out, c->R, g);
-    v3_scale(out, out, p->sign);
-  }
-}
-
 /* ---- per-body kernels --------------------------------------------------------------------- */
 
 /* H_b = M_b + beta sum J^T J over the body's pieces, factorised. The lower triangle is built
@@ -148,22 +101,27 @@ static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta
     const phys_piece *p = &s->piece[s->bp_list[k]];
     const phys_con *c = &s->con[p->con];
     const double *r = p->r;
-    if (c->dim == 3) {
-      /* accumulate the count, sum of r and sum of r r^T of the 3-row pieces */
-      full += 1.0;
-      v3_add(R, R, r);
-      rr[0] += r[0] * r[0];
-      rr[1] += r[1] * r[0];
-      rr[2] += r[1] * r[1];
-      rr[3] += r[2] * r[0];
-      rr[4] += r[2] * r[1];
-      rr[5] += r[2] * r[2];
+    if (c->ang) {
+      /* angular rows: beta R^T R = beta I on the angular block (penalty scaled by bs) */
+      for (int i = 3; i < 6; i++) H[6 * i + i] += beta * c->bs;
+    } else if (c->dim == 3) {
+      /* accumulate the count, sum of r and sum of r r^T of the 3-row pieces, each weighted by
+       * its penalty scale */
+      double ws = c->bs;
+      full += ws;
+      v3_madd(R, R, ws, r);
+      rr[0] += ws * r[0] * r[0];
+      rr[1] += ws * r[1] * r[0];
+      rr[2] += ws * r[1] * r[1];
+      rr[3] += ws * r[2] * r[0];
+      rr[4] += ws * r[2] * r[1];
+      rr[5] += ws * r[2] * r[2];
     } else {
       double u[6];
       v3_copy(u, c->R + 6);
       v3_cross(u + 3, r, c->R + 6);
       for (int i = 0; i < 6; i++)
-        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * u[i] * u[j];
+        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * c->bs * u[i] * u[j];
     }
   }
 
@@ -195,6 +153,10 @@ static inline void gather_pieces(const phys_solver *s, int sb, double rhs[6]) {
   for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
     const phys_piece *p = &s->piece[s->bp_list[k]];
     double tq[3];
+    if (s->con[p->con].ang) {
+      v3_add(rhs + 3, rhs + 3, p->f);
+      continue;
+    }
     v3_cross(tq, p->r, p->f);
     v3_add(rhs, rhs, p->f);
     v3_add(rhs + 3, rhs + 3, tq);
@@ -218,6 +180,10 @@ static void metric_body(const phys_world *w, phys_solver *s, int sb) {
     const phys_piece *p = &s->piece[s->bp_list[k]];
     double f[3], tq[3];
     piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    if (s->con[p->con].ang) {
+      v3_add(rhs + 3, rhs + 3, f);
+      continue;
+    }
     v3_cross(tq, p->r, f);
     v3_add(rhs, rhs, f);
     v3_add(rhs + 3, rhs + 3, tq);
@@ -239,6 +205,10 @@ static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
     const phys_piece *p = &s->piece[s->bp_list[k]];
     double f[3], tq[3];
     piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    if (s->con[p->con].ang) {
+      v3_sub(r + 3, r + 3, f);
+      continue;
+    }
     v3_cross(tq, p->r, f);
     v3_sub(r, r, f);
     v3_sub(r + 3, r + 3, tq);
@@ -315,6 +285,7 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
     update_con_normal(s, c, beta, alpha);
     return;
   }
+  beta *= c->bs;
   double y[2][3], Y[3] = {0, 0, 0};
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
@@ -328,8 +299,14 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
   }
   double x[3], lam[3];
   double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
-  for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) * inv_np;
-  project(c, x, lam);
+  if (c->soft) {
+    /* spring-damper rows (37): lambda = -(c Y + beta k e) / (c m + beta) */
+    for (int i = 0; i < 3; i++)
+      lam[i] = -(c->cs[i] * Y[i] + beta * c->e[i]) / (c->cs[i] * (double)c->np + beta);
+  } else {
+    for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) * inv_np;
+    project(c, x, lam);
+  }
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -346,6 +323,7 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
 static void refresh_con(phys_solver *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
   if (c->kind == PHYS_CON_LIMIT) c->lg = beta * c->lz + c->lambda[2];
+  beta *= c->bs;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -366,11 +344,19 @@ static void metric_con(phys_solver *s, int ci) {
   }
   double wv[3];
   v3_copy(wv, c->e);
+  if (c->soft) v3_zero(wv);
   for (int k = 0; k < c->np; k++) {
     const phys_piece *p = &s->piece[c->p0 + k];
     double jv[3];
     piece_jv(c, p, s->vm + 6 * p->sb, jv);
     v3_add(wv, wv, jv);
+  }
+  if (c->soft) {
+    /* soft rows: J v + (lambda + k e) / c, zero exactly when (4) holds */
+    double r[3];
+    for (int i = 0; i < 3; i++) r[i] = wv[i] + (c->lambda[i] + c->e[i]) / c->cs[i];
+    s->r2[ci] = v3_dot(r, r);
+    return;
   }
   double x[3], lam[3], r[3];
   v3_sub(x, c->lambda, wv);
@@ -414,6 +400,10 @@ static inline void team_barrier(int team) {
 /* factor every body of the island and recompute every piece force for `beta` */
 static void refactor_island(const phys_world *w, phys_solver *s, int k, double beta, int team) {
   int lo, hi;
+  if (s->nosub && s->isl_con_start[k + 1] > s->isl_con_start[k]) {
+    phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
+    return;
+  }
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
   slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
@@ -430,9 +420,19 @@ static double island_metric(const phys_world *w, phys_solver *s, int k, int team
   slice(team, c0, c1, &lo, &hi);
   for (int ci = lo; ci < hi; ci++) metric_con(s, ci);
   team_barrier(team);
-  double sum = 0.0;
-  for (int ci = c0; ci < c1; ci++) sum += s->r2[ci];
-  return c1 > c0 ? sqrt(sum) / (c1 - c0) : 0.0;
+  /* the paper's metric over all constraints; equalities (bilateral rows, which nothing damps:
+   * their errors add up step after step) must also meet the tolerance as a root mean square */
+  double sum = 0.0, sum_eq = 0.0;
+  int neq = 0;
+  for (int ci = c0; ci < c1; ci++) {
+    sum += s->r2[ci];
+    if (s->con[ci].kind == PHYS_CON_CONNECT) {
+      sum_eq += s->r2[ci];
+      neq++;
+    }
+  }
+  double metric = c1 > c0 ? sqrt(sum) / (c1 - c0) : 0.0;
+  return neq ? fmax(metric, sqrt(sum_eq / neq)) : metric;
 }
 
 /* rule (43): the ratio sqrt(theta_p / theta_d) when the residuals are unbalanced, else 1 */
@@ -484,12 +484,16 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   *residual = 0.0;
   for (it = 0; it < max_it; it++) {
     /* v-update, then z/lambda update */
-    slice(team, b0, b1, &lo, &hi);
-    for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
-    team_barrier(team);
-    slice(team, c0, c1, &lo, &hi);
-    for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
-    team_barrier(team);
+    if (s->nosub) {
+      phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
+    } else {
+      slice(team, b0, b1, &lo, &hi);
+      for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      team_barrier(team);
+      slice(team, c0, c1, &lo, &hi);
+      for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
+      team_barrier(team);
+    }
 
     /* convergence on the sec. 7 metric, at the first iteration, where the rate predicts the
      * tolerance, and at the cap */
@@ -504,7 +508,7 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
 
     /* adaptive penalty (43) or the stall detector */
     double factor = 1.0;
-    if (paper) {
+    if (paper && !s->nosub) { /* No Sub keeps beta0: rule (43) balances per-piece residuals */
       factor = paper_beta_factor(w, s, k, team);
     } else if ((it + 1) % STALL_WINDOW == 0) {
       if (best > STALL_PROGRESS * best_prev_window && ctl->alpha > 1.0 + 1e-3) {
@@ -543,6 +547,7 @@ static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
     team_barrier(team);
   } else {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
+    if (s->nosub) phys__nosub_finish(w, s, k);
   }
 
   /* record the outcome once */
@@ -573,6 +578,37 @@ static int connect_point(const phys_world *w, const phys_solver *s, phys_id id,
   return s->sb_of_body[id];
 }
 
+/* orientation error of a weld as a rotation vector (small angles: 2 vec(q1 qrel q2^-1)), whose
+ * rate is w1 - w2 */
+static void weld_error(const phys_world *w, const phys_connect *cn, double err[3]) {
+  double q1[4] = {1, 0, 0, 0}, q2[4] = {1, 0, 0, 0}, t[4], q2c[4], e[4];
+  if (cn->body1 != PHYS_ID_NONE) memcpy(q1, w->bodies[cn->body1].q, sizeof q1);
+  if (cn->body2 != PHYS_ID_NONE) memcpy(q2, w->bodies[cn->body2].q, sizeof q2);
+  q_mul(t, q1, cn->qrel);
+  q_conj(q2c, q2);
+  q_mul(e, t, q2c);
+  double s = e[0] < 0.0 ? -2.0 : 2.0;
+  v3_set(err, s * e[1], s * e[2], s * e[3]);
+}
+
+/* penalty scale of a weld's angular rows: the mean squared radius of gyration of its dynamic
+ * sides, so that beta (a mass) times it is comparable to their rotational inertia (a penalty
+ * in mass units on rows in rad/s would make the angular rows converge hundreds of times
+ * slower than the point rows) */
+static double weld_penalty_scale(const phys_world *w, const phys_connect *cn) {
+  double sum = 0.0;
+  int n = 0;
+  phys_id side[2] = {cn->body1, cn->body2};
+  for (int k = 0; k < 2; k++) {
+    if (side[k] == PHYS_ID_NONE || w->bodies[side[k]].is_static) continue;
+    const phys_body *b = &w->bodies[side[k]];
+    if (b->mass <= 0.0) continue;
+    sum += (b->inertia[0] + b->inertia[1] + b->inertia[2]) / (3.0 * b->mass);
+    n++;
+  }
+  return n && sum > 0.0 ? sum / n : 1.0;
+}
+
 /* add a piece for solver body sb (skipped when sb < 0) */
 static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, const double r[3]) {
   if (sb < 0) return;
@@ -596,6 +632,8 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
     phys_con *c = &s->con[ci];
     c->p0 = s->np;
     c->np = 0;
+    c->bs = 1.0;
+    c->soft = 0;
     v3_zero(c->e);
     if (c->kind == PHYS_CON_CONTACT) {
       /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
@@ -636,18 +674,33 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
       c->tree = -1;
       c->lz = c->lg = 0.0;
     } else {
-      /* connect: three world-frame bilateral rows on the anchor points */
+      /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
+       * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
       const phys_connect *cn = &w->connects[c->src];
       c->dim = 3;
       c->mu = 0.0;
       m3_identity(c->R);
-      v3_copy(c->lambda, cn->lambda);
-      double p1[3], p2[3], r1[3], r2[3];
+      v3_copy(c->lambda, cn->lambda + 3 * c->ang);
+      c->bs = c->ang ? weld_penalty_scale(w, cn) : EQUALITY_PENALTY_SCALE;
+      double p1[3], p2[3], r1[3], r2[3], d[3];
       int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
       int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
-      double d[3];
-      v3_sub(d, p1, p2);
-      v3_scale(c->e, d, o->baumgarte / h);
+      if (c->ang) {
+        weld_error(w, cn, d);
+        v3_zero(r1);
+        v3_zero(r2);
+      } else {
+        v3_sub(d, p1, p2);
+      }
+      c->soft = cn->soft;
+      if (c->soft) {
+        /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */
+        double K = cn->stiffness[c->ang], D = cn->damping[c->ang];
+        v3_scale(c->e, d, h * K);
+        for (int i = 0; i < 3; i++) c->cs[i] = h * h * K + h * D;
+      } else if (!phys__connect_position_corrected(w, c)) {
+        v3_scale(c->e, d, o->baumgarte / h);
+      } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
       add_piece(s, c, ci, sb1, 1.0, r1);
       add_piece(s, c, ci, sb2, -1.0, r2);
     }
@@ -780,22 +833,37 @@ int phys__solve(phys_world *w, phys_solver *s) {
   if (trc) return trc;
   setup_penalties(w, s);
   setup_slack(w, s);
+  s->nosub = NULL;
+  if (w->opt.admm_variant == PHYS_ADMM_NO_SUB) {
+    s->nosub = ARENA_NEW(ar, phys_nosub, nisl);
+    if (nisl && !s->nosub) return -1;
+    for (int k = 0; k < nisl; k++) {
+      int rc = phys__nosub_setup(w, s, k);
+      if (rc) return rc;
+    }
+  }
 
   /* big islands go to the whole team, the rest one per thread */
   int threads = w->opt.threads, nbig = 0, nsmall = 0;
   for (int k = 0; k < nisl; k++) {
     int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
-    if (threads > 1 && nbk >= TEAM_MIN_BODIES) big[nbig++] = k;
+    if (threads > 1 && nbk >= TEAM_MIN_BODIES && !s->nosub) big[nbig++] = k;
     else small[nsmall++] = k;
   }
-  if (threads == 1) {
+  /* one thread, or a single small island (a lone robot): no parallel region, whose start
+   * costs more than such a solve */
+  if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
     for (int k = 0; k < nisl; k++) solve_island(w, s, k, 0);
     return 0;
   }
+  /* small islands in chunks of up to 32, at least 8 chunks per thread (22 humanoids are 22
+   * islands: one chunk of 32 would leave the second thread idle) */
+  int chunk = nsmall / (8 * threads);
+  chunk = chunk < 1 ? 1 : (chunk > 32 ? 32 : chunk);
 #pragma omp parallel num_threads(threads)
   {
     for (int i = 0; i < nbig; i++) solve_island(w, s, big[i], 1);
-#pragma omp for schedule(dynamic, 32)
+#pragma omp for schedule(dynamic, chunk)
     for (int i = 0; i < nsmall; i++) solve_island(w, s, small[i], 0);
   }
   return 0;

@@ -10,9 +10,10 @@
 #include <string.h>
 #include "world_internal.h"
 #include "alloc.h"
+#include "sensor.h"
 
 #define STATE_MAGIC 0x54535950u /* "PYST" */
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u /* 2: six impulses per equality (welds) */
 
 typedef struct state_header {
   uint32_t magic, version;
@@ -47,7 +48,11 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     h = phys__fnv1a(h, g->size, sizeof g->size);
     h = phys__fnv1a(h, g->lpos, sizeof g->lpos);
     h = phys__fnv1a(h, &g->friction, sizeof g->friction);
+    if (g->type == PHYS_GEOM_MESH) h = phys__fnv1a(h, &g->mesh, sizeof g->mesh);
   }
+  /* mesh hulls: their vertices */
+  h = phys__fnv1a(h, &w->nmesh_vert, sizeof w->nmesh_vert);
+  if (w->nmesh_vert) h = phys__fnv1a(h, w->mesh_vert, 3 * sizeof(double) * (size_t)w->nmesh_vert);
   h = phys__fnv1a(h, &w->nartics, sizeof w->nartics);
   for (int i = 0; i < w->nartics; i++) {
     const phys_artic *a = &w->artics[i];
@@ -55,13 +60,20 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     for (int l = 0; l < a->nlink; l++) h = phys__fnv1a(h, &a->tb[l].joint, sizeof a->tb[l].joint);
   }
   h = phys__fnv1a(h, &w->nactuators, sizeof w->nactuators);
+  h = phys__site_hash(w, h);
   h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);
   for (int i = 0; i < w->nconnects; i++) {
     const phys_connect *c = &w->connects[i];
     h = phys__fnv1a(h, &c->body1, sizeof c->body1);
     h = phys__fnv1a(h, &c->body2, sizeof c->body2);
     h = phys__fnv1a(h, c->anchor1, sizeof c->anchor1);
+    h = phys__fnv1a(h, &c->weld, sizeof c->weld);
+    h = phys__fnv1a(h, c->qrel, sizeof c->qrel);
+    h = phys__fnv1a(h, &c->soft, sizeof c->soft);
+    h = phys__fnv1a(h, c->stiffness, sizeof c->stiffness);
+    h = phys__fnv1a(h, c->damping, sizeof c->damping);
   }
+  h = phys__contact_filters_hash(w, h); /* contact exclusions and explicit pairs */
   return h;
 }
 
@@ -76,7 +88,7 @@ static size_t artic_doubles(const phys_world *w) {
 
 size_t phys_world_state_size(const phys_world *w) {
   return sizeof(state_header) + (size_t)w->nbodies * sizeof(body_state) +
-         (size_t)w->nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
+         (size_t)w->nconnects * 6 * sizeof(double) + artic_doubles(w) * sizeof(double) +
          (size_t)w->nactuators * sizeof(double) + (size_t)w->nwarm * sizeof(phys_warm);
 }
 
@@ -123,8 +135,8 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
 
   /* connect impulses and warm-start records */
   for (int i = 0; i < w->nconnects; i++) {
-    memcpy(p, w->connects[i].lambda, 3 * sizeof(double));
-    p += 3 * sizeof(double);
+    memcpy(p, w->connects[i].lambda, 6 * sizeof(double));
+    p += 6 * sizeof(double);
   }
   for (int i = 0; i < w->nartics; i++) {
     const phys_artic *a = &w->artics[i];
@@ -162,7 +174,7 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   if (hd.nwarm < 0)
     return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot");
   size_t need = sizeof hd + (size_t)hd.nbodies * sizeof(body_state) +
-                (size_t)hd.nconnects * 3 * sizeof(double) + artic_doubles(w) * sizeof(double) +
+                (size_t)hd.nconnects * 6 * sizeof(double) + artic_doubles(w) * sizeof(double) +
                 (size_t)w->nactuators * sizeof(double) + (size_t)hd.nwarm * sizeof(phys_warm);
   if (size != need)
     return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes, the header says %zu", size, need);
@@ -197,8 +209,8 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
     if (b->alive) phys__body_update_geoms(w, i);
   }
   for (int i = 0; i < hd.nconnects; i++) {
-    memcpy(w->connects[i].lambda, p, 3 * sizeof(double));
-    p += 3 * sizeof(double);
+    memcpy(w->connects[i].lambda, p, 6 * sizeof(double));
+    p += 6 * sizeof(double);
   }
   for (int i = 0; i < w->nartics; i++) {
     phys_artic *a = &w->artics[i];

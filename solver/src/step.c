@@ -14,6 +14,7 @@
 #include <time.h>
 #include "solver.h"
 #include "actuator.h"
+#include "sensor.h"
 #include "alloc.h"
 #include "math3.h"
 
@@ -160,7 +161,8 @@ static void store_impulses(phys_world *w, const phys_solver *s) {
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];
     if (c->kind == PHYS_CON_CONTACT) v3_copy(w->contacts[c->src].lambda, c->lambda);
-    else if (c->kind == PHYS_CON_CONNECT) v3_copy(w->connects[c->src].lambda, c->lambda);
+    else if (c->kind == PHYS_CON_CONNECT)
+      v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
     else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];
   }
 }
@@ -227,6 +229,10 @@ phys_status phys_world_step(phys_world *w) {
   if (src == -2)
     return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
                                          "without massive links below it?); nothing changed");
+  if (src == -3)
+    return phys__fail(w, PHYS_E_STATE, "step: an island has more than %d dofs, too many for the "
+                                       "No Sub ablation's dense factor; nothing changed",
+                      PHYS_NOSUB_MAX_DOFS);
   if (src) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   double t3 = now_seconds();
 
@@ -242,6 +248,7 @@ phys_status phys_world_step(phys_world *w) {
   }
   store_impulses(w, &s);
   if (phys__store_warm_start(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  phys__sensor_record(w); /* before sleeping zeroes velocities */
   phys__update_sleep(w, &s);
   for (int b = 0; b < w->nbodies; b++) {
     v3_zero(w->bodies[b].force);

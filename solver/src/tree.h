@@ -82,4 +82,23 @@ int phys_tree_ltdl(const phys_tree *t, double *H);
 /* Solve (L^T D L) x = b in place on x (nv) with the factor from phys_tree_ltdl. */
 void phys_tree_ltdl_solve(const phys_tree *t, const double *LD, double *x);
 
+/* A factor of phys_tree_ltdl packed for repeated solves: the off-diagonal entries of L as one
+ * flat list of (row k, column i, value) in the order the solve visits them, and 1 / D. The
+ * arrays are the caller's (phys_tree_ltdl_nnz entries in k, i and l; nv in invd). */
+typedef struct phys_ltdl_packed {
+  int nv, nnz;
+  int *k, *i;
+  double *l, *invd;
+} phys_ltdl_packed;
+
+/* Number of off-diagonal entries of the tree's L (the sum of the dofs' ancestor counts). */
+int phys_tree_ltdl_nnz(const phys_tree *t);
+
+/* Pack the factor LD (from phys_tree_ltdl) into p, whose arrays are sized by the caller. */
+void phys_tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p);
+
+/* Solve (L^T D L) x = b in place with a packed factor: the same arithmetic as
+ * phys_tree_ltdl_solve except that the second pass sums each row from the root down. */
+void phys_tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x);
+
 #endif

@@ -16,6 +16,7 @@ phys_world_options phys_world_options_default(void) {
   o.max_iterations = 100;
   o.tolerance = 1e-5;
   o.penalty_rule = PHYS_PENALTY_SCALED;
+  o.admm_variant = PHYS_ADMM_SUBADMM;
   o.beta_scale = 4.0;
   o.over_relaxation = 1.8;
   o.adapt_gamma = 10.0;
@@ -40,6 +41,7 @@ phys_geom_desc phys_geom_desc_default(void) {
   g.condim = 3;
   g.contype = 1;
   g.conaffinity = 1;
+  g.mesh = -1;
   return g;
 }
 
@@ -85,6 +87,8 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
     return phys__error(err, PHYS_E_INVALID, "tolerance must be finite and >= 0");
   if (o->penalty_rule != PHYS_PENALTY_SCALED && o->penalty_rule != PHYS_PENALTY_PAPER)
     return phys__error(err, PHYS_E_INVALID, "unknown penalty rule %d", (int)o->penalty_rule);
+  if ((int)o->admm_variant < PHYS_ADMM_SUBADMM || o->admm_variant > PHYS_ADMM_NO_BODY)
+    return phys__error(err, PHYS_E_INVALID, "unknown ADMM variant %d", (int)o->admm_variant);
   if (!(isfinite(o->beta_scale) && o->beta_scale > 0.0))
     return phys__error(err, PHYS_E_INVALID, "beta_scale must be > 0, got %g", o->beta_scale);
   if (!(o->over_relaxation >= 1.0 && o->over_relaxation < 2.0))
@@ -126,6 +130,17 @@ void phys_world_destroy(phys_world *w) {
   for (int i = 0; i < w->nartics; i++) phys__artic_free(&w->artics[i]);
   phys_xfree(w->artics);
   phys_xfree(w->actuators);
+  phys__contact_filters_free(w);
+  phys__keyframes_free(w);
+  phys_xfree(w->meshes);
+  phys_xfree(w->mesh_vert);
+  phys_xfree(w->mesh_plane);
+  phys_xfree(w->mesh_face);
+  phys_xfree(w->mesh_face_vert);
+  phys_xfree(w->mesh_vadj);
+  phys_xfree(w->mesh_adj);
+  phys_xfree(w->sites);
+  phys_xfree(w->sensors);
   for (int i = 0; i < w->nnotices; i++) phys_xfree(w->notices[i]);
   phys_xfree(w->notices);
   phys_xfree(w->contacts);

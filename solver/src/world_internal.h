@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "narrowphase.h"
 #include "tree.h"
+#include "hull.h"
 
 typedef struct phys_geom {
   int alive;
@@ -28,9 +29,21 @@ typedef struct phys_geom {
   double rbound;       /* radius of a sphere around the geom centre that contains it (inf: plane) */
   double friction;
   int condim;
+  int priority;        /* phys_geom_desc.priority */
   uint32_t contype, conaffinity;
+  int mesh;            /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
   phys_shape shape;    /* world pose, refreshed each step for awake bodies */
 } phys_geom;
+
+/* a registered mesh (phys_world_add_mesh): its convex hull, stored in the world's flat mesh
+ * arrays at the given offsets; `hull` views them and is re-linked whenever the arrays move */
+typedef struct phys_mesh {
+  char name[64];
+  int vert_adr, nvert;  /* into mesh_vert (3 doubles per vertex) and mesh_vadj (2 ints) */
+  int face_adr, nface;  /* into mesh_plane (4 doubles per face) and mesh_face (2 ints per face) */
+  int fv_adr, nfv;      /* into mesh_face_vert and mesh_adj (as many edges as face corners) */
+  phys_hull hull;
+} phys_mesh;
 
 typedef struct phys_body {
   int alive;
@@ -53,6 +66,11 @@ typedef struct phys_body {
 
   /* last step */
   int island;                        /* index into the last step's islands, -1 if none */
+  double acc[6];                     /* COM linear and angular acceleration (sensor.c) */
+  double cfrc[6];                    /* contact force and torque about the COM, world (sensor.c) */
+  double cnormal;                    /* sum of normal contact forces (sensor.c) */
+  double wrench[6];                  /* m a - external forces, about x0 (sensor.c) */
+  double x0[3], q0[4];               /* inertial pose at the start of the step (sensor.c) */
 
   /* articulation: the tree this body is a link of, and its index in the tree (-1: free body) */
   int artic, link;
@@ -77,13 +95,20 @@ typedef struct phys_artic {
   double *xrot, *xpos, *S;   /* last forward kinematics: 9 and 3 per link, 6 per dof */
 } phys_artic;
 
-/* a ball-joint equality (connect) between two bodies; body2 may be PHYS_ID_NONE (world) */
+/* an equality between two bodies; body2 may be PHYS_ID_NONE (world). A connect (ball joint)
+ * keeps two anchor points together (3 rows); a weld also keeps the relative orientation
+ * (3 more rows on the angular velocities). Hard unless soft is set (paper 002 eq. 37). */
 typedef struct phys_connect {
   int alive;
+  int weld;            /* 0: connect, 1: weld */
   phys_id body1, body2;
   double anchor1[3];   /* in body1's inertial frame (world frame if body1 is static) */
   double anchor2[3];   /* in body2's inertial frame (world frame if body2 is world/static) */
-  double lambda[3];    /* last impulse, world frame, for warm start */
+  double qrel[4];      /* weld: target q2 = q1 qrel of the inertial frames (world: identity) */
+  int soft;            /* 1: spring-damper rows with the gains below */
+  double stiffness[2]; /* translational (N/m) and rotational (N m/rad) spring per row */
+  double damping[2];   /* translational (N s/m) and rotational (N m s/rad) damper per row */
+  double lambda[6];    /* last impulses, world frame: point rows, then angular rows (warm start) */
 } phys_connect;
 
 /* a contact point of the current step */
@@ -120,6 +145,23 @@ typedef struct phys_pair {
   int a, b;
 } phys_pair;
 
+/* an explicit contact pair (MJCF <pair>, contact_filter.c): geoms a < b collide whatever their
+ * contype/conaffinity, with this friction (< 0: the geoms' rule) and condim (0: the geoms') */
+typedef struct phys_contact_pair {
+  int a, b;
+  double friction;
+  int condim;
+} phys_contact_pair;
+
+/* a keyframe (keyframe.c): a state blob of phys_world_save_state and the actuators' controls */
+typedef struct phys_keyframe {
+  char name[64];
+  unsigned char *state;
+  size_t size;
+  double *ctrl;
+  int nctrl;
+} phys_keyframe;
+
 /* the broadphase sweep is split into at most this many slices, one per thread */
 #define PHYS_SWEEP_SLICES 16
 
@@ -137,6 +179,22 @@ struct phys_world {
   int nartics, artics_cap;
   phys_actuator *actuators;
   int nactuators, actuators_cap;
+  struct phys_site *sites;     /* sites and sensors (sensor.h) */
+  int nsites, sites_cap;
+  struct phys_sensor *sensors;
+  int nsensors, sensors_cap;
+  phys_mesh *meshes;     /* registered meshes and their flat hull arrays (mesh.c) */
+  int nmeshes, meshes_cap;
+  double *mesh_vert, *mesh_plane;
+  int *mesh_face, *mesh_face_vert, *mesh_vadj, *mesh_adj;
+  int nmesh_vert, mesh_vert_cap, nmesh_face, mesh_plane_cap, mesh_face_cap, nmesh_fv, mesh_fv_cap;
+  int mesh_vadj_cap, mesh_adj_cap;
+  uint64_t *excludes;    /* contact-excluded body pairs (min << 32 | max), sorted, unique */
+  int nexcludes, excludes_cap;
+  phys_contact_pair *cpairs; /* explicit contact pairs, sorted by (a, b), unique */
+  int ncpairs, cpairs_cap;
+  phys_keyframe *keyframes;
+  int nkeyframes, keyframes_cap;
   char **notices;        /* loader notices (owned) */
   int nnotices, notices_cap;
 
@@ -179,6 +237,21 @@ int phys__add_notice(phys_world *w, const char *text);
 /* body id valid and alive? */
 int phys__body_ok(const phys_world *w, phys_id id);
 
+/* ---- contact_filter.c and keyframe.c ---- */
+
+/* 1 if contacts between bodies body1 and body2 are excluded (binary search, no allocation) */
+int phys__contact_excluded(const phys_world *w, int body1, int body2);
+
+/* the explicit contact pair of geoms g1 and g2 (any order), or NULL (binary search) */
+const phys_contact_pair *phys__contact_pair_find(const phys_world *w, int g1, int g2);
+
+/* continue model hash h with the exclusions and explicit pairs */
+uint64_t phys__contact_filters_hash(const phys_world *w, uint64_t h);
+
+/* release the exclusions and explicit pairs, and the keyframes (world destruction) */
+void phys__contact_filters_free(phys_world *w);
+void phys__keyframes_free(phys_world *w);
+
 /* ---- body.c ---- */
 
 /* phys_world_add_body; with massless_ok, a description with mass 0 and no geoms gives a massless
@@ -204,6 +277,11 @@ void phys__artic_integrate(phys_artic *a, double h);
 /* release an articulation's arrays */
 void phys__artic_free(phys_artic *a);
 
+/* ---- mesh.c ---- */
+
+/* hull of mesh id, or NULL when the id is unknown */
+const phys_hull *phys__mesh_hull(const phys_world *w, int mesh);
+
 /* ---- massprops.c ---- */
 
 /* volume, mass-normalised inertia about the centre in the geom's frame (principal moments per
@@ -214,6 +292,11 @@ void phys__shape_unit_inertia(phys_geom_type type, const double size[3], double 
 /* eigen-decomposition of a symmetric 3x3 matrix: values (ascending) and rotation whose columns
  * are the eigenvectors (right-handed) */
 void phys__sym3_eigen(const double a[9], double values[3], double rot[9]);
+
+/* volume, centre (geom frame) and inertia tensor per unit mass about that centre (geom frame)
+ * of geom description g; meshes take their hull from w. Returns the volume (0 for planes). */
+double phys__geom_mass_frame(const phys_world *w, const phys_geom_desc *g, double center[3],
+                             double unit_inertia[9]);
 
 /* ---- step pipeline (step.c and the stage files) ---- */
 

@@ -463,9 +463,9 @@ static void test_errors(void) {
                "<geom size=\"1\"/></body></body></worldbody></mujoco>", PHYS_E_PARSE, 4,
                "freejoint", "free joint");
   /* unsupported sections, elements, attributes, values */
-  expect_error("<mujoco>\n<sensor/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "sensor", NULL);
-  expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2,
-               "include", NULL);
+  expect_error("<mujoco>\n<tendon/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "tendon", NULL);
+  expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_PARSE, 2,
+               "include", "relative include");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"0.02\"/></worldbody></mujoco>",
                PHYS_E_UNSUPPORTED, 2, "geom", "margin");
   /* actuators: unknown joint, unsupported kinds and transmissions */
@@ -480,13 +480,13 @@ static void test_errors(void) {
                PHYS_E_UNSUPPORTED, 2, "motor", "tendon");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" bogus=\"1\"/></worldbody></mujoco>",
                PHYS_E_PARSE, 2, "geom", "bogus");
-  expect_error("<mujoco><worldbody>\n<geom type=\"ellipsoid\" size=\"1 1 1\"/></worldbody>"
-               "</mujoco>", PHYS_E_UNSUPPORTED, 2, "geom", "ellipsoid");
-  expect_error("<mujoco><worldbody>\n<geom size=\"1\" condim=\"4\"/></worldbody></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "geom", "condim");
+  expect_error("<mujoco><worldbody>\n<geom type=\"hfield\" size=\"1 1 1\"/></worldbody>"
+               "</mujoco>", PHYS_E_UNSUPPORTED, 2, "geom", "hfield");
+  expect_error("<mujoco><worldbody>\n<geom type=\"ellipsoid\" size=\"1 1\"/></worldbody>"
+               "</mujoco>", PHYS_E_PARSE, 2, "geom", "size");
   expect_error("<mujoco><worldbody><body name=\"a\"><freejoint/><geom size=\"1\"/></body>"
-               "</worldbody><equality>\n<weld body1=\"a\"/></equality></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "weld", "weld");
+               "</worldbody><equality>\n<weld body1=\"a\" active=\"false\"/></equality>"
+               "</mujoco>", PHYS_E_UNSUPPORTED, 2, "weld", "inactive");
   expect_error("<mujoco><default>\n<joint frictionloss=\"1\"/></default><worldbody>\n<body>\n"
                "<joint type=\"free\"/></body></worldbody></mujoco>",
                PHYS_E_UNSUPPORTED, 4, "joint", "frictionloss");

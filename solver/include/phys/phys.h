@@ -68,6 +68,29 @@ phys_status phys_world_set_options(phys_world *w, const phys_world_options *opt)
  * receives its id. Rejects non-finite or non-positive sizes, bad condim, negative friction. */
 phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc, phys_id *out_geom);
 
+/* Register a mesh for PHYS_GEOM_MESH geoms: the convex hull (qhull) of `nvert` points
+ * (`vertices`: 3 * nvert doubles in the mesh frame, copied) is stored in the world; geoms
+ * collide with and take mass properties (volume, centre, inertia) from that solid hull.
+ * `name` (nullable, < 64 bytes, copied) must be unique. Rejected (world unchanged): fewer than
+ * 4 points, coplanar or collinear points, non-finite values, a taken name. On success *out_mesh
+ * (nullable) receives the mesh id (0, 1, ... in order). Not thread-safe with other calls on w. */
+phys_status phys_world_add_mesh(phys_world *w, const double *vertices, int nvert, const char *name,
+                                int *out_mesh);
+
+/* Id of the mesh called `name`, or -1 (also for NULL or ""). */
+int phys_world_find_mesh(const phys_world *w, const char *name);
+
+/* Read the vertices of a mesh file: Wavefront OBJ (its `v` lines) when the name ends in .obj,
+ * else STL, binary or ASCII by content (every facet's 3 vertices, duplicates kept; a file whose
+ * size does not match its binary triangle count and that does not start with "solid" is a
+ * truncated binary STL). Each coordinate is multiplied by
+ * scale (nullable = 1, 1, 1). On success *vertices is a malloc'd array of 3 * *nvert doubles
+ * that the caller free()s. Errors (nothing allocated): PHYS_E_IO for a missing/unreadable file,
+ * PHYS_E_INVALID for an empty, truncated or malformed one or non-finite values; err (nullable)
+ * names the file (and the line for text files). Thread-safe. */
+phys_status phys_mesh_read_file(const char *path, const double scale[3], double **vertices,
+                                int *nvert, phys_error *err);
+
 /* Add a free rigid body with `ngeom` geoms (ngeom >= 0; `geoms` may be NULL when ngeom is 0).
  * With desc->mass < 0 the mass, COM and inertia come from the geoms (density or mass of each);
  * with desc->mass > 0 they are taken from desc. Rejected (world unchanged): mass == 0 or a
@@ -145,6 +168,10 @@ phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
  * nullable. */
 phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_id *body);
 
+/* The description actuator `id` was added with (type, gear, gains, ranges) into *out (not
+ * NULL). Rejected: unknown id. */
+phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:
@@ -152,6 +179,55 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
  * the constraint's index. */
 phys_status phys_world_add_connect(phys_world *w, phys_id body1, phys_id body2,
                                    const double anchor[3], int *out);
+
+/* Weld equality (3 translational + 3 rotational bilateral rows): keeps body2's frame at the pose
+ * (relpos, relquat) in body1's frame. relpos and relquat are nullable: NULL takes the relative
+ * pose the bodies have when the call is made (relquat is normalised; it must be non-zero).
+ * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:
+ * unknown ids, body1 == body2, both sides static, non-finite values. *out (nullable) receives
+ * the constraint's index, in the same index space as phys_world_add_connect. */
+phys_status phys_world_add_weld(phys_world *w, phys_id body1, phys_id body2, const double relpos[3],
+                                const double relquat[4], int *out);
+
+/* Make equality `eq` (an index from phys_world_add_connect or phys_world_add_weld) soft: each row
+ * becomes a spring-damper (paper 002 eq. 37) with MuJoCo's solref meaning: a critically damped
+ * response for dampratio 1 with time constant `timeconst` (s), the stiffness and damping scaled
+ * by the row's effective mass at the configuration of the call. timeconst 0 makes it hard again.
+ * Rejected: unknown index, timeconst < 0 or not finite, dampratio <= 0 or not finite. */
+phys_status phys_equality_set_soft(phys_world *w, int eq, double timeconst, double dampratio);
+
+/* ---- contact filters (model data: in the model hash, not in snapshots) -------------------- */
+
+/* No contacts between the geoms of body1 and those of body2 (MJCF <contact><exclude>); static
+ * bodies allowed. Adding an existing exclusion again is a no-op. Rejected: unknown or dead ids
+ * (PHYS_E_NOT_FOUND), body1 == body2. Not thread-safe with a step of the same world. */
+phys_status phys_world_exclude_contact(phys_world *w, phys_id body1, phys_id body2);
+
+/* Make geoms geom1 and geom2 collide whatever their contype/conaffinity (MJCF <contact><pair>),
+ * with `friction` (< 0: the geoms' rule, the larger of the two) and `condim` (0: the geoms' rule;
+ * otherwise 1 or 3). The pair replaces the dynamic pair of the same geoms; an exclusion of their
+ * bodies does not apply to it. Rejected: unknown geoms (PHYS_E_NOT_FOUND), geom1 == geom2, both
+ * static, both on one body, non-finite friction, other condims, a pair added twice. */
+phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id geom2,
+                                        double friction, int condim);
+
+/* ---- keyframes ---------------------------------------------------------------------------- */
+
+/* Capture the world's current state (phys_world_save_state) and the actuators' controls as a
+ * keyframe called `name` (nullable or "": unnamed; copied, < 64 bytes, unique when given).
+ * *out (nullable) receives its index (0, 1, ... in order). Keyframes live as long as the world
+ * and are not part of snapshots. */
+phys_status phys_world_add_keyframe(phys_world *w, const char *name, int *out);
+
+/* Number of keyframes; name of keyframe i ("" when unnamed; NULL for a bad index; owned by the
+ * world); index of the keyframe called `name`, or -1. */
+int phys_world_keyframe_count(const phys_world *w);
+const char *phys_world_keyframe_name(const phys_world *w, int i);
+int phys_world_find_keyframe(const phys_world *w, const char *name);
+
+/* Restore keyframe i: phys_world_load_state of its state (so the model must not have changed
+ * since the capture) and its controls. On error nothing changes. */
+phys_status phys_world_apply_keyframe(phys_world *w, int i);
 
 /* Remove a body and its geoms. Its id is never reused. Wakes the island it touched. */
 phys_status phys_world_remove_body(phys_world *w, phys_id body);
@@ -235,8 +311,9 @@ uint64_t phys_world_state_hash(const phys_world *w);
 
 /* ---- snapshots ---------------------------------------------------------------------------- */
 
-/* Hash of the model (options' timestep and gravity, bodies' mass properties, geoms, connects):
- * snapshots can only be restored into a world with the same hash. */
+/* Hash of the model (options' timestep and gravity, bodies' mass properties, geoms, connects,
+ * contact exclusions and explicit pairs, non-default geom priorities): snapshots can only be
+ * restored into a world with the same hash. */
 uint64_t phys_world_model_hash(const phys_world *w);
 
 /* Bytes phys_world_save_state() writes for the world as it is now. */
@@ -251,6 +328,120 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
  * continues bit for bit as it did after the save. On error nothing changes. */
 phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size);
 
+/* ---- sites and sensors -------------------------------------------------------------------- */
+
+/* A site: a frame fixed to a body (or to the world), for sensors and lookups; model data (not
+ * in snapshots, part of the model hash). Sites are numbered 0, 1, ... in order of addition.
+ * body: a live body or PHYS_ID_NONE (the world); pos and quat (nullable = identity, normalised)
+ * are the site's frame in the body frame (world frame for the world). name: nullable, copied
+ * (at most 63 bytes, unique among sites). Rejected: unknown body, non-finite values, a zero
+ * quaternion, a duplicate or too long name. *out (nullable) receives the index. */
+phys_status phys_world_add_site(phys_world *w, phys_id body, const double pos[3],
+                                const double quat[4], const char *name, int *out);
+
+/* Number of sites; index of the site called `name` (-1 if none or name NULL). */
+int phys_world_site_count(const phys_world *w);
+int phys_world_find_site(const phys_world *w, const char *name);
+
+/* Name of a site ("" when it has none) or NULL for an unknown index; owned by the world. */
+const char *phys_site_get_name(const phys_world *w, int site);
+
+/* The body of a site (PHYS_ID_NONE for the world) and its pose in that body's frame. Outputs
+ * nullable. */
+phys_status phys_site_get_info(const phys_world *w, int site, phys_id *body, double pos[3],
+                               double quat[4]);
+
+/* World pose of a site in the current state. Outputs nullable. PHYS_E_NOT_FOUND for an unknown
+ * index, PHYS_E_STATE when its body has been removed. */
+phys_status phys_site_get_pose(const phys_world *w, int site, double pos[3], double quat[4]);
+
+/* Sensor types (MuJoCo's names where one exists) and the values each reads (dim):
+ *   JOINTPOS, JOINTVEL   obj: a hinge or slide link (BODY); 1: rad or m, rad/s or m/s
+ *   ACTUATORFRC          obj: an actuator; 1: its force before gear (phys_actuator_get)
+ *   FRAMEPOS, FRAMEQUAT  obj: BODY, BODY_COM or SITE; 3 / 4 (w, x, y, z): the object's frame in
+ *                        the reference frame (world when reftype is NONE)
+ *   FRAMELINVEL          3: velocity of the object's origin relative to the reference frame
+ *                        (v - v_ref - w_ref x (p - p_ref)), in the reference frame's axes
+ *   FRAMEANGVEL          3: w - w_ref in the reference frame's axes
+ *   ACCELEROMETER        obj: SITE; 3: linear acceleration of the site point over the last step
+ *                        minus gravity, site axes (at rest it reads +g upward, as MuJoCo)
+ *   GYRO                 obj: SITE; 3: angular velocity in site axes
+ *   FORCE, TORQUE        obj: SITE; 3: the wrench the site's body and its subtree receive from
+ *                        the parent through the joint in the last step, evaluated at the pose
+ *                        the bodies had at its start (where the step evaluated the dynamics), in
+ *                        site axes, the torque about the site point (MuJoCo's force/torque
+ *                        sensors: sum over the subtree of m a - external forces; ~0 for a free
+ *                        body)
+ *   CONTACTFORCE         obj: BODY or SITE (its body); 3: total contact force on the body in
+ *                        the last step (sum of impulses / h), world axes (physd's own sensor)
+ *   TOUCH                obj: BODY or SITE (its body); 1: sum of the normal contact forces on
+ *                        the body in the last step (MuJoCo's touch restricted to the site's
+ *                        volume; physd takes the whole body)
+ * Last-step sensors (ACCELEROMETER, FORCE, TORQUE, CONTACTFORCE, TOUCH) read what the last
+ * phys_world_step recorded (zeros before the first step, so an accelerometer reads -gravity); a
+ * sleeping body keeps zero acceleration and the contact forces of its last awake step. */
+typedef enum phys_sensor_type {
+  PHYS_SENSOR_JOINTPOS = 0,
+  PHYS_SENSOR_JOINTVEL = 1,
+  PHYS_SENSOR_ACTUATORFRC = 2,
+  PHYS_SENSOR_FRAMEPOS = 3,
+  PHYS_SENSOR_FRAMEQUAT = 4,
+  PHYS_SENSOR_FRAMELINVEL = 5,
+  PHYS_SENSOR_FRAMEANGVEL = 6,
+  PHYS_SENSOR_ACCELEROMETER = 7,
+  PHYS_SENSOR_GYRO = 8,
+  PHYS_SENSOR_FORCE = 9,
+  PHYS_SENSOR_TORQUE = 10,
+  PHYS_SENSOR_CONTACTFORCE = 11,
+  PHYS_SENSOR_TOUCH = 12,
+  PHYS_SENSOR_TYPE_COUNT = 13
+} phys_sensor_type;
+
+/* What a sensor's objid (or refid) names. */
+typedef enum phys_sensor_obj {
+  PHYS_SENSOR_OBJ_NONE = 0,     /* nothing (reference: the world frame) */
+  PHYS_SENSOR_OBJ_BODY = 1,     /* a body id: its body frame (phys_body_get_state) */
+  PHYS_SENSOR_OBJ_BODY_COM = 2, /* a body id: its inertial frame (COM, principal axes; MJCF's
+                                   objtype "body") */
+  PHYS_SENSOR_OBJ_SITE = 3,     /* a site index */
+  PHYS_SENSOR_OBJ_ACTUATOR = 4  /* an actuator index */
+} phys_sensor_obj;
+
+typedef struct phys_sensor_desc {
+  phys_sensor_type type;
+  phys_sensor_obj objtype;
+  int objid;
+  phys_sensor_obj reftype;  /* frame sensors only: NONE (world), BODY, BODY_COM or SITE */
+  int refid;
+} phys_sensor_desc;
+
+/* A description with type JOINTPOS, no object and the world as reference. Never fails. */
+phys_sensor_desc phys_sensor_desc_default(void);
+
+/* Add a sensor (model data; numbered 0, 1, ...). name: nullable, copied (at most 63 bytes,
+ * unique among sensors). Rejected (world unchanged): unknown type, an object kind the type does
+ * not take, unknown or removed ids, a joint sensor on a link that is not hinge or slide, a
+ * reference on a non-frame sensor, a duplicate or too long name. *out (nullable): its index. */
+phys_status phys_world_add_sensor(phys_world *w, const phys_sensor_desc *d, const char *name,
+                                  int *out);
+
+/* Number of sensors; number of values sensor `id` reads (-1 for an unknown id). */
+int phys_world_sensor_count(const phys_world *w);
+int phys_sensor_dim(const phys_world *w, int id);
+
+/* Name of a sensor ("" when it has none) or NULL for an unknown id; owned by the world. Index
+ * of the sensor called `name` (-1 if none). */
+const char *phys_sensor_get_name(const phys_world *w, int id);
+int phys_world_find_sensor(const phys_world *w, const char *name);
+
+/* The description of a sensor (a copy). */
+phys_status phys_sensor_get_desc(const phys_world *w, int id, phys_sensor_desc *out);
+
+/* Read sensor `id` from the current state (and the last step's records) into out[0 ..
+ * phys_sensor_dim - 1] (caller-owned). Reads only; allocates nothing. PHYS_E_NOT_FOUND for an
+ * unknown id or a NULL out, PHYS_E_STATE when an object it reads has been removed. */
+phys_status phys_sensor_read(const phys_world *w, int id, double *out);
+
 /* ---- loading ------------------------------------------------------------------------------ */
 
 /* Load an MJCF file (the subset of docs/mjcf.md) into a new world. `opt` may be NULL: the
@@ -264,6 +455,41 @@ phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys
  * relative includes are not allowed. */
 phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
                                   const phys_world_options *opt, phys_world **out, phys_error *err);
+
+/* Options of the URDF loader and of phys_load_model. Start from phys_load_options_default().
+ * The loader copies what it needs; package_paths must stay valid only during the call. */
+typedef struct phys_load_options {
+  int floating_base;   /* URDF root with no joint: 0 fixed to the world (default), 1 free */
+  const char *const *package_paths; /* directories for package://NAME/...: each holds NAME/ or
+                                       is NAME itself; nullable when npackage_paths is 0 */
+  int npackage_paths;
+  int repair_inertia;  /* 0: reject inertias that break the triangle inequality (default), 1:
+                          repair with a notice */
+  int ground_plane;    /* 1: add a static plane z = 0 (URDF and MJCF); default 0 */
+} phys_load_options;
+
+/* Defaults: fixed base, no package paths, no inertia repair, no ground plane. Never fails. */
+phys_load_options phys_load_options_default(void);
+
+/* Load a URDF robot (the subset of docs/urdf.md) into a new world. `lo` and `opt` nullable
+ * (defaults). Relative mesh paths are resolved against the file's directory. On error *out is
+ * NULL and `err` (nullable) says "file:line: <element>: reason". Notices (the base mode, ignored
+ * vendor elements, ...) are left on the world (phys_world_notice). Thread-safety as
+ * phys_load_mjcf. */
+phys_status phys_load_urdf(const char *path, const phys_load_options *lo,
+                           const phys_world_options *opt, phys_world **out, phys_error *err);
+
+/* Same for an in-memory document; `name` is used in messages (nullable: "(string)"), `base_dir`
+ * (nullable: the current directory) resolves relative mesh paths. */
+phys_status phys_load_urdf_string(const char *xml, size_t len, const char *name,
+                                  const char *base_dir, const phys_load_options *lo,
+                                  const phys_world_options *opt, phys_world **out,
+                                  phys_error *err);
+
+/* Load a model file by its content: root element <robot> is URDF, <mujoco> is MJCF (then only
+ * lo->ground_plane applies). `lo` nullable (defaults). Errors as the loaders'. */
+phys_status phys_load_model(const char *path, const phys_load_options *lo,
+                            const phys_world_options *opt, phys_world **out, phys_error *err);
 
 /* Notices a loader left on the world: things in the file that physd accepted but cannot honour
  * (e.g. MuJoCo's soft-constraint parameters), one per kind, "file:line: <element>: text".

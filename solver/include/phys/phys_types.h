@@ -45,13 +45,18 @@ typedef enum phys_geom_type {
   PHYS_GEOM_CAPSULE = 2,  /* size[0] = radius, size[1] = half-length of the segment along local z */
   PHYS_GEOM_BOX = 3,      /* size[0..2] = half-extents along local x, y, z */
   PHYS_GEOM_CYLINDER = 4, /* size[0] = radius, size[1] = half-length along local z */
-  PHYS_GEOM_TYPE_COUNT = 5
+  PHYS_GEOM_ELLIPSOID = 5, /* size[0..2] = semi-axes along local x, y, z */
+  PHYS_GEOM_MESH = 6,     /* convex hull of the mesh phys_geom_desc.mesh (phys_world_add_mesh);
+                           * size unused; the geom frame is the mesh's vertex frame */
+  PHYS_GEOM_TYPE_COUNT = 7
 } phys_geom_type;
 
 /* A geom: a shape with contact properties, attached to a body or to the world.
  *
  * Friction: sliding coefficient mu >= 0. A contact takes the larger of the two geoms' coefficients
- * and the larger of their condims (MuJoCo's rule without priorities). condim 1 is frictionless,
+ * and the larger of their condims, unless their `priority` differs: then the higher-priority
+ * geom's friction and condim (MuJoCo's rule; phys_world_add_contact_pair can override both per
+ * pair). condim 1 is frictionless,
  * condim 3 has sliding friction; other values are rejected in this version.
  * Filtering: two geoms may collide when (a.contype & b.conaffinity) || (b.contype & a.conaffinity). */
 typedef struct phys_geom_desc {
@@ -65,6 +70,10 @@ typedef struct phys_geom_desc {
   int condim;         /* 1 (frictionless) or 3 (sliding friction) */
   uint32_t contype;   /* collision type bits */
   uint32_t conaffinity; /* collision affinity bits */
+  int mesh;           /* mesh id for PHYS_GEOM_MESH (phys_world_add_mesh); -1 by default */
+  int priority;       /* MuJoCo's geom priority (default 0): in a contact, the geom with the
+                       * higher priority gives the friction and condim; equal priorities take
+                       * the larger of each (the rule above) */
 } phys_geom_desc;
 
 /* A free rigid body. The body frame is where the user puts it; the centre of mass and principal
@@ -159,6 +168,17 @@ typedef enum phys_penalty_rule {
   PHYS_PENALTY_PAPER = 1
 } phys_penalty_rule;
 
+/* Which ADMM splitting solves the articulated subsystems (paper 002 sec. 6.7, the ablations of
+ * Table III). All three solve the same problem; they differ in speed. */
+typedef enum phys_admm_variant {
+  PHYS_ADMM_SUBADMM = 0, /* per subsystem and per body (eq. 40-41, tree-sparse factor): default */
+  PHYS_ADMM_NO_SUB = 1,  /* vanilla ADMM (28): one dense factorisation of each island's whole
+                            system, one slack per constraint; islands up to 2048 dofs */
+  PHYS_ADMM_NO_BODY = 2  /* per subsystem without body splitting: each tree's
+                            A + beta sum J^T J built from dense per-constraint products and
+                            factorised with dense Cholesky (LAPACK) */
+} phys_admm_variant;
+
 /* World options. Start from phys_world_options_default() and change what you need. */
 typedef struct phys_world_options {
   double timestep;          /* s, > 0; default 0.002 */
@@ -167,6 +187,7 @@ typedef struct phys_world_options {
   int max_iterations;       /* SubADMM iteration cap per step and island, >= 1; default 100 */
   double tolerance;         /* stop when the sec. 7 accuracy metric is below this; default 1e-5 */
   phys_penalty_rule penalty_rule; /* default PHYS_PENALTY_SCALED */
+  phys_admm_variant admm_variant; /* default PHYS_ADMM_SUBADMM (the others are ablations) */
   double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 4 */
   double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */

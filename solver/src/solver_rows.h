@@ -1,0 +1,69 @@
+/* solver_rows.h - the constraint operators and piece Jacobians shared by the ADMM variants
+ * (solver_subadmm.c, solver_nosub.c): private to the solver, static inline. */
+#ifndef PHYS_SOLVER_ROWS_H
+#define PHYS_SOLVER_ROWS_H
+
+#include <math.h>
+#include "solver.h"
+#include "math3.h"
+
+/* ---- constraint operators ---------------------------------------------------------------- */
+
+/* lambda = T(x): the strict friction-cone operator (17) for contacts (normal first, then the
+ * tangent clamped to the disk at that height), max(0, x_n) for frictionless contacts, and the
+ * identity for bilateral connects */
+static inline void project(const phys_con *c, const double x[3], double lam[3]) {
+  if (c->kind == PHYS_CON_CONNECT) {
+    v3_copy(lam, x);
+    return;
+  }
+  double ln = x[2] > 0.0 ? x[2] : 0.0;
+  lam[2] = ln;
+  if (c->dim == 1) {
+    lam[0] = lam[1] = 0.0;
+    return;
+  }
+  double r = c->mu * ln, t = sqrt(x[0] * x[0] + x[1] * x[1]);
+  if (t <= r) {
+    lam[0] = x[0];
+    lam[1] = x[1];
+  } else {
+    double s = t > 0.0 ? r / t : 0.0;
+    lam[0] = x[0] * s;
+    lam[1] = x[1] * s;
+  }
+}
+
+/* J v for a piece: s R (v + w x r), only the rows the constraint uses (others set to 0) */
+static inline void piece_jv(const phys_con *c, const phys_piece *p, const double *v, double out[3]) {
+  double wr[3], pv[3];
+  if (c->ang) {
+    /* a weld's angular rows: s R w */
+    m3_mulv(out, c->R, v + 3);
+    v3_scale(out, out, p->sign);
+    return;
+  }
+  v3_cross(wr, v + 3, p->r);
+  v3_add(pv, v, wr);
+  if (c->dim == 1) {
+    out[0] = out[1] = 0.0;
+    out[2] = p->sign * v3_dot(c->R + 6, pv);
+  } else {
+    m3_mulv(out, c->R, pv);
+    v3_scale(out, out, p->sign);
+  }
+}
+
+/* world force s R^T g of a piece (rows the constraint does not use are ignored); a torque for
+ * angular rows */
+static inline void piece_force(const phys_con *c, const phys_piece *p, const double g[3],
+                               double out[3]) {
+  if (c->dim == 1) {
+    v3_scale(out, c->R + 6, p->sign * g[2]);
+  } else {
+    m3_tmulv(out, c->R, g);
+    v3_scale(out, out, p->sign);
+  }
+}
+
+#endif
