@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,11 @@
 
 #include "log.h"
 #include "session.h"
+#include "stats.h"
 
 #define WRITE_BATCH 64           /* buffers handed to one uv_write */
 #define SHUTDOWN_GRACE_MS 3000   /* connections still open after this are closed hard */
+#define NET_SPIN_NS 50000ull     /* how long the loop polls for a reply after a request */
 
 /* a write in flight: owns its buffers */
 typedef struct write_req {
@@ -165,7 +168,15 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     net_close(s, uv_strerror((int)nread));
     return;
   }
-  if (nread > 0) session_on_read(s, s->rbuf, (size_t)nread);
+  if (nread > 0) {
+    session_on_read(s, s->rbuf, (size_t)nread);
+    /* a request went to the simulation: its reply usually comes within microseconds (a
+     * lock-step cycle), sooner than the doorbell's wake-up would deliver it */
+    if (s->submitted) {
+      s->submitted = 0;
+      net_spin_for_replies(s->net);
+    }
+  }
 }
 
 void net_read_pause(session *s) {
@@ -259,9 +270,8 @@ static session *find_session(net *n, uint64_t id) {
   return NULL;
 }
 
-static void on_wake(uv_async_t *a) {
-  net *n = a->data;
-  /* replies, in posting order */
+/* hand the simulation's replies, in posting order, to their sessions */
+static void take_replies(net *n) {
   sim_reply *r = sim_take_replies(n->sim);
   while (r) {
     sim_reply *next = r->next;
@@ -273,27 +283,55 @@ static void on_wake(uv_async_t *a) {
     sim_reply_free(r);
     r = next;
   }
-  /* stream frames from the newest state */
+}
+
+void net_poll_state(net *n) {
   int fresh;
   n->latest = sim_read_state(n->sim, &fresh);
-  if (fresh && !n->shutting_down)
-    for (session *s = n->sessions, *next; s; s = next) {
-      next = s->next;
-      session_on_state(s, n->latest);
-    }
+  if (!fresh || n->shutting_down) return;
+  /* stream frames from the newest state, each selector packed once */
+  frame_cache cache;
+  memset(&cache, 0, sizeof cache);
+  for (session *s = n->sessions, *next; s; s = next) {
+    next = s->next;
+    session_on_state(s, n->latest, &cache);
+  }
+  frame_cache_free(&cache);
+}
+
+/* one poll of a bounded spin: yield the core, so that on a busy machine the spinning thread
+ * lets the threads it waits for run (returns at once on an idle core) */
+static inline void cpu_relax(void) { sched_yield(); }
+
+void net_spin_for_replies(net *n) {
+  if (n->shutting_down) return;
+  /* back off while polling does not pay (slow requests: steps of a big world, commands in
+   * real time answered at the next deadline): after k misses in a row, skip 2^k - 1 times */
+  if (n->spin_skip > 0) {
+    n->spin_skip--;
+    return;
+  }
+  /* the simulation skips the doorbell while loop_spinning is set; after clearing it the outbox
+   * is read once more (take_replies), which catches a reply posted at the last moment */
+  atomic_store(&n->counters.loop_spinning, 1);
+  uint64_t t0 = mono_now_ns();
+  while (!sim_has_replies(n->sim) && mono_now_ns() - t0 < NET_SPIN_NS) cpu_relax();
+  int hit = sim_has_replies(n->sim);
+  atomic_store(&n->counters.loop_spinning, 0);
+  if (hit) n->spin_misses = 0;
+  else if (n->spin_misses < 6) n->spin_skip = (1u << ++n->spin_misses) - 1;
+  else n->spin_skip = 63;
+  atomic_thread_fence(memory_order_seq_cst);
+  take_replies(n);
+}
+
+static void on_wake(uv_async_t *a) {
+  net *n = a->data;
+  take_replies(n);
+  net_poll_state(n);
   /* shutdown: the simulation is done and every reply is in, flush and close */
   if (n->shutting_down && !n->final_flush && sim_finished(n->sim)) {
-    r = sim_take_replies(n->sim);
-    while (r) {
-      sim_reply *next = r->next;
-      session *s = find_session(n, r->session);
-      if (s) {
-        session_on_reply(s, r->slot, r->buf, r->len, r->has_cmd_seq, r->cmd_seq);
-        r->buf = NULL;
-      }
-      sim_reply_free(r);
-      r = next;
-    }
+    take_replies(n);
     n->final_flush = 1;
     for (session *s = n->sessions, *next; s; s = next) {
       next = s->next;

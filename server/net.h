@@ -38,6 +38,7 @@ typedef struct net {
   const state_snap *latest;   /* newest published state (reader side of the triple buffer) */
   int shutting_down, final_flush, closed;
   int handles_open;           /* handles not yet closed (for the end of the loop) */
+  unsigned spin_misses, spin_skip; /* net_spin_for_replies back-off */
 } net;
 
 /* Initialise `n` on `loop` (the async handle included, so the sim can be created with
@@ -70,6 +71,13 @@ void net_close(session *s, const char *reason);
 
 /* Send an error frame out of order and close the connection once it is written. */
 void net_fail(session *s, uint64_t req_id, int code, const char *reason);
+
+/* Read the newest published state and queue the stream frames it makes due. */
+void net_poll_state(net *n);
+
+/* After requests went to the simulation: poll its outbox for up to NET_SPIN_NS (50 us) and
+ * hand over the replies, without waiting for the doorbell (uv_async) to wake the loop. */
+void net_spin_for_replies(net *n);
 
 /* Pause / resume reading from a session (back-pressure on pipelined requests). */
 void net_read_pause(session *s);

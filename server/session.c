@@ -31,14 +31,52 @@ session *session_new(net *n, int is_tcp) {
   return s;
 }
 
+/* count (+1) or uncount (-1) what a subscription asks the simulation to capture */
+static void sub_wants(net *n, const subscription *sub, int d) {
+  if (sub->contacts) atomic_fetch_add(&n->counters.contacts_wanted, d);
+  if (sub->all_joints || sub->njoints) atomic_fetch_add(&n->counters.joints_wanted, d);
+  if (sub->actuators) atomic_fetch_add(&n->counters.actuators_wanted, d);
+  if (sub->sensors) atomic_fetch_add(&n->counters.sensors_wanted, d);
+}
+
+static void sub_free(net *n, subscription *sub) {
+  sub_wants(n, sub, -1);
+  free(sub->bodies);
+  free(sub->joints);
+  free(sub->pending);
+}
+
 void session_drop_subs(session *s) {
-  for (uint32_t i = 0; i < s->nsubs; i++) {
-    if (s->subs[i].contacts) atomic_fetch_sub(&s->net->counters.contacts_wanted, 1);
-    free(s->subs[i].bodies);
-    free(s->subs[i].pending);
-  }
+  for (uint32_t i = 0; i < s->nsubs; i++) sub_free(s->net, &s->subs[i]);
   atomic_fetch_sub(&s->net->counters.subscriptions, s->nsubs);
+  int had = s->nsubs > 0;
   s->nsubs = 0;
+  if (had) session_update_publish_period(s->net);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+void session_update_publish_period(net *n) {
+  uint64_t g = 0, shortest = UINT64_MAX;
+  int every_step = 0;
+  for (session *s = n->sessions; s && !every_step; s = s->next)
+    for (uint32_t i = 0; i < s->nsubs; i++) {
+      if (s->subs[i].period_ns == 0) {
+        every_step = 1;
+        break;
+      }
+      g = gcd64(g, s->subs[i].period_ns);
+      if (s->subs[i].period_ns < shortest) shortest = s->subs[i].period_ns;
+    }
+  atomic_store(&n->counters.publish_period_ns, every_step ? 0 : g);
+  atomic_store(&n->counters.publish_wall_ns, every_step || g == 0 ? 0 : shortest / 2);
 }
 
 void session_free(session *s) {
@@ -154,7 +192,8 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
            (unsigned long long)s->id, s->peer, h->client_name ? h->client_name : "", h->minor);
 
   static char *features[] = {"lockstep", "barrier", "realtime", "max_speed", "snapshot",
-                             "contacts", "streams", "add_body", "joints"};
+                             "contacts", "streams", "add_body", "joints",
+                             "joint_state", "actuators", "notices", "release_on_disconnect"};
   char version[96];
   snprintf(version, sizeof version, "%s (libphys %s)", SERVER_VERSION, phys_version());
   Physd__V1__Limits lim = PHYSD__V1__LIMITS__INIT;
@@ -205,6 +244,7 @@ static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelop
     return;
   }
   const Physd__V1__Selector *sel = m->selector;
+  net_poll_state(n); /* the newest snapshot: ids are checked against the world as it is now */
   const state_snap *snap = n->latest;
   if (sel)
     for (size_t i = 0; i < sel->n_bodies; i++)
@@ -214,6 +254,16 @@ static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelop
         slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__NOT_FOUND, msg);
         return;
       }
+  if (sel)
+    for (size_t i = 0; i < sel->n_joints; i++) {
+      int k = snap ? snap_find_body(snap, sel->joints[i]) : -1;
+      if (k < 0 || !snap->bodies[k].link) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "joint %d: no such joint", sel->joints[i]);
+        slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__NOT_FOUND, msg);
+        return;
+      }
+    }
   subscription *sub = &s->subs[s->nsubs];
   memset(sub, 0, sizeof *sub);
   sub->all_bodies = !sel || sel->all_bodies;
@@ -228,16 +278,32 @@ static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelop
     memcpy(sub->bodies, sel->bodies, sel->n_bodies * sizeof *sub->bodies);
     sub->nbodies = sel->n_bodies;
   }
+  sub->all_joints = sel && sel->all_joints;
+  sub->actuators = sel && sel->actuators;
+  sub->sensors = sel && sel->sensors;
+  if (sel && sel->n_joints && !sub->all_joints) {
+    sub->joints = malloc(sel->n_joints * sizeof *sub->joints);
+    if (!sub->joints) {
+      free(sub->bodies);
+      slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+      return;
+    }
+    memcpy(sub->joints, sel->joints, sel->n_joints * sizeof *sub->joints);
+    sub->njoints = sel->n_joints;
+  }
   sub->period_ns = m->period_ns;
   sub->id = s->next_sub_id++;
-  if (snap) {
-    sub->last_step = snap->step;
-    sub->last_gen = snap->world_gen;
-    sub->last_bucket = sub->period_ns ? snap->sim_time_ns / sub->period_ns : 0;
-  }
+  /* counted from the clock: snapshots are published only while someone subscribes, so the
+   * newest one can be older than the current step */
+  sim_clock clk;
+  sim_clock_get(n->sim, &clk);
+  sub->last_step = clk.step;
+  sub->last_gen = snap ? snap->world_gen : 0;
+  sub->last_bucket = sub->period_ns ? clk.sim_time_ns / sub->period_ns : 0;
   s->nsubs++;
+  sub_wants(n, sub, +1);
+  session_update_publish_period(n);
   atomic_fetch_add(&n->counters.subscriptions, 1);
-  if (sub->contacts) atomic_fetch_add(&n->counters.contacts_wanted, 1);
   Physd__V1__Subscribed r = PHYSD__V1__SUBSCRIBED__INIT;
   r.subscription_id = sub->id;
   Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
@@ -251,11 +317,10 @@ static void handle_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envel
   for (uint32_t i = 0; i < s->nsubs; i++) {
     subscription *sub = &s->subs[i];
     if (sub->id != env->unsubscribe->subscription_id) continue;
-    if (sub->contacts) atomic_fetch_sub(&s->net->counters.contacts_wanted, 1);
-    free(sub->bodies);
-    free(sub->pending);
+    sub_free(s->net, sub);
     s->subs[i] = s->subs[--s->nsubs];
     atomic_fetch_sub(&s->net->counters.subscriptions, 1);
+    session_update_publish_period(s->net);
     Physd__V1__Ack ack = PHYSD__V1__ACK__INIT;
     Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
     out.req_id = env->req_id;
@@ -269,7 +334,8 @@ static void handle_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envel
 
 /* is this message a request for the simulation thread? */
 static int is_sim_request(Physd__V1__Envelope__MsgCase c) {
-  return c >= PHYSD__V1__ENVELOPE__MSG_LOAD_WORLD && c <= PHYSD__V1__ENVELOPE__MSG_LEAVE_BARRIER &&
+  return c >= PHYSD__V1__ENVELOPE__MSG_LOAD_WORLD &&
+         c <= PHYSD__V1__ENVELOPE__MSG_SET_ACTUATOR_CONTROL &&
          c != PHYSD__V1__ENVELOPE__MSG_SUBSCRIBE && c != PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE;
 }
 
@@ -315,7 +381,10 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
   } else if (c == PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE) {
     handle_unsubscribe(s, slot, env);
   } else if (is_sim_request(c)) {
-    if (sim_submit(s->net->sim, s->id, slot, env) == 0) return 0; /* the sim owns env now */
+    if (sim_submit(s->net->sim, s->id, slot, env) == 0) {
+      s->submitted = 1;
+      return 0; /* the sim owns env now */
+    }
     slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
                "command queue full (limits.command_queue); retry later");
   } else {
@@ -350,7 +419,82 @@ void session_on_read(session *s, const uint8_t *data, size_t len) {
 
 /* ---- streams ------------------------------------------------------------------------------ */
 
-void session_on_state(session *s, const state_snap *snap) {
+void frame_cache_free(frame_cache *c) {
+  for (uint32_t i = 0; i < c->n; i++) {
+    free(c->e[i].state);
+    free(c->e[i].key.bodies);
+    free(c->e[i].key.joints);
+  }
+  free(c->e);
+  memset(c, 0, sizeof *c);
+}
+
+static int same_ids(const int32_t *a, size_t na, const int32_t *b, size_t nb) {
+  return na == nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+/* do two subscriptions select the same frame content? */
+static int same_selector(const subscription *a, const subscription *b) {
+  return a->all_bodies == b->all_bodies && a->contacts == b->contacts && a->stats == b->stats &&
+         a->all_joints == b->all_joints && a->actuators == b->actuators &&
+         a->sensors == b->sensors && same_ids(a->bodies, a->nbodies, b->bodies, b->nbodies) &&
+         same_ids(a->joints, a->njoints, b->joints, b->njoints);
+}
+
+/* the shared StateFrame bytes for a subscription's selector (packed on first use) */
+static const frame_cache_entry *cached_state(frame_cache *c, const state_snap *snap,
+                                             const subscription *sub) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (same_selector(&c->e[i].key, sub)) {
+      c->reuses++;
+      return &c->e[i];
+    }
+  if (c->n == c->cap) {
+    uint32_t cap = c->cap ? c->cap * 2 : 8;
+    frame_cache_entry *ne = realloc(c->e, cap * sizeof *ne);
+    if (!ne) return NULL;
+    c->e = ne;
+    c->cap = cap;
+  }
+  Physd__V1__Selector sel = PHYSD__V1__SELECTOR__INIT;
+  sel.all_bodies = sub->all_bodies;
+  sel.contacts = sub->contacts;
+  sel.stats = sub->stats;
+  sel.bodies = sub->bodies;
+  sel.n_bodies = sub->nbodies;
+  sel.all_joints = sub->all_joints;
+  sel.joints = sub->joints;
+  sel.n_joints = sub->njoints;
+  sel.actuators = sub->actuators;
+  sel.sensors = sub->sensors;
+  frame_cache_entry *e = &c->e[c->n];
+  memset(e, 0, sizeof *e);
+  e->key.all_bodies = sub->all_bodies;
+  e->key.contacts = sub->contacts;
+  e->key.stats = sub->stats;
+  e->key.all_joints = sub->all_joints;
+  e->key.actuators = sub->actuators;
+  e->key.sensors = sub->sensors;
+  e->key.nbodies = sub->nbodies;
+  e->key.njoints = sub->njoints;
+  if (sub->nbodies && !(e->key.bodies = malloc(sub->nbodies * sizeof *sub->bodies))) return NULL;
+  if (sub->njoints && !(e->key.joints = malloc(sub->njoints * sizeof *sub->joints))) {
+    free(e->key.bodies);
+    return NULL;
+  }
+  if (sub->nbodies) memcpy(e->key.bodies, sub->bodies, sub->nbodies * sizeof *sub->bodies);
+  if (sub->njoints) memcpy(e->key.joints, sub->joints, sub->njoints * sizeof *sub->joints);
+  e->state = snap_pack_state(snap, &sel, &e->len);
+  if (!e->state) {
+    free(e->key.bodies);
+    free(e->key.joints);
+    return NULL;
+  }
+  c->packs++;
+  return &c->e[c->n++];
+}
+
+void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
   if (!s->handshaken || s->closing || s->failed || s->nsubs == 0) return;
   net *n = s->net;
   int queued = 0;
@@ -376,14 +520,10 @@ void session_on_state(session *s, const state_snap *snap) {
     }
     sub->dropped += drops;
     if (drops) atomic_fetch_add(&n->counters.frames_dropped, drops);
-    Physd__V1__Selector sel = PHYSD__V1__SELECTOR__INIT;
-    sel.all_bodies = sub->all_bodies;
-    sel.contacts = sub->contacts;
-    sel.stats = sub->stats;
-    sel.bodies = sub->bodies;
-    sel.n_bodies = sub->nbodies;
-    sub->pending = snap_pack_frame(snap, &sel, 0, sub->id, sub->dropped, s->last_cmd_seq,
-                                   &sub->pending_len);
+    const frame_cache_entry *ce = cached_state(cache, snap, sub);
+    sub->pending = ce ? frame_from_state(ce->state, ce->len, sub->id, sub->dropped,
+                                         s->last_cmd_seq, &sub->pending_len)
+                      : NULL;
     if (sub->pending && sub->pending_len - 4 > n->cfg->max_frame_bytes) {
       /* a frame above the limit is never sent; it counts as dropped */
       free(sub->pending);

@@ -26,12 +26,31 @@ typedef struct subscription {
   int all_bodies, contacts, stats;
   int32_t *bodies;          /* owned */
   size_t nbodies;
+  int all_joints, actuators, sensors;
+  int32_t *joints;          /* owned */
+  size_t njoints;
   uint64_t period_ns;       /* 0 = every step */
   uint64_t last_step, last_bucket, last_gen;
   uint8_t *pending;         /* the unsent frame (owned), latest wins */
   size_t pending_len;
   uint64_t dropped;
 } subscription;
+
+/* The StateFrame bytes of one snapshot, packed once per distinct selector and shared by every
+ * subscription with that selector (built during one fan-out, then freed). */
+typedef struct frame_cache_entry {
+  subscription key;         /* the selector (copied: bodies and joints owned) */
+  uint8_t *state;           /* snap_pack_state bytes (owned) */
+  size_t len;
+} frame_cache_entry;
+
+typedef struct frame_cache {
+  frame_cache_entry *e;
+  uint32_t n, cap;
+  uint64_t packs, reuses;   /* for the debug log */
+} frame_cache;
+
+void frame_cache_free(frame_cache *c);
 
 typedef struct reply_slot {
   uint8_t *buf;             /* owned once filled */
@@ -69,6 +88,7 @@ struct session {
   uint32_t nsubs;
   uint32_t next_sub_id;
   uint64_t last_cmd_seq;
+  int submitted;            /* a request went to the simulation during this read */
 };
 
 /* Allocate a session (handle not yet initialised). NULL when out of memory. */
@@ -84,8 +104,11 @@ void session_on_read(session *s, const uint8_t *data, size_t len);
 void session_on_reply(session *s, uint32_t slot, uint8_t *buf, size_t len, int has_seq,
                       uint64_t seq);
 
-/* A new snapshot was published: queue due stream frames. */
-void session_on_state(session *s, const state_snap *snap);
+/* A new snapshot was published: queue due stream frames (bytes shared through `cache`). */
+void session_on_state(session *s, const state_snap *snap, frame_cache *cache);
+
+/* Recompute counters.publish_period_ns from every live subscription (their gcd). */
+void session_update_publish_period(net *n);
 
 /* Forget all subscriptions (counters updated). */
 void session_drop_subs(session *s);

@@ -3,6 +3,7 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,6 +20,8 @@
 #define MAX_CONTACTS 65536    /* contacts captured per published snapshot */
 #define RT_SPIN_NS 300000ull  /* the last stretch before a real-time deadline is slept with
                                  clock_nanosleep; before it the thread waits for commands */
+#define SIM_SPIN_NS 50000ull  /* after a batch of requests, poll for the next one this long
+                                 before sleeping on the condition variable (lock-step cycles) */
 #define HOLD_KP 100.0         /* watchdog hold gains for a joint last commanded with kp = 0 */
 #define HOLD_KD 10.0
 
@@ -52,9 +55,9 @@ typedef struct sess_state {
   uint64_t session;
   uint64_t last_cmd_seq;
   int owned;                /* joints whose command this session set last */
+  int owned_act;            /* actuators whose control this session set last */
   uint64_t last_cmd_step;   /* step index when its last joint command was applied */
   int stale;                /* a watchdog episode is in effect (until its next command) */
-  int closed;               /* the connection is gone; kept while it owns joints */
   int evicted;              /* dropped from the barrier by the deadline policy */
 } sess_state;
 
@@ -80,14 +83,20 @@ struct sim {
   uint32_t qreq, qlimit;     /* requests queued and their limit; CMD_CLOSED may use the rest */
   int stop_req;
   atomic_int finished;
+  atomic_uint qsignal;       /* bumped whenever the queue gets something (for polling) */
+  uint64_t last_batch_ns;    /* when the thread last handled requests (0 = spun since) */
+  unsigned spin_misses, spin_skip; /* back-off of that polling when it does not pay */
 
   /* outbox (out_mu) */
   pthread_mutex_t out_mu;
   sim_reply *out_head, *out_tail;
+  atomic_int out_nonempty;   /* polled by the loop thread (net_spin_for_replies) */
 
   /* published state and clock */
   tribuf tb;
   uint64_t pub_seq;
+  uint64_t pub_bucket;      /* sim time / publish period of the last step publication */
+  uint64_t pub_wall_ns;     /* wall time of the last step publication */
   pthread_mutex_t clk_mu;
   sim_clock clk;
 
@@ -105,6 +114,9 @@ struct sim {
   int nsess, sess_cap;
   joint_owner *jown;        /* joint ownership, jown_cap entries (grown to the body id bound) */
   int jown_cap;
+  uint64_t *aown;           /* actuator ownership (session, 0 = nobody), aown_cap entries */
+  int aown_cap;
+  link_index links;         /* the world's links (rebuilt in world_changed) */
   step_stats_ring stats;
   uint64_t next_deadline_ns;
   int flag_overrun, flag_stale;
@@ -112,6 +124,10 @@ struct sim {
 };
 
 /* ---- small helpers ------------------------------------------------------------------------ */
+
+/* one poll of a bounded spin: yield the core, so that on a busy machine the spinning thread
+ * lets the threads it waits for run (returns at once on an idle core) */
+static inline void sim_cpu_relax(void) { sched_yield(); }
 
 static int stopping(sim *s) {
   pthread_mutex_lock(&s->mu);
@@ -170,6 +186,14 @@ static void update_clock(sim *s) {
 
 /* ---- replies ------------------------------------------------------------------------------ */
 
+/* Wake the loop thread, unless it is polling the outbox right now (net.c: the loop clears
+ * loop_spinning and then looks at the outbox once more, so a reply posted before this check
+ * is never missed). */
+static void ring_loop(sim *s) {
+  atomic_thread_fence(memory_order_seq_cst);
+  if (!atomic_load(&s->nc->loop_spinning)) uv_async_send(s->wake);
+}
+
 static void post_buf(sim *s, const reply_to *to, uint8_t *buf, size_t len, int has_seq,
                      uint64_t seq) {
   sim_reply *r = calloc(1, sizeof *r);
@@ -189,8 +213,9 @@ static void post_buf(sim *s, const reply_to *to, uint8_t *buf, size_t len, int h
   if (s->out_tail) s->out_tail->next = r;
   else s->out_head = r;
   s->out_tail = r;
+  atomic_store(&s->out_nonempty, 1);
   pthread_mutex_unlock(&s->out_mu);
-  uv_async_send(s->wake);
+  ring_loop(s);
 }
 
 static void reply_error(sim *s, const reply_to *to, int code, const char *fmt, ...)
@@ -241,11 +266,38 @@ static void reply_ack(sim *s, const reply_to *to) { reply_ack_seq(s, to, 0, 0); 
 
 /* ---- publishing --------------------------------------------------------------------------- */
 
-/* Publish the world as it is now (after a step: wall = end of the step). */
-static void publish(sim *s, uint64_t wall_ns) {
+/* Publish the world as it is now (after a step: wall = end of the step) for the stream
+ * subscriptions. After a step (`step` 1) this happens only when someone can use it: a
+ * subscription exists, sim time reached a multiple of the publish period and, in max-speed
+ * mode, the last publication is at least publish_wall_ns of wall time old; the clock is
+ * updated either way. World changes (`step` 0) always publish: the loop thread checks
+ * Subscribe requests against the newest snapshot. */
+static void publish(sim *s, uint64_t wall_ns, int step) {
+  if (step) {
+    if (atomic_load(&s->nc->subscriptions) == 0) {
+      update_clock(s);
+      return;
+    }
+    uint64_t period = atomic_load(&s->nc->publish_period_ns);
+    if (period > 0) {
+      uint64_t bucket = world_sim_time_ns(&s->wc) / period;
+      if (bucket == s->pub_bucket ||
+          (s->mode == PHYSD__V1__MODE__MODE_MAX_SPEED &&
+           wall_ns - s->pub_wall_ns < atomic_load(&s->nc->publish_wall_ns))) {
+        update_clock(s);
+        return;
+      }
+      s->pub_bucket = bucket;
+      s->pub_wall_ns = wall_ns;
+    }
+  }
   state_snap *b = tribuf_back(&s->tb);
-  int contacts = atomic_load(&s->nc->contacts_wanted) > 0;
-  if (snap_fill(b, s->wc.w, contacts, MAX_CONTACTS) != 0) {
+  int want = 0;
+  if (atomic_load(&s->nc->contacts_wanted) > 0) want |= SNAP_CONTACTS;
+  if (atomic_load(&s->nc->joints_wanted) > 0) want |= SNAP_JOINTS;
+  if (atomic_load(&s->nc->actuators_wanted) > 0) want |= SNAP_ACTUATORS;
+  if (atomic_load(&s->nc->sensors_wanted) > 0) want |= SNAP_SENSORS;
+  if (snap_fill(b, s->wc.w, &s->links, want, MAX_CONTACTS) != 0) {
     log_error("out of memory publishing the state", NULL);
     return;
   }
@@ -258,15 +310,17 @@ static void publish(sim *s, uint64_t wall_ns) {
   b->stale_command = s->flag_stale;
   tribuf_publish(&s->tb);
   update_clock(s);
-  uv_async_send(s->wake);
+  uv_async_send(s->wake); /* the loop reads the snapshot even while it polls for replies */
 }
 
 /* the world changed outside a step: new generation published, rate history dropped */
 static void world_changed(sim *s) {
+  s->pub_bucket = UINT64_MAX;
+  if (link_index_build(&s->links, s->wc.w)) log_error("out of memory indexing the links", NULL);
   s->flag_overrun = s->flag_stale = 0;
   stats_reset_rate(&s->stats);
   s->next_deadline_ns = mono_now_ns();
-  publish(s, mono_now_ns());
+  publish(s, mono_now_ns(), 0);
 }
 
 /* ---- joint commands ----------------------------------------------------------------------- */
@@ -283,23 +337,17 @@ static int jown_reserve(sim *s) {
   return 0;
 }
 
-/* forget closed sessions that own no joint any more (moves entries: no pointers kept) */
-static void sess_gc(sim *s) {
-  for (int i = 0; i < s->nsess;) {
-    if (s->sess[i].closed && s->sess[i].owned == 0) s->sess[i] = s->sess[--s->nsess];
-    else i++;
-  }
-}
 
 /* The world was loaded, reset or restored: the engine's commands are those of the new state,
  * nobody owns them and no watchdog episode goes on. */
 static void joints_forget(sim *s) {
   if (s->jown) memset(s->jown, 0, (size_t)s->jown_cap * sizeof *s->jown);
+  if (s->aown) memset(s->aown, 0, (size_t)s->aown_cap * sizeof *s->aown);
   for (int i = 0; i < s->nsess; i++) {
     s->sess[i].owned = 0;
+    s->sess[i].owned_act = 0;
     s->sess[i].stale = 0;
   }
-  sess_gc(s);
 }
 
 /* Check a joint command of `session` completely (nothing changes on error). */
@@ -338,7 +386,77 @@ static void apply_command(sim *s, uint64_t session, const Physd__V1__SetJointCom
                (unsigned long long)session, (unsigned long long)ss->last_cmd_step);
     }
   }
-  sess_gc(s);
+}
+
+static int joints_policy(sim *s, uint64_t session);
+
+/* A session is gone (or evicted from the barrier): the commands it set stop driving the world
+ * at this step boundary. Its joints get the watchdog action (hold: a POSITION command at the
+ * current q; zero: TORQUE 0); its motor and velocity actuators get control 0 and its position
+ * actuators a target at the joint's current position (so they stop where they are instead of
+ * driving to 0); nobody owns them any more. Counted in Stats.released_commands and logged. */
+static void release_commands(sim *s, sess_state *st, const char *why) {
+  if (st->owned == 0 && st->owned_act == 0) return;
+  int nj = joints_policy(s, st->session), na = 0;
+  for (int id = 0; id < s->jown_cap; id++)
+    if (s->jown[id].session == st->session) s->jown[id].session = 0;
+  for (int i = 0; i < s->aown_cap; i++)
+    if (s->aown[i] == st->session) {
+      s->aown[i] = 0;
+      double ctrl = 0.0, q[7];
+      phys_actuator_desc d;
+      phys_id body = PHYS_ID_NONE;
+      if (phys_actuator_get_desc(s->wc.w, i, &d) == PHYS_OK && d.type == PHYS_ACT_POSITION &&
+          phys_actuator_get(s->wc.w, i, NULL, &body) == PHYS_OK &&
+          phys_link_get_joint(s->wc.w, body, q, NULL, NULL, NULL) == PHYS_OK)
+        ctrl = d.gear * q[0];
+      if (phys_actuator_set_ctrl(s->wc.w, i, ctrl) == PHYS_OK) na++;
+    }
+  st->owned = st->owned_act = 0;
+  st->stale = 0;
+  s->stats.released_commands++;
+  log_warn("commands released", "session=%llu reason=%s action=%s joints=%d actuators=%d step=%llu",
+           (unsigned long long)st->session, why, s->cfg->watchdog_action == 0 ? "hold" : "zero",
+           nj, na, (unsigned long long)phys_world_step_index(s->wc.w));
+}
+
+/* Check actuator controls of `session` (nothing changes on error); *ids as
+ * world_check_actuator_control. */
+static int check_actuators(sim *s, uint64_t session, const Physd__V1__SetActuatorControl *m,
+                           int **ids, size_t *n, perr *e) {
+  if (world_check_actuator_control(&s->wc, m, ids, n, e)) return -1;
+  int na = phys_world_actuator_count(s->wc.w);
+  if (na > s->aown_cap) {
+    uint64_t *p = realloc(s->aown, (size_t)na * sizeof *p);
+    if (!p) goto nomem;
+    memset(p + s->aown_cap, 0, (size_t)(na - s->aown_cap) * sizeof *p);
+    s->aown = p;
+    s->aown_cap = na;
+  }
+  if (!sess_get(s, session, 1)) goto nomem;
+  return 0;
+nomem:
+  free(*ids);
+  *ids = NULL;
+  return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+}
+
+/* Apply checked actuator controls (a step boundary): engine controls, ownership and seq. Frees
+ * ids. */
+static void apply_actuators(sim *s, uint64_t session, const Physd__V1__SetActuatorControl *m,
+                            int *ids, size_t n) {
+  world_apply_actuator_control(&s->wc, m, ids, n);
+  sess_state *ss = sess_get(s, session, 0);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t *o = &s->aown[ids[i]];
+    if (*o == session) continue;
+    sess_state *prev = *o ? sess_get(s, *o, 0) : NULL;
+    if (prev) prev->owned_act--;
+    *o = session;
+    ss->owned_act++;
+  }
+  ss->last_cmd_seq = m->seq;
+  free(ids);
 }
 
 /* ---- stepping ----------------------------------------------------------------------------- */
@@ -348,12 +466,15 @@ static void apply_command(sim *s, uint64_t session, const Physd__V1__SetJointCom
  * every joint it owns, once per episode: hold = a POSITION command at the joint's current q
  * with the gains of its last command (HOLD_KP / HOLD_KD where that kp was 0), zero = TORQUE 0.
  * The episode lasts until the session commands joints again; every step of it is flagged
- * stale_command on its frame and counted in Stats.stale_commands (once per session). */
-static void watchdog_fire(sim *s, sess_state *st, uint64_t step) {
+ * stale_command on its frame, and Stats.stale_commands counts episodes (one per stale period
+ * of a session, however many steps it lasts). */
+/* The watchdog action (hold or zero, as configured) on every joint `session` owns; returns the
+ * joints it changed. */
+static int joints_policy(sim *s, uint64_t session) {
   int hold = s->cfg->watchdog_action == 0, n = 0;
   for (int id = 0; id < s->jown_cap; id++) {
     const joint_owner *o = &s->jown[id];
-    if (o->session != st->session) continue;
+    if (o->session != session) continue;
     phys_joint_command c;
     memset(&c, 0, sizeof c);
     if (hold) {
@@ -368,12 +489,18 @@ static void watchdog_fire(sim *s, sess_state *st, uint64_t step) {
     }
     if (phys_link_set_command(s->wc.w, id, &c) == PHYS_OK) n++;
   }
+  return n;
+}
+
+static void watchdog_fire(sim *s, sess_state *st, uint64_t step) {
+  int hold = s->cfg->watchdog_action == 0;
+  int n = joints_policy(s, st->session);
   st->stale = 1;
+  s->stats.stale_commands++; /* one per episode */
   log_warn("stale joint commands: watchdog action applied", "session=%llu action=%s joints=%d "
-           "step=%llu last_command_step=%llu periods=%u%s",
+           "step=%llu last_command_step=%llu periods=%u",
            (unsigned long long)st->session, hold ? "hold" : "zero", n, (unsigned long long)step,
-           (unsigned long long)st->last_cmd_step, s->cfg->watchdog_periods,
-           st->closed ? " (client gone)" : "");
+           (unsigned long long)st->last_cmd_step, s->cfg->watchdog_periods);
 }
 
 static void watchdog(sim *s) {
@@ -388,7 +515,6 @@ static void watchdog(sim *s) {
         continue;
       watchdog_fire(s, st, step);
     }
-    s->stats.stale_commands++;
     s->flag_stale = 1;
   }
 }
@@ -405,7 +531,7 @@ static phys_status do_step(sim *s) {
     return st;
   }
   stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
-  publish(s, t1);
+  publish(s, t1, 1);
   return PHYS_OK;
 }
 
@@ -443,7 +569,7 @@ static void realtime_step(sim *s) {
         s->next_deadline_ns = due_end;
       }
       stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
-      publish(s, t1);
+      publish(s, t1, 1);
     } else {
       log_error("step failed; the world keeps its last good state", "error=\"%s\"",
                 phys_world_last_error(s->wc.w));
@@ -511,7 +637,10 @@ static void barrier_check(sim *s, uint64_t now) {
                  (unsigned long long)p->session,
                  (unsigned long long)phys_world_step_index(s->wc.w));
         sess_state *st = sess_get(s, p->session, 1);
-        if (st) st->evicted = 1;
+        if (st) {
+          st->evicted = 1;
+          release_commands(s, st, "evicted");
+        }
         remove_part(s, p);
       }
     } else {
@@ -534,6 +663,10 @@ static int check_selector(sim *s, const Physd__V1__Selector *sel, perr *e) {
     if (phys_body_get_mass(s->wc.w, sel->bodies[i], NULL, NULL) != PHYS_OK)
       return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND, "body %d: no such body",
                       sel->bodies[i]);
+  for (size_t i = 0; i < sel->n_joints; i++)
+    if (phys_link_get_joint_info(s->wc.w, sel->joints[i], NULL, NULL, NULL) != PHYS_OK)
+      return perr_set(e, PHYSD__V1__ERROR_CODE__NOT_FOUND, "joint %d: no such joint",
+                      sel->joints[i]);
   return 0;
 }
 
@@ -541,8 +674,7 @@ static int check_selector(sim *s, const Physd__V1__Selector *sel, perr *e) {
 static void reply_state(sim *s, const reply_to *to, const Physd__V1__Selector *sel,
                         uint64_t last_cmd_seq, int has_seq) {
   state_snap *sn = &s->scratch;
-  int contacts = sel && sel->contacts;
-  if (snap_fill(sn, s->wc.w, contacts, MAX_CONTACTS)) {
+  if (snap_fill(sn, s->wc.w, &s->links, snap_want_of(sel), MAX_CONTACTS)) {
     reply_error(s, to, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
     return;
   }
@@ -572,10 +704,11 @@ static void handle_load(sim *s, const reply_to *to, const Physd__V1__LoadWorld *
   perr e;
   int rc;
   if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH)
-    rc = world_load_path(&s->wc, m->path, (int)m->format, s->cfg->allowed_roots,
-                         s->cfg->n_allowed_roots, &e);
+    rc = world_load_path(&s->wc, m->path, m, s->cfg->allowed_roots, s->cfg->n_allowed_roots,
+                         &e);
   else if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_DATA)
-    rc = world_load_bytes(&s->wc, m->data.data, m->data.len, (int)m->format, m->name, &e);
+    rc = world_load_bytes(&s->wc, m->data.data, m->data.len, m->name, m, s->cfg->allowed_roots,
+                          s->cfg->n_allowed_roots, &e);
   else rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld needs a path or data");
   if (rc) {
     log_info("load refused", "code=%d reason=\"%s\"", e.code, e.msg);
@@ -584,7 +717,15 @@ static void handle_load(sim *s, const reply_to *to, const Physd__V1__LoadWorld *
   }
   joints_forget(s);
   world_changed(s);
-  log_info("world loaded", "name=\"%s\" bodies=%d", s->wc.name, phys_world_body_count(s->wc.w));
+  int nnot = phys_world_notice_count(s->wc.w);
+  log_info("world loaded", "name=\"%s\" bodies=%d notices=%d", s->wc.name,
+           phys_world_body_count(s->wc.w), nnot);
+  char **notices = nnot > 0 ? calloc((size_t)nnot, sizeof *notices) : NULL;
+  for (int i = 0; i < nnot; i++) {
+    const char *msg = phys_world_notice(s->wc.w, i);
+    log_info("loader notice", "name=\"%s\" notice=\"%s\"", s->wc.name, msg ? msg : "");
+    if (notices) notices[i] = (char *)(msg ? msg : "");
+  }
   Physd__V1__WorldLoaded wl = PHYSD__V1__WORLD_LOADED__INIT;
   Physd__V1__Clock clock;
   sim_clock c;
@@ -594,10 +735,15 @@ static void handle_load(sim *s, const reply_to *to, const Physd__V1__LoadWorld *
   wl.bodies = (uint32_t)phys_world_body_count(s->wc.w);
   wl.model_hash = phys_world_model_hash(s->wc.w);
   wl.clock = &clock;
+  if (notices) {
+    wl.n_notices = (size_t)nnot;
+    wl.notices = notices;
+  }
   Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
   env.msg_case = PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED;
   env.world_loaded = &wl;
   reply_env(s, to, &env, 0, 0);
+  free(notices);
 }
 
 static int check_steps(sim *s, uint32_t n, perr *e) {
@@ -696,9 +842,12 @@ static void handle_step(sim *s, const reply_to *to, const Physd__V1__Step *m) {
 static void handle_step_observe(sim *s, const reply_to *to, const Physd__V1__StepAndObserve *m) {
   perr e;
   uint32_t n = m->n ? m->n : 1;
+  int *act_ids = NULL;
+  size_t nact = 0;
   if (check_lockstep(s, "StepAndObserve", &e) || check_steps(s, n, &e) ||
       (m->command && check_command(s, to->session, m->command, &e)) ||
-      check_selector(s, m->selector, &e))
+      check_selector(s, m->selector, &e) ||
+      (m->actuators && check_actuators(s, to->session, m->actuators, &act_ids, &nact, &e)))
     {
       reply_perr(s, to, &e);
       return;
@@ -707,11 +856,17 @@ static void handle_step_observe(sim *s, const reply_to *to, const Physd__V1__Ste
   for (size_t i = 0; i < m->n_wrenches; i++)
     if (!m->wrenches[i] || world_check_wrench(&s->wc, m->wrenches[i], &e))
       {
+      free(act_ids);
       reply_perr(s, to, &e);
       return;
     }
   for (size_t i = 0; i < m->n_wrenches; i++) world_apply_wrench(&s->wc, m->wrenches[i], &e);
+  /* actuators first: with both, the joint command's seq is the one echoed */
   int has_seq = 0;
+  if (m->actuators) {
+    apply_actuators(s, to->session, m->actuators, act_ids, nact);
+    has_seq = 1;
+  }
   if (m->command) {
     apply_command(s, to->session, m->command);
     has_seq = 1;
@@ -794,6 +949,7 @@ static void handle_stats(sim *s, const reply_to *to) {
                 &st.real_time_factor_measured);
   st.overruns = s->stats.overruns;
   st.stale_commands = s->stats.stale_commands;
+  st.released_commands = s->stats.released_commands;
   st.stream_frames_sent = atomic_load(&s->nc->frames_sent);
   st.stream_frames_dropped = atomic_load(&s->nc->frames_dropped);
   st.clients = atomic_load(&s->nc->clients);
@@ -921,6 +1077,17 @@ static void handle_request(sim *s, const sim_cmd *c) {
     apply_command(s, c->session, m->set_joint_command);
     reply_ack_seq(s, &to, 1, m->set_joint_command->seq);
     break;
+  case PHYSD__V1__ENVELOPE__MSG_SET_ACTUATOR_CONTROL: {
+    int *ids;
+    size_t nids;
+    if (check_actuators(s, c->session, m->set_actuator_control, &ids, &nids, &e)) {
+      reply_perr(s, &to, &e);
+      return;
+    }
+    apply_actuators(s, c->session, m->set_actuator_control, ids, nids);
+    reply_ack_seq(s, &to, 1, m->set_actuator_control->seq);
+    break;
+  }
   case PHYSD__V1__ENVELOPE__MSG_APPLY_WRENCH:
     if (world_apply_wrench(&s->wc, m->apply_wrench, &e)) {
       reply_perr(s, &to, &e);
@@ -1015,14 +1182,7 @@ static void handle_closed(sim *s, uint64_t session) {
   participant *p = find_part(s, session);
   if (p) remove_part(s, p); /* its pending Step needs no answer: the session is gone */
   sess_state *st = sess_get(s, session, 0);
-  if (st && st->owned > 0) {
-    /* its commands stay in the engine; the record stays for the watchdog until another
-     * client takes those joints over or the world is replaced */
-    st->closed = 1;
-    log_info("client gone; its joint commands stay until replaced (or the watchdog acts)",
-             "session=%llu joints=%d", (unsigned long long)session, st->owned);
-    return;
-  }
+  if (st) release_commands(s, st, "disconnected");
   sess_drop(s, session);
 }
 
@@ -1069,7 +1229,8 @@ static void free_cmd(sim_cmd *c) {
 static void *sim_main(void *arg) {
   sim *s = arg;
   sim_cmd batch[BATCH];
-  publish(s, mono_now_ns());
+  if (link_index_build(&s->links, s->wc.w)) log_error("out of memory indexing the links", NULL);
+  publish(s, mono_now_ns(), 0);
   for (;;) {
     /* wait for a command, a deadline or a step to take */
     pthread_mutex_lock(&s->mu);
@@ -1078,6 +1239,26 @@ static void *sim_main(void *arg) {
       int act = next_action(s, mono_now_ns(), &wake_at);
       if (act == 1) break;
       if (act == 0) {
+        /* right after requests, poll briefly: a lock-step client's next request usually
+         * comes within tens of microseconds, and a futex wake-up costs more than that */
+        if (s->last_batch_ns && s->spin_skip > 0) {
+          s->spin_skip--; /* backing off: a client slower than the poll window */
+          s->last_batch_ns = 0;
+        }
+        if (s->last_batch_ns && mono_now_ns() - s->last_batch_ns < SIM_SPIN_NS) {
+          unsigned seen = atomic_load(&s->qsignal);
+          pthread_mutex_unlock(&s->mu);
+          while (atomic_load(&s->qsignal) == seen &&
+                 mono_now_ns() - s->last_batch_ns < SIM_SPIN_NS)
+            sim_cpu_relax();
+          pthread_mutex_lock(&s->mu);
+          s->last_batch_ns = 0;
+          /* after k misses in a row, skip the next 2^k - 1 polls (at most 63) */
+          if (atomic_load(&s->qsignal) != seen) s->spin_misses = 0;
+          else if (s->spin_misses < 6) s->spin_skip = (1u << ++s->spin_misses) - 1;
+          else s->spin_skip = 63;
+          continue;
+        }
         pthread_cond_wait(&s->cv, &s->mu);
       } else {
         struct timespec ts = {(time_t)(wake_at / 1000000000ull), (long)(wake_at % 1000000000ull)};
@@ -1107,6 +1288,7 @@ static void *sim_main(void *arg) {
       if (n == BATCH) continue; /* answer the rest of the queue first */
       break;
     }
+    if (n > 0) s->last_batch_ns = mono_now_ns();
     uint64_t wake_at;
     if (next_action(s, mono_now_ns(), &wake_at) == 1) run_mode(s);
   }
@@ -1172,6 +1354,7 @@ int sim_submit(sim *s, uint64_t session, uint32_t slot, Physd__V1__Envelope *env
   c->env = env;
   s->qcount++;
   s->qreq++;
+  atomic_fetch_add(&s->qsignal, 1);
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
   return 0;
@@ -1201,6 +1384,7 @@ void sim_session_closed(sim *s, uint64_t session) {
   c->slot = 0;
   c->env = NULL;
   s->qcount++;
+  atomic_fetch_add(&s->qsignal, 1);
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
 }
@@ -1209,9 +1393,12 @@ sim_reply *sim_take_replies(sim *s) {
   pthread_mutex_lock(&s->out_mu);
   sim_reply *r = s->out_head;
   s->out_head = s->out_tail = NULL;
+  atomic_store(&s->out_nonempty, 0);
   pthread_mutex_unlock(&s->out_mu);
   return r;
 }
+
+int sim_has_replies(sim *s) { return atomic_load(&s->out_nonempty); }
 
 void sim_reply_free(sim_reply *r) {
   free(r->buf);
@@ -1229,6 +1416,7 @@ void sim_clock_get(sim *s, sim_clock *out) {
 void sim_request_stop(sim *s) {
   pthread_mutex_lock(&s->mu);
   s->stop_req = 1;
+  atomic_fetch_add(&s->qsignal, 1);
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
 }
@@ -1252,6 +1440,8 @@ void sim_destroy(sim *s) {
   free(s->parts);
   free(s->sess);
   free(s->jown);
+  free(s->aown);
+  link_index_free(&s->links);
   snap_free(&s->scratch);
   tribuf_free(&s->tb);
   world_free(&s->wc);

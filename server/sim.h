@@ -31,6 +31,17 @@ typedef struct net_counters {
   atomic_uint clients;
   atomic_uint subscriptions;
   atomic_int contacts_wanted;   /* subscriptions that asked for contacts */
+  atomic_int joints_wanted;     /* ... for joints, actuator forces, sensor values */
+  atomic_int actuators_wanted;
+  atomic_int sensors_wanted;
+  /* the stream period every subscription's period is a multiple of (their gcd; 0 = some
+   * subscription wants every step): the simulation publishes only when sim time crosses a
+   * multiple of it, and not at all while there is no subscription */
+  atomic_uint_fast64_t publish_period_ns;
+  /* and, in max-speed mode, at most one publication per this much wall time (half the
+   * shortest period): a world running flat out does not flood subscribers that asked for N Hz */
+  atomic_uint_fast64_t publish_wall_ns;
+  atomic_int loop_spinning;     /* the loop thread is polling the outbox: no doorbell needed */
 } net_counters;
 
 /* A packed reply on its way from the simulation thread to a session. */
@@ -72,6 +83,8 @@ void sim_session_closed(sim *s, uint64_t session);
 /* Loop thread: take all posted replies (a list in posting order; free each with
  * sim_reply_free). */
 sim_reply *sim_take_replies(sim *s);
+/* Loop thread: 1 when replies are waiting (a lock-free peek, for polling). */
+int sim_has_replies(sim *s);
 void sim_reply_free(sim_reply *r);
 
 /* Loop thread: the newest published state (see tribuf_read). */

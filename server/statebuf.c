@@ -11,20 +11,114 @@
 void snap_free(state_snap *s) {
   free(s->bodies);
   free(s->contacts);
+  free(s->joints);
+  free(s->act_force);
+  free(s->sensors);
   s->bodies = NULL;
   s->contacts = NULL;
+  s->joints = NULL;
+  s->act_force = s->sensors = NULL;
   s->nbodies = s->bodies_cap = s->ncontacts = s->contacts_cap = 0;
+  s->njoints = s->joints_cap = s->nact = s->act_cap = s->nsensval = s->sens_cap = 0;
 }
 
-int snap_fill(state_snap *s, const phys_world *w, int with_contacts, int max_contacts) {
+/* grow an array to at least n elements of `size`; 0 or -1 (unchanged) */
+static int grow(void **arr, int *cap, int n, size_t size) {
+  if (n <= *cap) return 0;
+  void *p = realloc(*arr, (size_t)n * size);
+  if (!p) return -1;
+  *arr = p;
+  *cap = n;
+  return 0;
+}
+
+int snap_want_of(const Physd__V1__Selector *sel) {
+  if (!sel) return 0;
+  int want = 0;
+  if (sel->contacts) want |= SNAP_CONTACTS;
+  if (sel->all_joints || sel->n_joints) want |= SNAP_JOINTS;
+  if (sel->actuators) want |= SNAP_ACTUATORS;
+  if (sel->sensors) want |= SNAP_SENSORS;
+  return want;
+}
+
+int snap_find_joint(const state_snap *s, int32_t id) {
+  if (!s->has_joints) return -1;
+  int lo = 0, hi = s->njoints - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (s->joints[mid].id == id) return mid;
+    if (s->joints[mid].id < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* joints, actuators and sensors (the arrays were grown by the caller) */
+static void fill_extras(state_snap *s, const phys_world *w, const link_index *li, int want) {
+  s->njoints = 0;
+  s->has_joints = (want & SNAP_JOINTS) != 0;
+  if (s->has_joints)
+    for (int k = 0; k < li->n && k < s->joints_cap; k++) {
+      int32_t id = li->ids[k];
+      joint_snap *j = &s->joints[s->njoints];
+      if (phys_link_get_joint(w, id, j->qpos, j->qvel, &j->nq, &j->nv) != PHYS_OK) continue;
+      j->id = id;
+      j->force = 0.0;
+      phys_link_get_command_force(w, id, &j->force); /* fails (0) for ball and free joints */
+      s->njoints++;
+    }
+  s->has_act = (want & SNAP_ACTUATORS) != 0;
+  s->nact = 0;
+  if (s->has_act)
+    for (int i = 0; i < s->act_cap && i < phys_world_actuator_count(w); i++) {
+      s->act_force[i] = 0.0;
+      phys_actuator_get(w, i, &s->act_force[i], NULL);
+      s->nact++;
+    }
+  s->has_sensors = (want & SNAP_SENSORS) != 0;
+  s->nsensval = 0;
+  if (s->has_sensors) s->nsensval = snap_read_sensors(w, s->sensors, s->sens_cap);
+}
+
+int link_index_build(link_index *li, const phys_world *w) {
+  link_index_free(li);
+  int bound = phys_world_body_id_bound(w);
+  li->is_link = calloc(bound ? (size_t)bound : 1, 1);
+  li->ids = calloc(bound ? (size_t)bound : 1, sizeof *li->ids);
+  if (!li->is_link || !li->ids) {
+    link_index_free(li);
+    return -1;
+  }
+  li->bound = bound;
+  for (int id = 0; id < bound; id++)
+    if (phys_link_get_joint_info(w, id, NULL, NULL, NULL) == PHYS_OK) {
+      li->is_link[id] = 1;
+      li->ids[li->n++] = id;
+    }
+  return 0;
+}
+
+void link_index_free(link_index *li) {
+  free(li->is_link);
+  free(li->ids);
+  memset(li, 0, sizeof *li);
+}
+
+int snap_fill(state_snap *s, const phys_world *w, const link_index *li, int want,
+              int max_contacts) {
+  int with_contacts = (want & SNAP_CONTACTS) != 0;
   /* grow the arrays first so a failure leaves the snapshot as it was */
   int bound = phys_world_body_id_bound(w);
-  if (bound > s->bodies_cap) {
-    body_snap *nb = realloc(s->bodies, (size_t)bound * sizeof *nb);
-    if (!nb) return -1;
-    s->bodies = nb;
-    s->bodies_cap = bound;
-  }
+  if (grow((void **)&s->bodies, &s->bodies_cap, bound, sizeof *s->bodies)) return -1;
+  if ((want & SNAP_JOINTS) && grow((void **)&s->joints, &s->joints_cap, li->n, sizeof *s->joints))
+    return -1;
+  if ((want & SNAP_ACTUATORS) && grow((void **)&s->act_force, &s->act_cap,
+                                      phys_world_actuator_count(w), sizeof *s->act_force))
+    return -1;
+  if ((want & SNAP_SENSORS) && grow((void **)&s->sensors, &s->sens_cap,
+                                    snap_sensor_values(w), sizeof *s->sensors))
+    return -1;
   int nc = with_contacts ? phys_world_contact_count(w) : 0;
   if (nc > max_contacts) nc = max_contacts;
   if (nc > s->contacts_cap) {
@@ -41,6 +135,7 @@ int snap_fill(state_snap *s, const phys_world *w, int with_contacts, int max_con
     if (phys_body_get_state(w, id, b->pos, b->quat, b->linvel, b->angvel) != PHYS_OK) continue;
     b->id = id;
     b->sleeping = phys_body_is_sleeping(w, id) == 1;
+    b->link = id < li->bound && li->is_link[id];
     n++;
   }
   s->nbodies = n;
@@ -59,6 +154,7 @@ int snap_fill(state_snap *s, const phys_world *w, int with_contacts, int max_con
     memcpy(c->impulse, ci.impulse, sizeof c->impulse);
   }
   s->has_contacts = with_contacts;
+  fill_extras(s, w, li, want);
   s->stats = *phys_world_stats(w);
   return 0;
 }
@@ -81,9 +177,11 @@ static void set_vec3(Physd__V1__Vec3 *v, const double a[3]) {
   v->z = a[2];
 }
 
-uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, uint64_t req_id,
-                         uint32_t subscription_id, uint64_t dropped, uint64_t last_cmd_seq,
-                         size_t *out_len) {
+/* Pack a frame (bare = 0) or only the StateFrame message with no per-receiver fields (bare =
+ * 1, for frame_from_state). */
+static uint8_t *pack(const state_snap *s, const Physd__V1__Selector *sel, uint64_t req_id,
+                     uint32_t subscription_id, uint64_t dropped, uint64_t last_cmd_seq,
+                     int bare, size_t *out_len) {
   /* which bodies: all, none or a list */
   int all = !sel || sel->all_bodies;
   size_t nsel = all ? (size_t)s->nbodies : sel->n_bodies;
@@ -98,8 +196,13 @@ uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, ui
   Physd__V1__Quat *quats = calloc(nb_max ? nb_max : 1, sizeof *quats);
   Physd__V1__Contact *cs = calloc(nc ? nc : 1, sizeof *cs);
   Physd__V1__Contact **csp = calloc(nc ? nc : 1, sizeof *csp);
+  /* joints: all, none or a list */
+  int all_j = sel && sel->all_joints;
+  size_t nj_sel = !s->has_joints ? 0 : all_j ? (size_t)s->njoints : sel ? sel->n_joints : 0;
+  Physd__V1__JointState *js = calloc(nj_sel ? nj_sel : 1, sizeof *js);
+  Physd__V1__JointState **jsp = calloc(nj_sel ? nj_sel : 1, sizeof *jsp);
   uint8_t *out = NULL;
-  if (!bs || !bsp || !vecs || !quats || !cs || !csp) goto done;
+  if (!bs || !bsp || !vecs || !quats || !cs || !csp || !js || !jsp) goto done;
 
   Physd__V1__StateFrame fr = PHYSD__V1__STATE_FRAME__INIT;
   Physd__V1__FrameFlags flags = PHYSD__V1__FRAME_FLAGS__INIT;
@@ -161,6 +264,33 @@ uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, ui
   fr.n_contacts = nc;
   fr.contacts = csp;
 
+  /* joints (the values point into the snapshot: packed before it changes) */
+  size_t nj = 0;
+  for (size_t k = 0; k < nj_sel; k++) {
+    int idx = all_j ? (int)k : snap_find_joint(s, sel->joints[k]);
+    if (idx < 0) continue;
+    const joint_snap *j = &s->joints[idx];
+    Physd__V1__JointState *o = &js[nj];
+    physd__v1__joint_state__init(o);
+    o->id = j->id;
+    o->n_qpos = (size_t)j->nq;
+    o->qpos = (double *)j->qpos;
+    o->n_qvel = (size_t)j->nv;
+    o->qvel = (double *)j->qvel;
+    o->force = j->force;
+    jsp[nj++] = o;
+  }
+  fr.n_joints = nj;
+  fr.joints = jsp;
+  if (sel && sel->actuators && s->has_act) {
+    fr.n_actuator_force = (size_t)s->nact;
+    fr.actuator_force = s->act_force;
+  }
+  if (sel && sel->sensors && s->has_sensors) {
+    fr.n_sensor_values = (size_t)s->nsensval;
+    fr.sensor_values = s->sensors;
+  }
+
   /* solver statistics */
   if (sel && sel->stats) {
     st.step_ms = s->stats.time_total * 1e3;
@@ -173,6 +303,12 @@ uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, ui
     fr.stats = &st;
   }
 
+  if (bare) {
+    size_t n = physd__v1__state_frame__get_packed_size(&fr);
+    out = malloc(n ? n : 1);
+    if (out) *out_len = physd__v1__state_frame__pack(&fr, out);
+    goto done;
+  }
   Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
   env.req_id = req_id;
   env.msg_case = PHYSD__V1__ENVELOPE__MSG_STATE;
@@ -185,6 +321,62 @@ done:
   free(quats);
   free(cs);
   free(csp);
+  free(js);
+  free(jsp);
+  return out;
+}
+
+uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, uint64_t req_id,
+                         uint32_t subscription_id, uint64_t dropped, uint64_t last_cmd_seq,
+                         size_t *out_len) {
+  return pack(s, sel, req_id, subscription_id, dropped, last_cmd_seq, 0, out_len);
+}
+
+uint8_t *snap_pack_state(const state_snap *s, const Physd__V1__Selector *sel, size_t *out_len) {
+  return pack(s, sel, 0, 0, 0, 0, 1, out_len);
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+/* a varint field (wire type 0) unless the value is 0 (proto3 leaves it out) */
+static size_t put_field(uint8_t *p, unsigned field, uint64_t v) {
+  if (v == 0) return 0;
+  size_t n = put_varint(p, (uint64_t)field << 3);
+  return n + put_varint(p + n, v);
+}
+
+uint8_t *frame_from_state(const uint8_t *state, size_t state_len, uint32_t subscription_id,
+                          uint64_t dropped, uint64_t last_cmd_seq, size_t *out_len) {
+  /* the per-receiver fields go after the shared bytes: a parser merges the fields of a
+   * message in any order (protobuf encoding rules) */
+  uint8_t extra[3 * 11];
+  size_t ne = 0;
+  ne += put_field(extra + ne, 4, last_cmd_seq);
+  ne += put_field(extra + ne, 9, subscription_id);
+  ne += put_field(extra + ne, 10, dropped);
+  size_t body = state_len + ne;
+  uint8_t head[2 + 10];
+  size_t nh = put_varint(head, (uint64_t)PHYSD__V1__ENVELOPE__MSG_STATE << 3 | 2); /* LEN */
+  nh += put_varint(head + nh, body);
+  size_t env_len = nh + body;
+  uint8_t *out = malloc(4 + env_len);
+  if (!out) return NULL;
+  out[0] = (uint8_t)(env_len & 0xff);
+  out[1] = (uint8_t)((env_len >> 8) & 0xff);
+  out[2] = (uint8_t)((env_len >> 16) & 0xff);
+  out[3] = (uint8_t)((env_len >> 24) & 0xff);
+  memcpy(out + 4, head, nh);
+  memcpy(out + 4 + nh, state, state_len);
+  memcpy(out + 4 + nh + state_len, extra, ne);
+  *out_len = 4 + env_len;
   return out;
 }
 

@@ -18,8 +18,24 @@
 typedef struct body_snap {
   int32_t id;
   int sleeping;
+  int link;                 /* the body is a link (has a joint) */
   double pos[3], quat[4], linvel[3], angvel[3];
 } body_snap;
+
+/* a joint (hinge, slide, ball or free link) */
+typedef struct joint_snap {
+  int32_t id;               /* the link's body id */
+  int nq, nv;
+  double qpos[7], qvel[6], force;
+} joint_snap;
+
+/* what snap_fill captures besides the bodies */
+enum {
+  SNAP_CONTACTS = 1,
+  SNAP_JOINTS = 2,
+  SNAP_ACTUATORS = 4,
+  SNAP_SENSORS = 8,
+};
 
 typedef struct contact_snap {
   int32_t body_a, body_b;
@@ -36,16 +52,50 @@ typedef struct state_snap {
   int ncontacts, contacts_cap;
   int has_contacts;         /* contacts were captured for this snapshot */
   contact_snap *contacts;
+  int njoints, joints_cap;  /* every link, by id (when SNAP_JOINTS was asked) */
+  int has_joints;
+  joint_snap *joints;
+  int nact, act_cap;        /* actuator forces by id (SNAP_ACTUATORS) */
+  int has_act;
+  double *act_force;
+  int nsensval, sens_cap;   /* sensor values concatenated by id (SNAP_SENSORS) */
+  int has_sensors;
+  double *sensors;
   phys_step_stats stats;
 } state_snap;
 
 /* Release the arrays of a snapshot (the struct itself is the caller's). */
 void snap_free(state_snap *s);
 
-/* Fill the body and contact arrays from a world (contacts only when `with_contacts`; at most
- * `max_contacts`). Header fields are the caller's. Returns 0, or -1 when out of memory (the
- * snapshot then keeps its old arrays). Runs on the simulation thread. */
-int snap_fill(state_snap *s, const phys_world *w, int with_contacts, int max_contacts);
+/* The links of a world (bodies with a joint), rebuilt when the world changes outside a step so
+ * that publishing does not ask the engine about every body. */
+typedef struct link_index {
+  int bound;                /* body id bound it was built for */
+  uint8_t *is_link;         /* [bound] */
+  int32_t *ids;             /* [n] link body ids, ascending */
+  int n;
+} link_index;
+
+/* (Re)build; 0 or -1 when out of memory (the index is then empty). */
+int link_index_build(link_index *li, const phys_world *w);
+void link_index_free(link_index *li);
+
+/* Fill the body array from a world, and what `want` (SNAP_* bits) asks for besides (contacts:
+ * at most `max_contacts`). Header fields are the caller's. Returns 0, or -1 when out of memory
+ * (the snapshot then keeps its old arrays). Runs on the simulation thread. */
+int snap_fill(state_snap *s, const phys_world *w, const link_index *li, int want,
+              int max_contacts);
+
+/* Sensors (snap_sensors.c): the number of values all sensors of `w` read, and a read of them
+ * into out[0 .. cap-1] (returns the values written). */
+int snap_sensor_values(const phys_world *w);
+int snap_read_sensors(const phys_world *w, double *out, int cap);
+
+/* What a selector needs captured (SNAP_* bits). NULL = nothing extra. */
+int snap_want_of(const Physd__V1__Selector *sel);
+
+/* Index of joint `id` in the snapshot, or -1 (also when joints were not captured). */
+int snap_find_joint(const state_snap *s, int32_t id);
 
 /* Index of body `id` in the snapshot, or -1. */
 int snap_find_body(const state_snap *s, int32_t id);
@@ -56,6 +106,14 @@ int snap_find_body(const state_snap *s, int32_t id);
 uint8_t *snap_pack_frame(const state_snap *s, const Physd__V1__Selector *sel, uint64_t req_id,
                          uint32_t subscription_id, uint64_t dropped, uint64_t last_cmd_seq,
                          size_t *out_len);
+
+/* Stream frames shared by many receivers: the StateFrame message of a snapshot and a selector,
+ * packed once with no per-receiver fields (malloc'd), then one frame per receiver built from
+ * those bytes with its subscription id, drop count and last_cmd_seq appended (req_id 0).
+ * Both reentrant; NULL when out of memory. */
+uint8_t *snap_pack_state(const state_snap *s, const Physd__V1__Selector *sel, size_t *out_len);
+uint8_t *frame_from_state(const uint8_t *state, size_t state_len, uint32_t subscription_id,
+                          uint64_t dropped, uint64_t last_cmd_seq, size_t *out_len);
 
 /* The triple buffer. */
 typedef struct tribuf {

@@ -19,7 +19,8 @@ typedef struct step_stats_ring {
   uint32_t rate_count;           /* entries valid for the real-time factor (reset on pauses) */
   uint64_t steps;                /* steps since start */
   uint64_t overruns;
-  uint64_t stale_commands;
+  uint64_t stale_commands;     /* watchdog episodes */
+  uint64_t released_commands;  /* sessions gone or evicted whose commands were released */
 } step_stats_ring;
 
 /* Zero everything. */

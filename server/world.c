@@ -83,19 +83,26 @@ void world_free(world_ctx *wc) {
   wc->w = NULL;
   free(wc->doc);
   wc->doc = NULL;
+  load_opts_free(&wc->lopts);
 }
 
-/* Parse a document into a new world and install it; the doc becomes the world's. */
-static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, perr *e) {
+/* Parse a document into a new world and install it; the doc and the options (moved) become
+ * the world's. On error both are released and the world is unchanged. */
+static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, load_opts *lo,
+                    perr *e) {
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
   phys_error err;
-  phys_status st = phys_load_mjcf_string(doc, len, name, &o, &nw, &err);
+  phys_status st = world_parse(lo, doc, len, name, &o, &nw, &err);
   if (st != PHYS_OK) {
     free(doc);
+    load_opts_free(lo);
     return perr_set(e, code_of(st), "%s", err.message);
   }
   install(wc, nw, doc, len, name);
+  load_opts_free(&wc->lopts);
+  wc->lopts = *lo;
+  memset(lo, 0, sizeof *lo);
   return 0;
 }
 
@@ -130,66 +137,59 @@ static int read_file(const char *path, char **out, size_t *len, perr *e) {
   return 0;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+/* the directory of a file path (a copy in `dir`) */
+static void dir_of(const char *path, char *dir, size_t n) {
+  snprintf(dir, n, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = 0;
+  else if (slash) *slash = 0;
+  else snprintf(dir, n, ".");
 }
 
-static int check_format(int format, int looks_urdf, perr *e) {
-  if (format < PHYSD__V1__MODEL_FORMAT__FORMAT_AUTO || format > PHYSD__V1__MODEL_FORMAT__FORMAT_URDF)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "unknown model format %d", format);
-  if (format == PHYSD__V1__MODEL_FORMAT__FORMAT_URDF ||
-      (format == PHYSD__V1__MODEL_FORMAT__FORMAT_AUTO && looks_urdf))
-    return perr_set(e, PHYSD__V1__ERROR_CODE__UNSUPPORTED,
-                    "URDF is not supported yet (issue: articulated robots); use MJCF");
-  return 0;
+/* read a file, work out its format and options, and load it */
+static int load_file(world_ctx *wc, const char *real, const char *name,
+                     const Physd__V1__LoadWorld *m, char *const *roots, int nroots, perr *e) {
+  char *doc = NULL;
+  size_t len = 0;
+  if (read_file(real, &doc, &len, e)) return -1;
+  char dir[PATH_MAX];
+  dir_of(real, dir, sizeof dir);
+  load_opts lo;
+  if (load_opts_from_msg(&lo, m, real, doc, len, dir, roots, nroots, e)) {
+    free(doc);
+    return -1;
+  }
+  return load_doc(wc, doc, len, name, &lo, e);
 }
 
 int world_load_trusted(world_ctx *wc, const char *path, perr *e) {
-  char *doc;
-  size_t len;
-  if (read_file(path, &doc, &len, e)) return -1;
-  return load_doc(wc, doc, len, path, e);
-}
-
-int world_load_path(world_ctx *wc, const char *path, int format, char *const *roots,
-                    int nroots, perr *e) {
-  if (check_format(format, ends_with(path, ".urdf"), e)) return -1;
   char real[PATH_MAX];
-  if (!realpath(path, real))
-    return perr_set(e, errno == ENOENT ? PHYSD__V1__ERROR_CODE__NOT_FOUND
-                                       : PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-                    "%s: %s", path, strerror(errno));
-  /* the resolved path must be inside an allowed root (also resolved) */
-  int inside = 0;
-  for (int i = 0; i < nroots && !inside; i++) {
-    char root[PATH_MAX];
-    if (!realpath(roots[i], root)) continue;
-    size_t n = strlen(root);
-    if (strcmp(root, "/") == 0) inside = 1;
-    else if (strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == 0)) inside = 1;
-  }
-  if (!inside)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-                    "%s: outside the allowed roots (see --allowed-root)", path);
-  char *doc;
-  size_t len;
-  if (read_file(real, &doc, &len, e)) return -1;
-  return load_doc(wc, doc, len, path, e);
+  if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+  return load_file(wc, real, path, NULL, NULL, 0, e);
 }
 
-int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, int format,
-                     const char *name, perr *e) {
+int world_load_path(world_ctx *wc, const char *path, const Physd__V1__LoadWorld *m,
+                    char *const *roots, int nroots, perr *e) {
+  /* the resolved path must be inside an allowed root (also resolved) */
+  char real[PATH_MAX];
+  if (world_path_allowed(path, roots, nroots, "", real, e)) return -1;
+  return load_file(wc, real, path, m, roots, nroots, e);
+}
+
+int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char *name,
+                     const Physd__V1__LoadWorld *m, char *const *roots, int nroots, perr *e) {
   if (len > WORLD_MAX_DOC)
     return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "document too large");
-  /* sniff: a <robot> root before any <mujoco> is URDF */
-  const char *robot = memmem(data, len, "<robot", 6), *mj = memmem(data, len, "<mujoco", 7);
-  if (check_format(format, robot && (!mj || robot < mj), e)) return -1;
   char *doc = malloc(len + 1);
   if (!doc) return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
   memcpy(doc, data, len);
   doc[len] = 0;
-  return load_doc(wc, doc, len, name && *name ? name : "(data)", e);
+  load_opts lo;
+  if (load_opts_from_msg(&lo, m, NULL, doc, len, NULL, roots, nroots, e)) {
+    free(doc);
+    return -1;
+  }
+  return load_doc(wc, doc, len, name && *name ? name : "(data)", &lo, e);
 }
 
 int world_reset(world_ctx *wc, perr *e) {
@@ -205,7 +205,7 @@ int world_reset(world_ctx *wc, perr *e) {
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
   phys_error err;
-  phys_status st = phys_load_mjcf_string(wc->doc, wc->doc_len, wc->name, &o, &nw, &err);
+  phys_status st = world_parse(&wc->lopts, wc->doc, wc->doc_len, wc->name, &o, &nw, &err);
   if (st != PHYS_OK) return perr_set(e, code_of(st), "%s", err.message);
   install(wc, nw, wc->doc, wc->doc_len, wc->name);
   return 0;
@@ -438,6 +438,12 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
     mi->n_actuators = (size_t)na;
     mi->actuators = names;
   }
+  if (world_model_info_extras(wc, mi)) {
+    world_model_info_free(mi);
+    free(ptrs);
+    free(g);
+    return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+  }
   size_t n = 0;
   for (int id = 0; id < bound; id++) {
     double mass;
@@ -465,6 +471,7 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
 }
 
 void world_model_info_free(Physd__V1__ModelInfo *mi) {
+  world_model_info_extras_free(mi);
   free(mi->joints);
   mi->joints = NULL;
   free(mi->actuators);

@@ -23,6 +23,16 @@ typedef struct perr {
 /* Set an error; returns -1 so callers can `return perr_set(...)`. */
 int perr_set(perr *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* How a document is parsed (world_load.c): its format and the loader options of LoadWorld,
+ * kept with the world so that Reset parses it the same way. Strings owned. */
+typedef struct load_opts {
+  int format;               /* PHYSD__V1__MODEL_FORMAT__FORMAT_MJCF or _URDF (never AUTO) */
+  int floating_base, repair_inertia, ground_plane;
+  char **package_paths;     /* resolved, each inside an allowed root */
+  int npackage_paths;
+  char *base_dir;           /* relative mesh paths (URDF); NULL = the current directory */
+} load_opts;
+
 typedef struct world_ctx {
   phys_world *w;
   int threads;          /* engine threads for every world loaded */
@@ -31,6 +41,7 @@ typedef struct world_ctx {
   size_t doc_len;
   uint64_t timestep_ns; /* the timestep rounded to ns */
   uint64_t gen;         /* incremented whenever bodies or the state change outside a step */
+  load_opts lopts;      /* how `doc` was parsed */
 } world_ctx;
 
 /* An empty world (no bodies, default options). Returns 0 or -1. */
@@ -42,13 +53,29 @@ void world_free(world_ctx *wc);
 /* Load a file without the allowed-roots check (the operator's --world). */
 int world_load_trusted(world_ctx *wc, const char *path, perr *e);
 
-/* LoadWorld by path: resolved with realpath(3) and required to be inside one of `roots`. */
-int world_load_path(world_ctx *wc, const char *path, int format, char *const *roots,
-                    int nroots, perr *e);
+/* LoadWorld by path: resolved with realpath(3) and required to be inside one of `roots`. `m`
+ * (nullable) gives the format and loader options. */
+int world_load_path(world_ctx *wc, const char *path, const Physd__V1__LoadWorld *m,
+                    char *const *roots, int nroots, perr *e);
 
 /* LoadWorld by bytes; `name` (nullable) is used in messages. */
-int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, int format,
-                     const char *name, perr *e);
+int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char *name,
+                     const Physd__V1__LoadWorld *m, char *const *roots, int nroots, perr *e);
+
+/* world_load.c: resolve `path` (realpath) into `real` (PATH_MAX bytes) and require it inside
+ * one of `roots`; `what` names it in the message. 0 or -1 (perr set). */
+int world_path_allowed(const char *path, char *const *roots, int nroots, const char *what,
+                       char *real, perr *e);
+/* The format (auto: by `path`'s extension, else the root element of `doc`) and options of a
+ * LoadWorld (`m` nullable: MJCF defaults); package paths and base_dir must be inside `roots`.
+ * `dir` (nullable) is the default base_dir (a file's directory). 0 or -1. */
+int load_opts_from_msg(load_opts *o, const Physd__V1__LoadWorld *m, const char *path,
+                       const char *doc, size_t len, const char *dir, char *const *roots,
+                       int nroots, perr *e);
+void load_opts_free(load_opts *o);
+/* Parse `doc` into a new world as `o` says. On error *out is NULL and `err` says why. */
+phys_status world_parse(const load_opts *o, const char *doc, size_t len, const char *name,
+                        const phys_world_options *opt, phys_world **out, phys_error *err);
 
 /* Reload the original document (or the empty world). */
 int world_reset(world_ctx *wc, perr *e);
@@ -61,6 +88,10 @@ int world_restore(world_ctx *wc, const uint8_t *data, size_t len, perr *e);
 /* ModelInfo, built into `out` with heap memory that world_model_info_free() releases. */
 int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *out, perr *e);
 void world_model_info_free(Physd__V1__ModelInfo *mi);
+/* The 1.1 parts of ModelInfo (world_info.c): actuator_info, sensors, sensor_info and notices;
+ * 0 or -1 when out of memory. world_model_info_extras_free releases them (idempotent). */
+int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi);
+void world_model_info_extras_free(Physd__V1__ModelInfo *mi);
 
 /* Entities. */
 int world_add_body(world_ctx *wc, const Physd__V1__AddBody *req, int32_t *id, perr *e);
@@ -81,6 +112,21 @@ void world_joint_command_of(const Physd__V1__SetJointCommand *c, size_t i,
                             phys_joint_command *out);
 /* Check, then set every joint's command (held until replaced). */
 int world_apply_joint_command(world_ctx *wc, const Physd__V1__SetJointCommand *c, perr *e);
+
+/* Actuators (world_act.c). Check a SetActuatorControl without applying it: targets are ids
+ * then names, every one a known actuator and none twice, one finite ctrl per target. On success
+ * the resolved actuator indices go to ids_out[0 .. *n-1] (malloc'd, the caller frees; NULL
+ * when there is no target). */
+int world_check_actuator_control(const world_ctx *wc, const Physd__V1__SetActuatorControl *m,
+                                 int **ids_out, size_t *n, perr *e);
+/* Set the controls of a checked request (ids from world_check_actuator_control). */
+void world_apply_actuator_control(world_ctx *wc, const Physd__V1__SetActuatorControl *m,
+                                  const int *ids, size_t n);
+
+/* Sensors (snap_sensors.c; none until the engine has them): count, name, values per reading. */
+int world_sensor_count(const phys_world *w);
+const char *world_sensor_name(const phys_world *w, int id);
+int world_sensor_dim(const phys_world *w, int id);
 
 /* Sim time of the current state in ns (step index * timestep_ns). */
 uint64_t world_sim_time_ns(const world_ctx *wc);

@@ -6,6 +6,7 @@ subscriptions, and both examples run briefly.
 Env (set by meson): PHYSD_BIN, PHYSD_PB2_DIR (generated physd_pb2.py), PYTHONPATH (the
 package), PHYSD_SOURCE_ROOT. Exits 77 (skip) when the daemon is not built.
 """
+import json
 import math
 import os
 import shutil
@@ -180,6 +181,33 @@ class World(Base):
         self.assertServerError(2, self.c.set_joint_command, [0], tau=[1.0])
 
 
+    def test_joints_and_actuators(self):
+        """Protocol 1.1: joint state, actuator controls by name and id, loader notices."""
+        with open(os.path.join(SRC, "configs", "worlds", "arm_slider.xml")) as f:
+            doc = f.read()
+        doc = doc.replace('<geom type="plane" size="5 5 0.1"/>',
+                          '<geom type="plane" size="5 5 0.1" solref="0.02 1"/>')
+        wl = self.c.load_world(data=doc, name="arm_slider.xml")
+        self.assertTrue(any("solref" in n for n in wl.notices), list(wl.notices))
+        info = self.c.model_info()
+        self.assertEqual([a.name for a in info.actuator_info], ["shoulder_motor"])
+        shoulder = info.actuator_info[0].joint
+        self.assertEqual(len(self.c.get_state().joints), 0)  # none unless asked
+        self.c.set_actuator_control({"shoulder_motor": 0.5}, seq=7)
+        f = self.c.step_and_observe(bodies=[], joints=None, actuator_forces=True)
+        self.assertEqual(len(f.joints), 3)
+        self.assertAlmostEqual(f.actuator_force[0], 0.5)
+        self.assertEqual(f.last_cmd_seq, 7)
+        f = self.c.step_and_observe(bodies=[], joints=[shoulder], actuators={0: -0.25},
+                                    actuator_forces=True)
+        self.assertEqual([j.id for j in f.joints], [shoulder])
+        self.assertAlmostEqual(f.actuator_force[0], -0.25)
+        self.assertServerError(2, self.c.set_actuator_control, {"nope": 1.0})
+        self.assertServerError(1, self.c.set_actuator_control, {0: math.nan})
+        self.assertServerError(2, self.c.get_state, joints=[9999])
+        self.c.load_world(path=D.world)
+
+
 class Time(Base):
     def test_step_and_wrench(self):
         s0 = self.c.get_stats().clock.step
@@ -298,6 +326,31 @@ class Examples(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("position error", r.stdout)
         self.assertIn('"mode": "free_body"', r.stdout)
+
+    def test_pd_lockstep_arm(self):
+        """Joint-space PD at 1 kHz lock-step on the 7-DOF arm (arm_gripper.xml; arm_slider.xml
+        when it is absent): the RMS tracking error read from the frames' joint state."""
+        worlds = os.path.join(SRC, "configs", "worlds")
+        name = "arm_gripper.xml"
+        if not os.path.exists(os.path.join(worlds, name)):
+            name = "arm_slider.xml"
+        with open(os.path.join(worlds, name)) as f:
+            doc = f.read()
+        try:
+            with pc.Client.connect_unix(D.sock) as c:
+                c.load_world(data=doc, name=name)
+            r = self.run_example(os.path.join(EXAMPLES, "pd_lockstep.py"), "--socket", D.sock,
+                                 "--steps", "1000", "--print-every", "250", "--tol", "0.02")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn('"mode": "joints"', r.stdout)
+            summary = json.loads(r.stdout.strip().splitlines()[-1])
+            print("\n    %s: tracking error rms %.5f max %.5f, %.1f us per cycle"
+                  % (name, summary["tracking_error_rms"], summary["tracking_error_max"],
+                     summary["cycle_us"]), file=sys.stderr)
+            self.assertLess(summary["tracking_error_rms"], 0.02)
+        finally:
+            with pc.Client.connect_unix(D.sock) as c:
+                c.load_world(path=D.world)
 
     def test_rt_logger(self):
         r = self.run_example(os.path.join(EXAMPLES, "rt_logger.py"), "--socket", D.sock,

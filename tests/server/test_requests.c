@@ -100,10 +100,11 @@ static void test_load_world(void) {
   snprintf(link, sizeof link, "%s/link.xml", D.dir);
   CU_ASSERT(symlink("/etc/passwd", link) == 0);
   CU_ASSERT_EQUAL(wc_take_error(wc_req_load_path(&C, link)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  /* URDF is loaded (tests/server/test_load_urdf.c); a robot without links is malformed */
   CU_ASSERT_EQUAL(wc_take_error(wc_req_load_path(&C, wc_write_file(&D, "r.urdf", "<robot/>"))),
-                  PHYSD__V1__ERROR_CODE__UNSUPPORTED);
+                  PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
   CU_ASSERT_EQUAL(wc_take_error(wc_req_load_data(&C, "<?xml version=\"1.0\"?><robot name=\"r\"/>")),
-                  PHYSD__V1__ERROR_CODE__UNSUPPORTED);
+                  PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
   /* an MJCF feature the engine does not have (height fields) */
   CU_ASSERT_EQUAL(wc_take_error(wc_req_load_data(&C, "<mujoco><worldbody><geom type=\"hfield\"/>"
                                               "</worldbody></mujoco>")),
@@ -116,8 +117,8 @@ static void test_load_world(void) {
   l.path = (char *)path;
   l.format = (Physd__V1__ModelFormat)7;
   CU_ASSERT_EQUAL(wc_take_error(wc_call(&C, &env, 5000)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
-  l.format = PHYSD__V1__MODEL_FORMAT__FORMAT_URDF;
-  CU_ASSERT_EQUAL(wc_take_error(wc_call(&C, &env, 5000)), PHYSD__V1__ERROR_CODE__UNSUPPORTED);
+  l.format = PHYSD__V1__MODEL_FORMAT__FORMAT_URDF; /* an MJCF file read as URDF */
+  CU_ASSERT_EQUAL(wc_take_error(wc_call(&C, &env, 5000)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
   CU_ASSERT(same_state(before, n));
   CU_ASSERT_EQUAL(model_hash(), hash);
   CU_ASSERT(wc_daemon_log_has(&D, "load refused"));

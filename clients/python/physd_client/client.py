@@ -25,7 +25,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 0
+PROTO_MINOR = 1
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -374,13 +374,30 @@ class Client:
         return self.pb.Envelope()
 
     @staticmethod
-    def _selector(sel, bodies, contacts, stats):
+    def _selector(sel, bodies, contacts, stats, joints=(), actuators=False, sensors=False):
+        """bodies None = every body; joints None = every joint, () = none (protocol 1.1)."""
         if bodies is None:
             sel.all_bodies = True
         else:
             sel.bodies.extend(int(b) for b in bodies)
         sel.contacts = bool(contacts)
         sel.stats = bool(stats)
+        if joints is None:
+            sel.all_joints = True
+        else:
+            sel.joints.extend(int(j) for j in joints)
+        sel.actuators = bool(actuators)
+        sel.sensors = bool(sensors)
+
+    @staticmethod
+    def _fill_actuators(msg, controls, seq=0):
+        """controls: {actuator id (int) or name (str): ctrl}."""
+        ids = [(k, v) for k, v in controls.items() if not isinstance(k, str)]
+        names = [(k, v) for k, v in controls.items() if isinstance(k, str)]
+        msg.ids.extend(int(k) for k, _ in ids)
+        msg.names.extend(k for k, _ in names)
+        msg.ctrl.extend(float(v) for _, v in ids + names)
+        msg.seq = seq
 
     def _fill_command(self, msg, joint_ids, mode=CMD_TORQUE, q=(), qd=(), tau=(), kp=(), kd=(),
                       seq=0):
@@ -403,9 +420,12 @@ class Client:
         r = self._call(env, "pong")
         return (time.monotonic_ns() - t0) / 1e9, r.pong
 
-    def load_world(self, path=None, data=None, format=FORMAT_AUTO, name=""):
+    def load_world(self, path=None, data=None, format=FORMAT_AUTO, name="", floating_base=False,
+                   package_paths=(), repair_inertia=False, base_dir="", ground_plane=False):
         """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
-        Returns WorldLoaded."""
+        Returns WorldLoaded (its notices list what the loader ignored or repaired). The URDF
+        options (protocol 1.1: floating_base, package_paths, repair_inertia, base_dir,
+        ground_plane) are ignored for MJCF."""
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         env = self._env()
@@ -415,6 +435,11 @@ class Client:
             env.load_world.data = data.encode() if isinstance(data, str) else bytes(data)
         env.load_world.format = format
         env.load_world.name = name
+        env.load_world.floating_base = bool(floating_base)
+        env.load_world.package_paths.extend(os.fspath(p) for p in package_paths)
+        env.load_world.repair_inertia = bool(repair_inertia)
+        env.load_world.base_dir = os.fspath(base_dir)
+        env.load_world.ground_plane = bool(ground_plane)
         return self._call(env, "world_loaded").world_loaded
 
     def model_info(self):
@@ -478,6 +503,13 @@ class Client:
         self._fill_command(env.set_joint_command, joint_ids, mode, q, qd, tau, kp, kd, seq)
         self._call(env)
 
+    def set_actuator_control(self, controls, seq=0):
+        """SetActuatorControl (protocol 1.1): controls {actuator id or name: ctrl}, applied at
+        the next step boundary and held; the whole request is rejected on any bad entry."""
+        env = self._env()
+        self._fill_actuators(env.set_actuator_control, controls, seq)
+        self._call(env)
+
     def apply_wrench(self, body, force=(0, 0, 0), torque=(0, 0, 0)):
         """A wrench at the body's COM for the next step only."""
         env = self._env()
@@ -492,9 +524,11 @@ class Client:
         self._call(env)
 
     def step_and_observe(self, n=1, wrenches=(), command=None, bodies=None, contacts=False,
-                         stats=False):
+                         stats=False, joints=(), actuators=None, actuator_forces=False,
+                         sensors=False, actuator_seq=0):
         """The hot path: wrenches [(body, force, torque)], an optional command dict (the keyword
-        arguments of set_joint_command), n steps -> StateFrame."""
+        arguments of set_joint_command), optional actuator controls {id or name: ctrl}, n steps
+        -> StateFrame. joints: ids to observe (None = every joint, () = none)."""
         env = self._env()
         so = env.step_and_observe
         so.n = n
@@ -505,7 +539,9 @@ class Client:
             _vec3(w.torque, torque)
         if command is not None:
             self._fill_command(so.command, **command)
-        self._selector(so.selector, bodies, contacts, stats)
+        if actuators:
+            self._fill_actuators(so.actuators, actuators, actuator_seq)
+        self._selector(so.selector, bodies, contacts, stats, joints, actuator_forces, sensors)
         return self._call(env, "state").state
 
     def pause(self):
@@ -532,19 +568,23 @@ class Client:
         env.set_real_time_factor.factor = factor
         self._call(env)
 
-    def get_state(self, bodies=None, contacts=False, stats=False):
-        """GetState -> StateFrame (bodies None: every body)."""
+    def get_state(self, bodies=None, contacts=False, stats=False, joints=(), actuators=False,
+                  sensors=False):
+        """GetState -> StateFrame (bodies None: every body; joints None: every joint)."""
         env = self._env()
-        self._selector(env.get_state.selector, bodies, contacts, stats)
+        self._selector(env.get_state.selector, bodies, contacts, stats, joints, actuators,
+                       sensors)
         return self._call(env, "state").state
 
-    def subscribe(self, callback, period_ns=0, bodies=None, contacts=False, stats=False):
+    def subscribe(self, callback, period_ns=0, bodies=None, contacts=False, stats=False,
+                  joints=(), actuators=False, sensors=False):
         """Subscribe to state frames; callback(StateFrame) runs on the reader thread. Returns the
         subscription id. A callback that raises is reported (traceback on stderr, the exception
         kept in self.callback_error) and receives no more frames."""
         env = self._env()
         env.subscribe.period_ns = period_ns
-        self._selector(env.subscribe.selector, bodies, contacts, stats)
+        self._selector(env.subscribe.selector, bodies, contacts, stats, joints, actuators,
+                       sensors)
         sid = self._call(env, "subscribed").subscribed.subscription_id
         with self._cb_lock:
             self._subs[sid] = callback
