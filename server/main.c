@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "framing.h"
 #include "log.h"
 #include "net.h"
 #include "phys/phys.h"
@@ -28,10 +29,10 @@ static void usage(FILE *f) {
           "             [--token-file FILE] [--world FILE.xml] [--threads N]\n"
           "             [--mode lockstep|barrier|realtime|max] [--rtf X] [--allowed-root DIR]...\n"
           "             [--log-level debug|info|warn|error] [--help]\n\n"
-          "physd %s (libphys %s): a physics simulation daemon speaking protocol 1.0 (see\n"
-          "docs/protocol.md) on a Unix socket and, optionally, TCP.\n\n"
+          "physd %s (libphys %s): a physics simulation daemon speaking protocol %d.%d (see\n"
+          "docs/protocol.md) on a Unix socket and, optionally, TCP. Worlds: MJCF or URDF.\n\n"
           "  --config FILE                  read key = value settings (configs/physd.conf)\n",
-          PHYSD_VERSION, phys_version());
+          PHYSD_VERSION, phys_version(), PHYSD_PROTO_MAJOR, PHYSD_PROTO_MINOR);
   config_print_help(f);
   fprintf(f, "\nEvery key of the config file is also a flag (--key-with-dashes VALUE); flags win.\n");
 }
