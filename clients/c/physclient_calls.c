@@ -52,7 +52,7 @@ static void step_stats_from(const Physd__V1__StepStats *s, physclient_step_stats
                                  s->iterations_mean, s->residual, s->penetration_max};
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
+int pc__grow(void **arr, size_t *cap, size_t n, size_t elem) {
   if (n <= *cap) return PHYSCLIENT_OK;
   size_t ncap = *cap ? *cap : 16;
   while (ncap < n) ncap *= 2;
@@ -64,9 +64,21 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
 }
 
 int pc__state_from_pb(const Physd__V1__StateFrame *f, physclient_state *out) {
-  if (grow((void **)&out->bodies, &out->cap_bodies_, f->n_bodies, sizeof *out->bodies) ||
-      grow((void **)&out->contacts, &out->cap_contacts_, f->n_contacts, sizeof *out->contacts))
+  if (pc__grow((void **)&out->bodies, &out->cap_bodies_, f->n_bodies, sizeof *out->bodies) ||
+      pc__grow((void **)&out->contacts, &out->cap_contacts_, f->n_contacts, sizeof *out->contacts) ||
+      pc__grow((void **)&out->actuator_force, &out->cap_actuator_force_, f->n_actuator_force,
+               sizeof *out->actuator_force) ||
+      pc__grow((void **)&out->sensor_values, &out->cap_sensor_values_, f->n_sensor_values,
+               sizeof *out->sensor_values))
     return PHYSCLIENT_ENOMEM;
+  int st = pc__joints_from_pb(f, out);
+  if (st != PHYSCLIENT_OK) return st;
+  out->n_actuator_force = f->n_actuator_force;
+  if (f->n_actuator_force)
+    memcpy(out->actuator_force, f->actuator_force, f->n_actuator_force * sizeof(double));
+  out->n_sensor_values = f->n_sensor_values;
+  if (f->n_sensor_values)
+    memcpy(out->sensor_values, f->sensor_values, f->n_sensor_values * sizeof(double));
   out->step = f->step;
   out->sim_time_ns = f->sim_time_ns;
   out->wall_mono_ns = f->wall_mono_ns;
@@ -101,6 +113,9 @@ void physclient_state_free(physclient_state *s) {
   if (!s) return;
   free(s->bodies);
   free(s->contacts);
+  free(s->joints);
+  free(s->actuator_force);
+  free(s->sensor_values);
   memset(s, 0, sizeof *s);
 }
 
@@ -115,6 +130,21 @@ static void selector_pb(Physd__V1__Selector *dst, const physclient_selector *sel
   dst->all_bodies = sel->all_bodies;
   dst->contacts = sel->contacts;
   dst->stats = sel->stats;
+  dst->all_joints = sel->all_joints;
+  dst->joints = (int32_t *)sel->joints;
+  dst->n_joints = sel->joints ? sel->n_joints : 0;
+  dst->actuators = sel->actuators;
+  dst->sensors = sel->sensors;
+}
+
+static int check_selector(const physclient_selector *sel, physclient_error *err) {
+  if (sel && sel->n_bodies > 0 && !sel->bodies)
+    return pc__fail(err, PHYSCLIENT_EINVAL, 0, "selector: bodies is NULL with n_bodies %zu",
+                    sel->n_bodies);
+  if (sel && sel->n_joints > 0 && !sel->joints)
+    return pc__fail(err, PHYSCLIENT_EINVAL, 0, "selector: joints is NULL with n_joints %zu",
+                    sel->n_joints);
+  return PHYSCLIENT_OK;
 }
 
 /* A joint command; arrays must be NULL or n_joints long (checked by the caller). */
@@ -168,12 +198,20 @@ int physclient_ping(physclient *c, physclient_pong *out, physclient_error *err) 
 
 /* ---- world ------------------------------------------------------------------------------- */
 
-static int load_world(physclient *c, Physd__V1__LoadWorld *lw, physclient_world_loaded *out,
-                      physclient_error *err) {
+int pc__load_world(physclient *c, Physd__V1__LoadWorld *lw, physclient_world_loaded *out,
+                   physclient_notices *notices, physclient_error *err) {
+  if (notices) *notices = (physclient_notices){0};
   ENVELOPE(env, LOAD_WORLD, load_world, lw);
   Physd__V1__Envelope *r;
   int st = pc__call(c, &env, PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED, &r, err);
   if (st != PHYSCLIENT_OK) return st;
+  if (notices && r->world_loaded &&
+      pc__copy_strings(r->world_loaded->notices, r->world_loaded->n_notices, &notices->items,
+                       &notices->n) != PHYSCLIENT_OK) {
+    physclient_notices_free(notices);
+    physd__v1__envelope__free_unpacked(r, NULL);
+    return pc__fail(err, PHYSCLIENT_ENOMEM, 0, "out of memory for the loader's notices");
+  }
   if (out) {
     const Physd__V1__WorldLoaded *w = r->world_loaded;
     memset(out, 0, sizeof *out);
@@ -195,7 +233,7 @@ int physclient_load_world_path(physclient *c, const char *path, physclient_forma
   lw.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_PATH;
   lw.path = (char *)path;
   lw.format = (Physd__V1__ModelFormat)format;
-  return load_world(c, &lw, out, err);
+  return pc__load_world(c, &lw, out, NULL, err);
 }
 
 int physclient_load_world_bytes(physclient *c, const void *data, size_t len,
@@ -208,7 +246,7 @@ int physclient_load_world_bytes(physclient *c, const void *data, size_t len,
   lw.data.len = len;
   lw.format = (Physd__V1__ModelFormat)format;
   lw.name = (char *)(name ? name : "");
-  return load_world(c, &lw, out, err);
+  return pc__load_world(c, &lw, out, NULL, err);
 }
 
 void physclient_model_info_free(physclient_model_info *info) {
@@ -225,10 +263,11 @@ void physclient_model_info_free(physclient_model_info *info) {
   free(info->actuators);
   for (size_t i = 0; i < info->n_sensors; i++) free(info->sensors[i]);
   free(info->sensors);
+  pc__model_info_v11_free(info);
   free(info);
 }
 
-static int copy_strings(char **const src, size_t n, char ***dst, size_t *ndst) {
+int pc__copy_strings(char **const src, size_t n, char ***dst, size_t *ndst) {
   if (n == 0) return PHYSCLIENT_OK;
   *dst = calloc(n, sizeof **dst);
   if (!*dst) return PHYSCLIENT_ENOMEM;
@@ -269,10 +308,10 @@ static int model_info_from(const Physd__V1__ModelInfo *m, physclient_model_info 
       if (!o->joints[i].name || !o->joints[i].type) return PHYSCLIENT_ENOMEM;
     }
   }
-  if (copy_strings(m->actuators, m->n_actuators, &o->actuators, &o->n_actuators) ||
-      copy_strings(m->sensors, m->n_sensors, &o->sensors, &o->n_sensors))
+  if (pc__copy_strings(m->actuators, m->n_actuators, &o->actuators, &o->n_actuators) ||
+      pc__copy_strings(m->sensors, m->n_sensors, &o->sensors, &o->n_sensors))
     return PHYSCLIENT_ENOMEM;
-  return PHYSCLIENT_OK;
+  return pc__model_info_v11_from(m, o);
 }
 
 int physclient_get_model_info(physclient *c, physclient_model_info **out, physclient_error *err) {
@@ -413,8 +452,11 @@ static int take_state(physclient *c, Physd__V1__Envelope *env, physclient_state 
   int st = pc__call(c, env, PHYSD__V1__ENVELOPE__MSG_STATE, &r, err);
   if (st != PHYSCLIENT_OK) return st;
   if (!r->state) st = pc__fail(err, PHYSCLIENT_EPROTO, 0, "empty StateFrame");
-  else if (pc__state_from_pb(r->state, out) != PHYSCLIENT_OK)
-    st = pc__fail(err, PHYSCLIENT_ENOMEM, 0, "out of memory for %zu bodies", r->state->n_bodies);
+  else if ((st = pc__state_from_pb(r->state, out)) == PHYSCLIENT_ENOMEM)
+    pc__fail(err, st, 0, "out of memory for %zu bodies", r->state->n_bodies);
+  else if (st != PHYSCLIENT_OK)
+    pc__fail(err, st, 0, "bad StateFrame: a joint with more than %d qpos or %d qvel values",
+             PHYSCLIENT_MAX_QPOS, PHYSCLIENT_MAX_QVEL);
   physd__v1__envelope__free_unpacked(r, NULL);
   return st;
 }
@@ -425,11 +467,18 @@ int physclient_step_and_observe(physclient *c, const physclient_step_request *re
   if (req->n_wrenches > PC_MAX_WRENCHES || (req->n_wrenches > 0 && !req->wrenches))
     return pc__fail(err, PHYSCLIENT_EINVAL, 0, "n_wrenches must be 0..%d with wrenches set",
                     PC_MAX_WRENCHES);
+  int cst = check_selector(req->selector, err);
+  if (cst != PHYSCLIENT_OK) return cst;
   Physd__V1__SetJointCommand jc;
   if (req->command) {
     int st = check_command(req->command, err);
     if (st != PHYSCLIENT_OK) return st;
     joint_command_pb(&jc, req->command);
+  }
+  Physd__V1__SetActuatorControl ac;
+  if (req->actuators) {
+    int st = pc__actuator_control_pb(&ac, req->actuators, err);
+    if (st != PHYSCLIENT_OK) return st;
   }
   /* wrenches: on the stack for the common small case, one heap block otherwise */
   enum { STACK_WRENCHES = 8 };
@@ -460,6 +509,7 @@ int physclient_step_and_observe(physclient *c, const physclient_step_request *re
   so.n_wrenches = req->n_wrenches;
   so.n = req->n;
   so.selector = &sel;
+  so.actuators = req->actuators ? &ac : NULL;
   ENVELOPE(env, STEP_AND_OBSERVE, step_and_observe, &so);
   int st = take_state(c, &env, out, err);
   free(heap);
@@ -502,6 +552,8 @@ int physclient_set_real_time_factor(physclient *c, double factor, physclient_err
 int physclient_get_state(physclient *c, const physclient_selector *selector,
                          physclient_state *out, physclient_error *err) {
   if (!out) return pc__fail(err, PHYSCLIENT_EINVAL, 0, "out is NULL");
+  int st = check_selector(selector, err);
+  if (st != PHYSCLIENT_OK) return st;
   Physd__V1__Selector sel;
   selector_pb(&sel, selector);
   Physd__V1__GetState gs = PHYSD__V1__GET_STATE__INIT;
@@ -514,6 +566,7 @@ int physclient_subscribe(physclient *c, const physclient_selector *selector, uin
                          physclient_frame_cb cb, void *user, uint32_t *sub_id,
                          physclient_error *err) {
   if (!cb) return pc__fail(err, PHYSCLIENT_EINVAL, 0, "callback is NULL");
+  if (check_selector(selector, err) != PHYSCLIENT_OK) return PHYSCLIENT_EINVAL;
   Physd__V1__Selector sel;
   selector_pb(&sel, selector);
   Physd__V1__Subscribe s = PHYSD__V1__SUBSCRIBE__INIT;

@@ -81,4 +81,22 @@ int pc__start_reader(physclient *c, physclient_error *err);
 
 uint64_t pc__mono_ns(void);
 
+/* Grow *arr to hold n elements of elem bytes (cap: allocated count). OK or ENOMEM. */
+int pc__grow(void **arr, size_t *cap, size_t n, size_t elem);
+
+/* 1.1 pieces shared by physclient_calls.c and physclient_v11.c. */
+/* Check ctl's pointers (EINVAL with err set) and point dst's arrays at ctl's (no copy). */
+int pc__actuator_control_pb(Physd__V1__SetActuatorControl *dst,
+                            const physclient_actuator_control *ctl, physclient_error *err);
+/* Send a filled LoadWorld; out and notices may be NULL. */
+int pc__load_world(physclient *c, Physd__V1__LoadWorld *lw, physclient_world_loaded *out,
+                   physclient_notices *notices, physclient_error *err);
+/* Copy n strings into *dst (calloc'ed array; *ndst counts those copied). OK or ENOMEM. */
+int pc__copy_strings(char **const src, size_t n, char ***dst, size_t *ndst);
+/* The 1.1 parts of ModelInfo into o, and their release. OK or ENOMEM. */
+int pc__model_info_v11_from(const Physd__V1__ModelInfo *m, physclient_model_info *o);
+void pc__model_info_v11_free(physclient_model_info *o);
+/* A frame's joints into out, growing out->joints. OK, ENOMEM or EPROTO (too many values). */
+int pc__joints_from_pb(const Physd__V1__StateFrame *f, physclient_state *out);
+
 #endif

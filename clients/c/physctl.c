@@ -22,13 +22,27 @@ static const char usage_text[] =
     "/tmp/physd-<uid>.sock) and runs one command. Results are JSON on stdout.\n"
     "\n"
     "commands:\n"
-    "  load FILE [--data]          load a world (MJCF); the path is sent as an absolute path and\n"
-    "                              must be inside the daemon's allowed roots; --data sends the\n"
-    "                              file's bytes instead\n"
-    "  info                        model info: bodies, joints, timestep, gravity\n"
+    "  load FILE [--data] [--format auto|mjcf|urdf] [--floating-base] [--package-path DIR]...\n"
+    "       [--ground] [--repair-inertia]\n"
+    "                              load a world (MJCF or URDF); the path is sent as an absolute\n"
+    "                              path and must be inside the daemon's allowed roots; --data\n"
+    "                              sends the file's bytes instead (relative meshes resolve in\n"
+    "                              the file's directory). URDF options: --floating-base (a root\n"
+    "                              link without a joint is free), --package-path DIR (a root\n"
+    "                              for package:// URIs, repeatable), --ground (a plane z = 0),\n"
+    "                              --repair-inertia. Prints the loader's notices\n"
+    "  info                        model info: bodies, joints, actuators (with ctrl ranges),\n"
+    "                              sensors, notices, timestep, gravity\n"
+    "  ctrl ID|NAME VALUE [ID|NAME VALUE]... [--seq N]\n"
+    "                              set actuator controls (SetActuatorControl): an actuator by\n"
+    "                              id or name and its control, applied at the next step\n"
     "  step [N]                    step N times (default 1; lock-step mode)\n"
     "  pause | resume              pause or resume the simulation clock\n"
-    "  state [--body ID]...        the latest state of every body (or of the given bodies)\n"
+    "  state [--body ID]... [--joints] [--joint ID]... [--actuators] [--sensors]\n"
+    "                              the latest state of every body (or of the given bodies);\n"
+    "                              --joints adds every joint's qpos, qvel and force (--joint ID\n"
+    "                              the given joints), --actuators the actuator forces,\n"
+    "                              --sensors the sensor values\n"
     "  watch [--hz F] [--count N]  subscribe and print state frames as JSON lines (Ctrl-C stops)\n"
     "  stats                       daemon statistics\n"
     "  snapshot FILE               save the world state to FILE\n"
@@ -161,6 +175,24 @@ static void json_vec3(FILE *f, physclient_vec3 v) {
   fputc(']', f);
 }
 
+static void json_array(FILE *f, const double *v, size_t n) {
+  fputc('[', f);
+  for (size_t i = 0; i < n; i++) {
+    if (i) fputc(',', f);
+    json_num(f, v[i]);
+  }
+  fputc(']', f);
+}
+
+static void json_strings(FILE *f, char *const *v, size_t n) {
+  fputc('[', f);
+  for (size_t i = 0; i < n; i++) {
+    if (i) fputc(',', f);
+    json_str(f, v[i]);
+  }
+  fputc(']', f);
+}
+
 static const char *mode_name(int mode) {
   switch (mode) {
   case PHYSCLIENT_MODE_LOCKSTEP: return "lockstep";
@@ -208,7 +240,30 @@ static void json_state(FILE *f, const physclient_state *s) {
     json_vec3(f, b->angvel);
     fprintf(f, ",\"sleeping\":%s}", b->sleeping ? "true" : "false");
   }
-  fputs("]}\n", f);
+  fputc(']', f);
+  if (s->n_joints) {
+    fputs(",\"joints\":[", f);
+    for (size_t i = 0; i < s->n_joints; i++) {
+      const physclient_joint_state *j = &s->joints[i];
+      fprintf(f, "%s{\"id\":%d,\"qpos\":", i ? "," : "", j->id);
+      json_array(f, j->qpos, j->n_qpos);
+      fputs(",\"qvel\":", f);
+      json_array(f, j->qvel, j->n_qvel);
+      fputs(",\"force\":", f);
+      json_num(f, j->force);
+      fputc('}', f);
+    }
+    fputc(']', f);
+  }
+  if (s->n_actuator_force) {
+    fputs(",\"actuator_force\":", f);
+    json_array(f, s->actuator_force, s->n_actuator_force);
+  }
+  if (s->n_sensor_values) {
+    fputs(",\"sensor_values\":", f);
+    json_array(f, s->sensor_values, s->n_sensor_values);
+  }
+  fputs("}\n", f);
 }
 
 /* ---- commands ---------------------------------------------------------------------------- */
@@ -243,18 +298,47 @@ static uint8_t *read_file(const char *path, size_t *len) {
   return buf;
 }
 
+#define MAX_PACKAGE_PATHS 32
+
 static int cmd_load(physclient *c, int argc, char **argv) {
   const char *file = NULL;
   bool data = false;
+  physclient_load_options o = {.format = PHYSCLIENT_FORMAT_AUTO};
+  static char pkg_abs[MAX_PACKAGE_PATHS][PATH_MAX];
+  const char *pkgs[MAX_PACKAGE_PATHS];
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--data") == 0) data = true;
-    else if (!file) file = argv[i];
-    else usage_error("load: unexpected argument '%s'", argv[i]);
+    else if (strcmp(argv[i], "--floating-base") == 0) o.floating_base = true;
+    else if (strcmp(argv[i], "--ground") == 0) o.ground_plane = true;
+    else if (strcmp(argv[i], "--repair-inertia") == 0) o.repair_inertia = true;
+    else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+      const char *f = argv[++i];
+      if (strcmp(f, "auto") == 0) o.format = PHYSCLIENT_FORMAT_AUTO;
+      else if (strcmp(f, "mjcf") == 0) o.format = PHYSCLIENT_FORMAT_MJCF;
+      else if (strcmp(f, "urdf") == 0) o.format = PHYSCLIENT_FORMAT_URDF;
+      else usage_error("load: unknown --format '%s' (auto|mjcf|urdf)", f);
+    } else if (strcmp(argv[i], "--package-path") == 0 && i + 1 < argc) {
+      const char *d = argv[++i];
+      if (o.n_package_paths == MAX_PACKAGE_PATHS) usage_error("%s", "load: too many --package-path");
+      /* sent absolute, like FILE; a missing directory is the daemon's to refuse */
+      pkgs[o.n_package_paths] = realpath(d, pkg_abs[o.n_package_paths]) ? pkg_abs[o.n_package_paths] : d;
+      o.n_package_paths++;
+    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+      usage_error("load: unknown option '%s'", argv[i]);
+    } else if (!file) {
+      file = argv[i];
+    } else {
+      usage_error("load: unexpected argument '%s'", argv[i]);
+    }
   }
   if (!file) usage_error("%s", "load: missing FILE");
+  o.package_paths = pkgs;
   physclient_world_loaded w;
+  physclient_notices notices = {0};
   physclient_error e;
   int st;
+  char abs[PATH_MAX];
+  const char *path = realpath(file, abs) ? abs : file;
   if (data) {
     size_t len = 0;
     uint8_t *buf = read_file(file, &len);
@@ -262,12 +346,11 @@ static int cmd_load(physclient *c, int argc, char **argv) {
       fprintf(stderr, "physctl: load: cannot read %s: %s\n", file, strerror(errno));
       return EXIT_REQUEST;
     }
-    st = physclient_load_world_bytes(c, buf, len, PHYSCLIENT_FORMAT_AUTO, file, &w, &e);
+    o.name = file;
+    st = physclient_load_world_bytes_opts(c, buf, len, &o, &w, &notices, &e);
     free(buf);
   } else {
-    char abs[PATH_MAX];
-    const char *path = realpath(file, abs) ? abs : file;
-    st = physclient_load_world_path(c, path, PHYSCLIENT_FORMAT_AUTO, &w, &e);
+    st = physclient_load_world_path_opts(c, path, &o, &w, &notices, &e);
   }
   if (st != PHYSCLIENT_OK) return fail("load", &e);
   printf("{\"name\":");
@@ -275,7 +358,10 @@ static int cmd_load(physclient *c, int argc, char **argv) {
   printf(",\"bodies\":%u,\"model_hash\":\"%016llx\",\"clock\":", w.bodies,
          (unsigned long long)w.model_hash);
   json_clock(stdout, &w.clock);
+  printf(",\"notices\":");
+  json_strings(stdout, notices.items, notices.n);
   printf("}\n");
+  physclient_notices_free(&notices);
   return 0;
 }
 
@@ -311,9 +397,40 @@ static int cmd_info(physclient *c) {
     json_str(stdout, m->joints[i].name);
     printf(",\"type\":");
     json_str(stdout, m->joints[i].type);
-    printf(",\"body\":%d}", m->joints[i].body);
+    printf(",\"body\":%d,\"range\":[", m->joints[i].body);
+    json_num(stdout, m->joints[i].range_lo);
+    putchar(',');
+    json_num(stdout, m->joints[i].range_hi);
+    printf("]}");
   }
-  printf("]}\n");
+  printf("],\"actuators\":[");
+  for (size_t i = 0; i < m->n_actuator_info; i++) {
+    const physclient_actuator_info *a = &m->actuator_info[i];
+    printf("%s{\"id\":%d,\"name\":", i ? "," : "", a->id);
+    json_str(stdout, a->name);
+    printf(",\"joint\":%d,\"ctrl_limited\":%s,\"ctrl_range\":", a->joint,
+           a->ctrl_limited ? "true" : "false");
+    if (a->ctrl_limited) {
+      putchar('[');
+      json_num(stdout, a->ctrl_lo);
+      putchar(',');
+      json_num(stdout, a->ctrl_hi);
+      putchar(']');
+    } else {
+      printf("null");
+    }
+    putchar('}');
+  }
+  printf("],\"sensors\":[");
+  for (size_t i = 0; i < m->n_sensor_info; i++) {
+    const physclient_sensor_info *si = &m->sensor_info[i];
+    printf("%s{\"id\":%d,\"name\":", i ? "," : "", si->id);
+    json_str(stdout, si->name);
+    printf(",\"dim\":%u}", si->dim);
+  }
+  printf("],\"notices\":");
+  json_strings(stdout, m->notices, m->n_notices);
+  printf("}\n");
   physclient_model_info_free(m);
   return 0;
 }
@@ -334,19 +451,34 @@ static int cmd_step(physclient *c, int argc, char **argv) {
 }
 
 static int cmd_state(physclient *c, int argc, char **argv) {
-  int32_t ids[256];
-  size_t n = 0;
+  int32_t ids[256], jids[256];
+  size_t n = 0, nj = 0;
+  bool all_joints = false, actuators = false, sensors = false;
   for (int i = 0; i < argc; i++) {
     uint64_t v;
     if (strcmp(argv[i], "--body") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) && v <= INT32_MAX) {
       if (n == sizeof ids / sizeof ids[0]) usage_error("%s", "state: too many --body");
       ids[n++] = (int32_t)v;
       i++;
+    } else if (strcmp(argv[i], "--joint") == 0 && i + 1 < argc && parse_u64(argv[i + 1], &v) &&
+               v <= INT32_MAX) {
+      if (nj == sizeof jids / sizeof jids[0]) usage_error("%s", "state: too many --joint");
+      jids[nj++] = (int32_t)v;
+      i++;
+    } else if (strcmp(argv[i], "--joints") == 0) {
+      all_joints = true;
+    } else if (strcmp(argv[i], "--actuators") == 0) {
+      actuators = true;
+    } else if (strcmp(argv[i], "--sensors") == 0) {
+      sensors = true;
     } else {
-      usage_error("state: bad argument '%s' (expected --body ID)", argv[i]);
+      usage_error("state: bad argument '%s' (expected --body ID, --joints, --joint ID, "
+                  "--actuators or --sensors)", argv[i]);
     }
   }
-  physclient_selector sel = {.bodies = ids, .n_bodies = n, .all_bodies = n == 0};
+  physclient_selector sel = {.bodies = ids, .n_bodies = n, .all_bodies = n == 0,
+                             .all_joints = all_joints, .joints = jids, .n_joints = nj,
+                             .actuators = actuators, .sensors = sensors};
   physclient_state s = {0};
   physclient_error e;
   if (physclient_get_state(c, &sel, &s, &e) != PHYSCLIENT_OK) return fail("state", &e);
@@ -412,6 +544,55 @@ static int cmd_watch(physclient *c, int argc, char **argv) {
   }
   if (rc == 0 && physclient_unsubscribe(c, id, &e) != PHYSCLIENT_OK) rc = fail("watch", &e);
   return rc;
+}
+
+#define MAX_CTRL 256
+
+static int cmd_ctrl(physclient *c, int argc, char **argv) {
+  int32_t ids[MAX_CTRL];
+  const char *names[MAX_CTRL];
+  double id_ctrl[MAX_CTRL], name_ctrl[MAX_CTRL], ctrl[MAX_CTRL];
+  size_t n_ids = 0, n_names = 0;
+  uint64_t seq = 0;
+  int i = 0;
+  while (i < argc) {
+    if (strcmp(argv[i], "--seq") == 0) {
+      if (i + 1 >= argc || !parse_u64(argv[i + 1], &seq))
+        usage_error("ctrl: bad --seq '%s'", i + 1 < argc ? argv[i + 1] : "");
+      i += 2;
+      continue;
+    }
+    if (i + 1 >= argc || strcmp(argv[i + 1], "--seq") == 0)
+      usage_error("ctrl: actuator '%s' has no VALUE (expected ID|NAME VALUE pairs)", argv[i]);
+    if (n_ids + n_names == MAX_CTRL) usage_error("%s", "ctrl: too many actuators");
+    double v;
+    if (!parse_double(argv[i + 1], &v))
+      usage_error("ctrl: VALUE must be a finite number, not '%s'", argv[i + 1]);
+    uint64_t id;
+    if (parse_u64(argv[i], &id)) {
+      if (id > INT32_MAX) usage_error("ctrl: actuator id '%s' is out of range", argv[i]);
+      ids[n_ids] = (int32_t)id;
+      id_ctrl[n_ids++] = v;
+    } else {
+      if (argv[i][0] == '\0' || argv[i][0] == '-')
+        usage_error("ctrl: bad actuator '%s' (an id or a name)", argv[i]);
+      names[n_names] = argv[i];
+      name_ctrl[n_names++] = v;
+    }
+    i += 2;
+  }
+  if (n_ids + n_names == 0) usage_error("%s", "ctrl: expected ID|NAME VALUE pairs");
+  /* the wire order: ids, then names */
+  memcpy(ctrl, id_ctrl, n_ids * sizeof *ctrl);
+  memcpy(ctrl + n_ids, name_ctrl, n_names * sizeof *ctrl);
+  physclient_actuator_control ac = {.ids = ids, .n_ids = n_ids, .names = names,
+                                    .n_names = n_names, .ctrl = ctrl,
+                                    .n_ctrl = n_ids + n_names, .seq = seq};
+  physclient_error e;
+  if (physclient_set_actuator_control(c, &ac, &e) != PHYSCLIENT_OK) return fail("ctrl", &e);
+  printf("{\"ok\":true,\"actuators\":%zu,\"seq\":%llu}\n", n_ids + n_names,
+         (unsigned long long)seq);
+  return 0;
 }
 
 static int cmd_stats(physclient *c) {
@@ -604,7 +785,7 @@ int main(int argc, char **argv) {
   char **args = argv + i;
   static const char *const known[] = {"load", "info", "step", "pause", "resume", "state", "watch",
                                       "stats", "snapshot", "restore", "reset", "mode", "latency",
-                                      "ping"};
+                                      "ping", "ctrl"};
   bool found = false;
   for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= strcmp(cmd, known[k]) == 0;
   if (!found) usage_error("unknown command '%s'", cmd);
@@ -628,6 +809,7 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "snapshot") == 0) rc = cmd_snapshot(c, nargs, args);
   else if (strcmp(cmd, "restore") == 0) rc = cmd_restore(c, nargs, args);
   else if (strcmp(cmd, "mode") == 0) rc = cmd_mode(c, nargs, args);
+  else if (strcmp(cmd, "ctrl") == 0) rc = cmd_ctrl(c, nargs, args);
   else rc = cmd_ping(c);
   physclient_close(c);
   return rc;

@@ -51,6 +51,48 @@ int e2e_write_file(const char *dir, const char *name, const char *text, char *ou
   return ok ? 0 : -1;
 }
 
+char *e2e_read_source(const char *rel, size_t *len) {
+  const char *root = getenv("PHYSD_SOURCE_ROOT");
+  if (!root || !root[0]) {
+    fprintf(stderr, "e2e_read_source: $PHYSD_SOURCE_ROOT is not set\n");
+    return NULL;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "e2e_read_source: %s: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (cap - n < 4096) {
+      cap = cap ? cap * 2 : 8192;
+      char *nb = realloc(buf, cap);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+    }
+    size_t r = fread(buf + n, 1, cap - n - 1, f);
+    n += r;
+    if (r == 0) break;
+  }
+  int bad = ferror(f) || !buf;
+  fclose(f);
+  if (bad) {
+    fprintf(stderr, "e2e_read_source: cannot read %s\n", path);
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  if (len) *len = n;
+  return buf;
+}
+
 static uint16_t free_tcp_port(void) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};

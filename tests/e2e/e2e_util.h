@@ -2,6 +2,7 @@
 #ifndef PHYS_TEST_E2E_UTIL_H
 #define PHYS_TEST_E2E_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,5 +38,9 @@ int e2e_alive(const e2e_daemon *d);
 int e2e_write_file(const char *dir, const char *name, const char *text, char *out, size_t size);
 
 uint64_t e2e_now_ns(void);
+
+/* The bytes of $PHYSD_SOURCE_ROOT/rel (NUL-terminated, malloc'ed; release with free), or NULL
+ * with a message on stderr. *len (may be NULL) receives the length without the NUL. */
+char *e2e_read_source(const char *rel, size_t *len);
 
 #endif

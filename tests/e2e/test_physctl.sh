@@ -78,6 +78,8 @@ run() {
 
 P="--socket $sock"
 run help 0 "usage: physctl" --help
+run help-ctrl 0 "ctrl ID|NAME VALUE" --help
+run help-joints 0 "state \[--body ID\]... \[--joints\]" --help
 run ping 0 '"rtt_us"' $P ping
 run info 0 '"name":"box"' $P info
 run load 0 '"bodies":2' $P load "$dir/world.xml"
@@ -109,6 +111,61 @@ run mode-lockstep 0 '"mode":"lockstep"' $P mode lockstep
 run latency 0 '"p99_us"' $P latency --cycles 300
 run latency-tcp 0 '"transport":"tcp"' $P latency --cycles 300 --tcp "127.0.0.1:$port"
 run tcp-ping 0 '"rtt_us"' --tcp "127.0.0.1:$port" ping
+# protocol 1.1: actuator controls, joint state, model info extras, URDF loads
+src=${PHYSD_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+cp "$src/configs/worlds/arm_slider.xml" "$src/tests/data/urdf/arm2.urdf" "$dir/"
+run load-arm 0 '"bodies":8' $P load "$dir/arm_slider.xml"
+run load-arm-notices 0 '"notices":\[\]' $P load "$dir/arm_slider.xml"
+run info-actuator 0 '"actuators":\[{"id":0,"name":"shoulder_motor","joint":1,"ctrl_limited":true,"ctrl_range":\[-1,1\]}\]' $P info
+run info-joint-range 0 '"id":4,"name":"carriage","type":"slide","body":4,"range":\[-0.5,0.5\]' $P info
+run info-sensors 0 '"sensors":\[\],"notices":\[\]' $P info
+run ctrl-name 0 '"ok":true,"actuators":1,"seq":5' $P ctrl shoulder_motor 0.5 --seq 5
+run ctrl-id 0 '"ok":true,"actuators":1,"seq":0' $P ctrl 0 -1
+run ctrl-twice 1 "INVALID_ARGUMENT" $P ctrl 0 0.1 shoulder_motor 0.2
+run ctrl-unknown-id 1 "NOT_FOUND" $P ctrl 3 0.5
+run ctrl-unknown-name 1 "NOT_FOUND" $P ctrl elbow_motor 0.5
+run ctrl-nan 2 "finite number" $P ctrl 0 nan
+run ctrl-no-value 2 "has no VALUE" $P ctrl shoulder_motor
+run ctrl-nothing 2 "expected ID|NAME VALUE pairs" $P ctrl
+run ctrl-bad-seq 2 "bad --seq" $P ctrl 0 1 --seq x
+# a control belongs to its client: physctl's ended with its connection (released to 0)
+run state-actuators 0 '"joints":\[{"id":4,"qpos":\[0\],"qvel":\[0\],"force":0}\],"actuator_force":\[0\]' \
+  $P state --body 4 --joint 4 --actuators
+run state-joint-missing 1 "NOT_FOUND" $P state --joint 5
+run step-arm 0 '"step":100' $P step 100
+# joint state agrees with the bodies: the carriage (rail at x = 0) sits at its qpos, the elbow
+# 0.4 m from the shoulder at angle q1 (the arm has fallen: q1 > 0)
+out=$("$PHYSCTL_BIN" $P state --joints)
+if printf '%s\n' "$out" | /usr/bin/python3 -c '
+import json, math, sys
+s = json.load(sys.stdin)
+j = {x["id"]: x for x in s["joints"]}
+b = {x["id"]: x for x in s["bodies"]}
+assert sorted(j) == [1, 2, 4], sorted(j)
+assert all(len(x["qpos"]) == 1 and len(x["qvel"]) == 1 for x in j.values())
+q1 = j[1]["qpos"][0]
+assert 0.1 < q1 < math.pi / 2 + 0.01, q1
+assert abs(b[2]["pos"][0] - 0.4 * math.cos(q1)) < 1e-6, (b[2]["pos"], q1)
+assert abs(b[2]["pos"][2] - (1 - 0.4 * math.sin(q1))) < 1e-6, (b[2]["pos"], q1)
+assert abs(b[4]["pos"][0] - j[4]["qpos"][0]) < 1e-9
+print("q1 = %.6f, elbow at (%.6f, %.6f)" % (q1, b[2]["pos"][0], b[2]["pos"][2]))
+'; then
+  echo "ok: state-joints-numbers"
+else
+  echo "FAIL: state --joints numbers: $out" | head -c 600
+  echo
+  fails=$((fails + 1))
+fi
+run load-urdf 0 "root link 'base_link' is fixed to the world" $P load "$dir/arm2.urdf"
+run load-urdf-float 0 "root link 'base_link' is free" $P load "$dir/arm2.urdf" --floating-base --ground
+run info-urdf-free 0 '"id":0,"name":"base_link","type":"free"' $P info
+run info-urdf-notices 0 '"notices":\[.*vendor extension element <gazebo> ignored' $P info
+run state-urdf-free 0 '"joints":\[{"id":0,"qpos":\[0,0,0,1,0,0,0\],"qvel":\[0,0,0,0,0,0\],"force":0}' \
+  $P state --joints
+run load-urdf-data 0 '"bodies":3' $P load "$dir/arm2.urdf" --data --format urdf
+run load-urdf-pkg-outside 1 "physctl: load" $P load "$dir/arm2.urdf" --package-path /etc
+run load-bad-format 2 "unknown --format" $P load "$dir/arm2.urdf" --format obj
+run load-bad-option 2 "unknown option" $P load "$dir/arm2.urdf" --frobnicate
 run bad-command 2 "unknown command" $P frobnicate
 run bad-step 2 "positive integer" $P step -3
 run bad-mode 2 "unknown mode" $P mode sideways

@@ -1,4 +1,4 @@
-/* physclient.h - libphysclient, the C client of the physd wire protocol v1.0 (proto/physd.proto).
+/* physclient.h - libphysclient, the C client of the physd wire protocol v1.1 (proto/physd.proto).
  *
  * A client is one connection (Unix socket or TCP) to one physd daemon. Every request is a
  * blocking call that returns a physclient_status and, on failure, fills a physclient_error
@@ -32,6 +32,13 @@
  * server are checked against the negotiated limit before anything is allocated.
  *
  * Units are SI, z up, quaternions (w, x, y, z); simulated time is integer nanoseconds.
+ *
+ * Protocol 1.1 (this library announces minor 1; a 1.0 server of the same major is still served,
+ * it just leaves the 1.1 results empty): selector fields for joint state, actuator forces and
+ * sensor values; physclient_set_actuator_control (and physclient_step_request.actuators);
+ * ModelInfo actuator_info / sensor_info / notices; LoadWorld options and notices
+ * (physclient_load_world_*_opts). Structs gained fields at their ends only: code written for 1.0
+ * compiles unchanged, and zero-initialised structs keep the 1.0 behaviour.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -46,7 +53,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 0
+#define PHYSCLIENT_PROTO_MINOR 1   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -192,6 +199,18 @@ typedef struct physclient_contact {
   physclient_vec3 impulse;
 } physclient_contact;
 
+/* 1.1: one joint of a frame (a joint's id is its link's body id). Plain values, no heap. */
+#define PHYSCLIENT_MAX_QPOS 7
+#define PHYSCLIENT_MAX_QVEL 6
+typedef struct physclient_joint_state {
+  int32_t id;
+  double qpos[PHYSCLIENT_MAX_QPOS];  /* n_qpos used: 1 hinge/slide, 4 ball, 7 free */
+  size_t n_qpos;
+  double qvel[PHYSCLIENT_MAX_QVEL];  /* n_qvel used: 1, 3 or 6 */
+  size_t n_qvel;
+  double force;              /* the joint command's generalised force in the last step */
+} physclient_joint_state;
+
 /* A state frame (a StateFrame reply or a stream frame). A zero-initialised struct is a valid
  * empty frame. The arrays are heap memory owned by the struct: calls that fill a frame reuse and
  * grow them (no allocation on the hot path once they are big enough), and physclient_state_free
@@ -212,18 +231,39 @@ typedef struct physclient_state {
   uint32_t subscription_id;  /* stream frames; 0 for replies */
   uint64_t dropped;          /* stream frames dropped for this subscription so far */
   size_t cap_bodies_, cap_contacts_;  /* private: allocated lengths */
+  /* 1.1, filled only when the selector asked for them (else n_* is 0): */
+  physclient_joint_state *joints;     /* the selected joints, in the order of the request */
+  size_t n_joints;
+  double *actuator_force;    /* by actuator id: the force before gear of the last step */
+  size_t n_actuator_force;
+  double *sensor_values;     /* every sensor's values, concatenated by sensor id (dim each) */
+  size_t n_sensor_values;
+  size_t cap_joints_, cap_actuator_force_, cap_sensor_values_;  /* private */
 } physclient_state;
 
 /* Release a frame's arrays and zero it (the struct itself is the caller's). NULL is a no-op. */
 void physclient_state_free(physclient_state *s);
 
-/* Which bodies (and extras) a frame carries. A NULL selector means every body. */
+/* The joint with this id in s->joints, or NULL (s NULL, or not in the frame). The pointer is
+ * valid until s is next filled or freed. Thread-safe for distinct frames. */
+const physclient_joint_state *physclient_state_joint(const physclient_state *s, int32_t id);
+
+/* Which bodies (and extras) a frame carries. A NULL selector means every body (and, as in 1.0,
+ * no joints, actuator forces or sensor values). Zero-initialise it so that the 1.1 fields below
+ * are off when code written for 1.0 does not set them. */
 typedef struct physclient_selector {
   const int32_t *bodies;     /* n_bodies ids; may be NULL when n_bodies is 0 */
   size_t n_bodies;
   bool all_bodies;           /* every body (bodies is then ignored by the server) */
   bool contacts;
   bool stats;
+  /* 1.1: */
+  bool all_joints;           /* every joint (joints is then ignored by the server) */
+  const int32_t *joints;     /* n_joints joint ids (NOT_FOUND for an id that is no link); may be
+                              * NULL when n_joints is 0 */
+  size_t n_joints;
+  bool actuators;            /* fill actuator_force (every actuator) */
+  bool sensors;              /* fill sensor_values (every sensor) */
 } physclient_selector;
 
 typedef struct physclient_world_loaded {
@@ -232,6 +272,30 @@ typedef struct physclient_world_loaded {
   uint64_t model_hash;
   physclient_clock clock;
 } physclient_world_loaded;
+
+/* 1.1: a list of strings (the loader's notices), one heap block tree owned by the struct;
+ * release with physclient_notices_free. A zero-initialised struct is an empty list. */
+typedef struct physclient_notices {
+  char **items;              /* n strings, NUL-terminated */
+  size_t n;
+} physclient_notices;
+
+/* Release the strings and zero the struct (the struct itself is the caller's). NULL is a no-op. */
+void physclient_notices_free(physclient_notices *n);
+
+/* 1.1: LoadWorld options. Zero-initialised = format AUTO and no options (as in 1.0). The
+ * options other than format are for URDF; the server ignores them for MJCF. */
+typedef struct physclient_load_options {
+  int format;                /* a physclient_format */
+  const char *name;          /* bytes only: used in the server's error messages; may be NULL */
+  bool floating_base;        /* a root link with no joint gets a free joint (default fixed) */
+  const char *const *package_paths;  /* n_package_paths roots for package://NAME/ (each inside
+                                      * an allowed root); may be NULL when n is 0 */
+  size_t n_package_paths;
+  bool repair_inertia;       /* repair inertias that break the triangle inequality (a notice) */
+  const char *base_dir;      /* bytes only: where relative mesh paths resolve; may be NULL */
+  bool ground_plane;         /* add a static plane z = 0 */
+} physclient_load_options;
 
 typedef struct physclient_body_info {
   int32_t id;
@@ -248,6 +312,22 @@ typedef struct physclient_joint_info {
   double range_lo, range_hi;
 } physclient_joint_info;
 
+/* 1.1: an actuator of the model (ModelInfo.actuator_info). */
+typedef struct physclient_actuator_info {
+  int32_t id;
+  char *name;                /* never NULL ("" when unnamed) */
+  int32_t joint;             /* the joint (= link body id) it drives */
+  bool ctrl_limited;         /* ctrl_lo/ctrl_hi are meaningful only when true */
+  double ctrl_lo, ctrl_hi;
+} physclient_actuator_info;
+
+/* 1.1: a sensor of the model (ModelInfo.sensor_info). */
+typedef struct physclient_sensor_info {
+  int32_t id;
+  char *name;                /* never NULL */
+  uint32_t dim;              /* values per reading in physclient_state.sensor_values */
+} physclient_sensor_info;
+
 /* GetModelInfo's answer; one heap block tree, released with physclient_model_info_free. */
 typedef struct physclient_model_info {
   char *name;
@@ -262,7 +342,22 @@ typedef struct physclient_model_info {
   double timestep;
   physclient_vec3 gravity;
   uint64_t model_hash;
+  /* 1.1 (empty from a 1.0 server): */
+  physclient_actuator_info *actuator_info;   /* by actuator id */
+  size_t n_actuator_info;
+  physclient_sensor_info *sensor_info;       /* by sensor id */
+  size_t n_sensor_info;
+  char **notices;            /* the loader's notices */
+  size_t n_notices;
 } physclient_model_info;
+
+/* The id of the actuator named name in info, or -1 (info or name NULL, or no such actuator).
+ * Thread-safe. */
+int32_t physclient_model_actuator_id(const physclient_model_info *info, const char *name);
+
+/* The offset of sensor id's values in physclient_state.sensor_values (the sum of the dims of
+ * the sensors before it), or -1 when info is NULL or id is out of range. Thread-safe. */
+long physclient_model_sensor_offset(const physclient_model_info *info, int32_t id);
 
 /* Release a model info and everything it points to. NULL is a no-op. */
 void physclient_model_info_free(physclient_model_info *info);
@@ -318,6 +413,20 @@ typedef struct physclient_joint_command {
   uint64_t seq;              /* echoed on frames as last_cmd_seq */
 } physclient_joint_command;
 
+/* 1.1: actuator controls (SetActuatorControl). Targets are ids then names; ctrl has one value
+ * per target (n_ctrl == n_ids + n_names; the server answers INVALID_ARGUMENT otherwise, and for
+ * NaN/Inf or an actuator twice; NOT_FOUND for an unknown id or name; nothing changes on error).
+ * The engine clamps each value to the actuator's ctrl range. Controls hold until changed. */
+typedef struct physclient_actuator_control {
+  const int32_t *ids;        /* n_ids; may be NULL when n_ids is 0 */
+  size_t n_ids;
+  const char *const *names;  /* n_names non-NULL strings; may be NULL when n_names is 0 */
+  size_t n_names;
+  const double *ctrl;        /* n_ctrl values; may be NULL when n_ctrl is 0 */
+  size_t n_ctrl;
+  uint64_t seq;              /* echoed on frames as last_cmd_seq */
+} physclient_actuator_control;
+
 typedef struct physclient_wrench {
   int32_t body;
   physclient_vec3 force;
@@ -331,6 +440,8 @@ typedef struct physclient_step_request {
   size_t n_wrenches;
   uint32_t n;                                /* 0 is read as 1 */
   const physclient_selector *selector;       /* NULL: every body */
+  const physclient_actuator_control *actuators;  /* 1.1, may be NULL; applied before command,
+                                                  * checked with it before either is applied */
 } physclient_step_request;
 
 typedef struct physclient_stats {
@@ -403,8 +514,9 @@ int physclient_fd(const physclient *c);
 /* Ping; out (may be NULL) receives the echoed times and the measured round trip. */
 int physclient_ping(physclient *c, physclient_pong *out, physclient_error *err);
 
-/* LoadWorld by path (it must resolve inside one of the server's --allowed-root directories).
- * out may be NULL. */
+/* LoadWorld by path (it must resolve inside one of the server's --allowed-root directories),
+ * MJCF or URDF (format AUTO: from the extension or the root element), without options or
+ * notices (see physclient_load_world_path_opts). out may be NULL. */
 int physclient_load_world_path(physclient *c, const char *path, physclient_format format,
                                physclient_world_loaded *out, physclient_error *err);
 
@@ -413,6 +525,21 @@ int physclient_load_world_path(physclient *c, const char *path, physclient_forma
 int physclient_load_world_bytes(physclient *c, const void *data, size_t len,
                                 physclient_format format, const char *name,
                                 physclient_world_loaded *out, physclient_error *err);
+
+/* 1.1: LoadWorld by path with options (opts NULL = format AUTO, no options). notices (may be
+ * NULL) receives the loader's notices on success (empty otherwise); the caller releases them
+ * with physclient_notices_free. out may be NULL. */
+int physclient_load_world_path_opts(physclient *c, const char *path,
+                                    const physclient_load_options *opts,
+                                    physclient_world_loaded *out, physclient_notices *notices,
+                                    physclient_error *err);
+
+/* 1.1: LoadWorld from the document itself (len bytes) with options; as
+ * physclient_load_world_path_opts otherwise (opts->name names the document in errors). */
+int physclient_load_world_bytes_opts(physclient *c, const void *data, size_t len,
+                                     const physclient_load_options *opts,
+                                     physclient_world_loaded *out, physclient_notices *notices,
+                                     physclient_error *err);
 
 /* GetModelInfo. *out receives a new heap tree (NULL on failure); release it with
  * physclient_model_info_free. */
@@ -427,9 +554,16 @@ int physclient_remove_body(physclient *c, int32_t id, physclient_error *err);
 int physclient_set_body_state(physclient *c, const physclient_body_update *update,
                               physclient_error *err);
 
-/* Applied at the next step boundary. The current engine has no joints: NOT_FOUND. */
+/* Applied at the next step boundary. NOT_FOUND for an id that is no hinge/slide link (or when
+ * the model has no joints). */
 int physclient_set_joint_command(physclient *c, const physclient_joint_command *cmd,
                                  physclient_error *err);
+
+/* 1.1: SetActuatorControl, applied at the next step boundary (the Ack comes once applied).
+ * ctl must be non-NULL; a NULL array with a non-zero count, or a NULL name, is EINVAL (nothing
+ * sent). Its seq becomes this client's last_cmd_seq on frames. */
+int physclient_set_actuator_control(physclient *c, const physclient_actuator_control *ctl,
+                                    physclient_error *err);
 
 /* A wrench at the body's COM for the next step only. */
 int physclient_apply_wrench(physclient *c, const physclient_wrench *w, physclient_error *err);
