@@ -41,8 +41,13 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
   if (!(isfinite(g->friction) && g->friction >= 0.0))
     return phys__fail(w, PHYS_E_INVALID, "%s: friction must be finite and >= 0, got %g", who,
                       g->friction);
-  if (g->condim != 1 && g->condim != 3)
-    return phys__fail(w, PHYS_E_INVALID, "%s: condim must be 1 or 3, got %d", who, g->condim);
+  if (g->condim != 1 && g->condim != 3 && g->condim != 4 && g->condim != 6)
+    return phys__fail(w, PHYS_E_INVALID, "%s: condim must be 1, 3, 4 or 6, got %d", who,
+                      g->condim);
+  if (!(isfinite(g->friction_torsion) && g->friction_torsion >= 0.0 &&
+        isfinite(g->friction_rolling) && g->friction_rolling >= 0.0))
+    return phys__fail(w, PHYS_E_INVALID, "%s: torsional and rolling friction must be finite and "
+                      ">= 0", who);
   if (dynamic) {
     if (!isfinite(g->mass))
       return phys__fail(w, PHYS_E_INVALID, "%s: mass is not finite", who);
@@ -82,6 +87,8 @@ static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d
   g->mesh = d->type == PHYS_GEOM_MESH ? d->mesh : -1;
   g->shape.hull = d->type == PHYS_GEOM_MESH ? phys__mesh_hull(w, d->mesh) : NULL;
   g->friction = d->friction;
+  g->friction_torsion = d->friction_torsion;
+  g->friction_rolling = d->friction_rolling;
   g->condim = d->condim;
   g->priority = d->priority;
   g->contype = d->contype;

@@ -115,15 +115,19 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
       c->body_b = geom_body(w, c->geom_b);
       v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
       c->dist = pt->dist;
-      c->mu = a->friction > b->friction ? a->friction : b->friction;
-      c->dim = (a->condim > b->condim ? a->condim : b->condim) == 1 ? 1 : 3;
+      c->mu = fmax(a->friction, b->friction);
+      c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
+      c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
+      c->dim = a->condim > b->condim ? a->condim : b->condim;
       if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
         const phys_geom *hi = a->priority > b->priority ? a : b;
         c->mu = hi->friction;
-        c->dim = hi->condim == 1 ? 1 : 3;
+        c->mu_spin = hi->friction_torsion;
+        c->mu_roll = hi->friction_rolling;
+        c->dim = hi->condim;
       }
       if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
-      if (cpair && cpair->condim) c->dim = cpair->condim == 1 ? 1 : 3;
+      if (cpair && cpair->condim) c->dim = cpair->condim;
       if (c->mu == 0.0) c->dim = 1;
 
       /* frame rows t1, t2, n */
@@ -133,11 +137,16 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
       memcpy(c->frame + 3, t2, sizeof t2);
       memcpy(c->frame + 6, normal, sizeof normal);
 
-      /* warm start: last impulse in the new frame, back inside the cone */
-      v3_zero(c->lambda);
+      /* warm start: last impulse in the new frame, back inside the cone (the angular part of a
+       * condim 4/6 contact as it was: the first iteration projects it) */
+      memset(c->lambda, 0, sizeof c->lambda);
       const phys_warm *prev = find_warm(w, c->key);
       if (prev) {
         m3_mulv(c->lambda, c->frame, prev->impulse);
+        if (c->dim > 3) {
+          m3_mulv(c->lambda + 3, c->frame, prev->impulse + 3);
+          if (c->dim == 4) c->lambda[3] = c->lambda[4] = 0.0;
+        }
         if (c->lambda[2] < 0.0) c->lambda[2] = 0.0;
         if (c->dim == 1) {
           c->lambda[0] = c->lambda[1] = 0.0;
@@ -173,6 +182,7 @@ int phys__store_warm_start(phys_world *w) {
     const phys_contact *c = &w->contacts[items[i].value];
     w->warm[i].key = c->key;
     m3_tmulv(w->warm[i].impulse, c->frame, c->lambda);
+    m3_tmulv(w->warm[i].impulse + 3, c->frame, c->lambda + 3);
   }
   w->nwarm = n;
   return 0;

@@ -91,9 +91,9 @@ phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id ge
                       g1->body);
   if (isnan(friction) || isinf(friction))
     return phys__fail(w, PHYS_E_INVALID, "add_contact_pair: friction is not finite");
-  if (condim != 0 && condim != 1 && condim != 3)
-    return phys__fail(w, PHYS_E_INVALID, "add_contact_pair: condim must be 0, 1 or 3, got %d",
-                      condim);
+  if (condim != 0 && condim != 1 && condim != 3 && condim != 4 && condim != 6)
+    return phys__fail(w, PHYS_E_INVALID,
+                      "add_contact_pair: condim must be 0, 1, 3, 4 or 6, got %d", condim);
   int a = geom1 < geom2 ? geom1 : geom2, b = geom1 < geom2 ? geom2 : geom1;
   int i = pair_lower(w, a, b);
   if (i < w->ncpairs && w->cpairs[i].a == a && w->cpairs[i].b == b)

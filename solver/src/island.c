@@ -104,6 +104,7 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
     for (int d = 0; d < a->t.nv; d++) nlimit += limit_active(w, a, d, 0) + limit_active(w, a, d, 1);
   }
   int ncon = w->ncontacts + nconn_active + nlimit;
+  for (int c = 0; c < w->ncontacts; c++) ncon += w->contacts[c].dim > 3; /* torsion/rolling */
   s->ncon = ncon;
   s->con = ARENA_NEW(ar, phys_con, ncon);
   int *fill = ARENA_NEW(ar, int, nisl + 1);
@@ -127,7 +128,7 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
   for (int c = 0; c < w->ncontacts; c++) {
     const phys_contact *ct = &w->contacts[c];
     int b = ct->body_a >= 0 ? ct->body_a : ct->body_b;
-    s->isl_con_start[w->bodies[b].island + 1]++;
+    s->isl_con_start[w->bodies[b].island + 1] += ct->dim > 3 ? 2 : 1;
   }
   for (int c = 0; c < w->nconnects; c++) {
     const phys_connect *cn = &w->connects[c];
@@ -148,10 +149,13 @@ int phys__build_islands(phys_world *w, phys_solver *s) {
   for (int c = 0; c < w->ncontacts; c++) {
     const phys_contact *ct = &w->contacts[c];
     int b = ct->body_a >= 0 ? ct->body_a : ct->body_b;
-    phys_con *con = &s->con[fill[w->bodies[b].island]++];
-    con->kind = PHYS_CON_CONTACT;
-    con->ang = 0;
-    con->src = c;
+    /* a condim 4 or 6 contact: its angular rows follow right after it (solved together) */
+    for (int ang = 0; ang <= (ct->dim > 3); ang++) {
+      phys_con *con = &s->con[fill[w->bodies[b].island]++];
+      con->kind = PHYS_CON_CONTACT;
+      con->ang = ang;
+      con->src = c;
+    }
   }
   for (int c = 0; c < w->nconnects; c++) {
     const phys_connect *cn = &w->connects[c];

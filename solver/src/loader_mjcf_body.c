@@ -102,12 +102,14 @@ phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
   for (int i = 0; i < n; i++) d->g.size[i] = v[i];
   if (n > d->nsize) d->nsize = n;
   if (mj_attr(node, "mesh")) d->mesh = mj_attr(node, "mesh");
-  /* friction: sliding, torsional, rolling; physd uses the sliding coefficient */
+  /* friction: sliding, torsional, rolling (the last two act with condim 4 and 6) */
   if ((st = mj_reals(c, node, "friction", v, 1, 3, &n))) return st;
   if (n) {
     for (int i = 0; i < n; i++)
       if (v[i] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative friction");
     d->g.friction = v[0];
+    if (n > 1) d->g.friction_torsion = v[1];
+    if (n > 2) d->g.friction_rolling = v[2];
   }
   /* density and mass */
   if ((st = mj_reals(c, node, "density", v, 1, 1, &n))) return st;
@@ -123,15 +125,7 @@ phys_status mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) {
   /* contact dimensionality and filtering bits */
   if ((st = mj_int(c, node, "condim", 1, 6, &iv, &found))) return st;
   if (found) {
-    /* torsional (4) and rolling (6) friction do not exist in physd: sliding friction only */
-    if (iv == 4 || iv == 6) {
-      if ((st = mj_note(c, node, "condim",
-                        "attribute 'condim': %ld mapped to 3 (physd has sliding friction only; "
-                        "torsional and rolling friction are dropped)", iv)))
-        return st;
-      iv = 3;
-    }
-    if (iv != 1 && iv != 3)
+    if (iv != 1 && iv != 3 && iv != 4 && iv != 6)
       return mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", iv);
     d->g.condim = (int)iv;
   }

@@ -39,7 +39,8 @@ static phys_status exclude_parse(mj_ctx *c, const xmlNode *node) {
   return PHYS_OK;
 }
 
-/* <pair geom1 geom2 condim friction>: friction's first (sliding) value; condim 4/6 as 3. */
+/* <pair geom1 geom2 condim friction>: friction's first (sliding) value; with condim 4/6 the
+ * torsional and rolling coefficients are the geoms' (a notice when the pair gives its own). */
 static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
     "geom1", "geom2", "condim", "friction", "class", "~name", "?solref", "?solimp",
@@ -66,14 +67,11 @@ static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
   for (int i = 0; i < n; i++)
     if (fr[i] < 0.0) return mj_fail(c, node, PHYS_E_PARSE, "negative friction");
   if ((st = mj_int(c, node, "condim", 1, 6, &condim, &found))) return st;
-  if (found && (condim == 4 || condim == 6)) {
-    if ((st = mj_note(c, node, "condim",
-                      "attribute 'condim': %ld mapped to 3 (physd has sliding friction only; "
-                      "torsional and rolling friction are dropped)", condim)))
-      return st;
-    condim = 3;
-  }
-  if (found && condim != 1 && condim != 3)
+  if (n > 1 && (st = mj_note(c, node, "pair friction",
+                             "<pair> attribute 'friction': only the sliding value is used; "
+                             "torsional and rolling friction come from the geoms")))
+    return st;
+  if (found && condim != 1 && condim != 3 && condim != 4 && condim != 6)
     return mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", condim);
   if (phys_world_add_contact_pair(c->world, g[0], g[1], n ? fr[0] : -1.0, (int)condim))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));

@@ -170,7 +170,7 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
   int any = 0;
   for (int ci = c0; ci < c1; ci++) {
     const phys_con *con = &s->con[ci];
-    if (con->kind != PHYS_CON_CONTACT) continue;
+    if (con->kind != PHYS_CON_CONTACT || con->ang) continue;
     const phys_contact *c = &w->contacts[con->src];
     const double *n = c->frame + 6;
     double pa[3], pb[3];
@@ -193,7 +193,7 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
         corrected |= correct_connect(w, s, cd, con, xi, max_corr);
         continue;
       }
-      if (con->kind != PHYS_CON_CONTACT) continue;
+      if (con->kind != PHYS_CON_CONTACT || con->ang) continue;
       const phys_contact *c = &w->contacts[con->src];
       const double *n = c->frame + 6;
 

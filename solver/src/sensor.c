@@ -429,6 +429,12 @@ void phys__sensor_record(phys_world *w) {
       if (k < 0 || !w->bodies[k].alive || w->bodies[k].asleep) continue;
       record_force(w, k, s ? -1.0 : 1.0, f, ct->pos, w->bodies[k].cfrc);
       w->bodies[k].cnormal += ct->lambda[2] * ih;
+      if (ct->dim > 3) {
+        /* torsional and rolling friction: a pure torque */
+        double t[3];
+        m3_tmulv(t, ct->frame, ct->lambda + 3);
+        v3_madd(w->bodies[k].cfrc + 3, w->bodies[k].cfrc + 3, (s ? -1.0 : 1.0) * ih, t);
+      }
     }
   }
   /* equalities: point rows at the anchors, a weld's angular rows as torques (external to the

@@ -23,7 +23,11 @@ typedef struct phys_con {
   int dof, side;     /* limit: the dof and 0 (lower) or 1 (upper); the row is +1 / -1 */
   int tree;          /* limit: the solver tree (set by the tree setup) */
   double lz, lg;     /* limit: slack z and its pull beta z + lambda on the dof (no pieces) */
-  int ang;           /* connect: 1 for a weld's angular rows (J = s R w, the pull is a torque) */
+  int ang;           /* 1 for angular rows (J = s R w, the pull is a torque): a weld's, or the
+                        torsional/rolling rows of a condim 4/6 contact (the record right after
+                        the contact's own, solved together with it) */
+  int cdim;          /* contact: its condim (1, 3, 4, 6); > 3 means an angular record follows */
+  double mus, mur;   /* contact with cdim > 3: torsional and rolling friction (m) */
   int soft;          /* connect: 1 for spring-damper rows (eq. 37): e holds k e, cs holds c */
   double cs[3];      /* soft: c = h^2 K + h D per row */
   double bs;         /* penalty scale of this constraint: 1, or a squared length (m^2) for a

@@ -175,6 +175,43 @@ void phys__nosub_factor(const phys_world *w, phys_solver *s, int k, double beta)
   LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, K, n);
 }
 
+/* J v of constraint c's row r over the island's velocity v */
+static double con_row_jv(const phys_solver *s, const phys_nosub *ns, const phys_con *c, int r,
+                         const double *v) {
+  double jv = 0.0;
+  for (int pj = 0; pj < c->np; pj++) {
+    int pi = c->p0 + pj, off, m;
+    sub_range(s, ns, s->piece[pi].sb, &off, &m);
+    const double *row = ns->rows + ns->row_adr[pi - ns->p0] + (size_t)r * m;
+    for (int i = 0; i < m; i++) jv += row[i] * v[off + i];
+  }
+  return jv;
+}
+
+/* z/lambda update of a condim 4/6 contact (record ci and its angular record ci + 1) */
+static void nosub_cone6(phys_solver *s, const phys_nosub *ns, int ci, double beta, double alpha) {
+  phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
+  double y[2][3] = {{0, 0, 0}, {0, 0, 0}}, x[2][3] = {{0, 0, 0}, {0, 0, 0}}, lam[2][3];
+  for (int r = 0; r < 2; r++) {
+    phys_con *c = cs[r];
+    double bb = beta * c->bs, *z = s->piece[c->p0].z;
+    for (int i = first_row(c); i < 3; i++) {
+      double jv = con_row_jv(s, ns, c, i, ns->v);
+      y[r][i] = bb * (alpha * jv + (1.0 - alpha) * z[i]) - c->lambda[i];
+      x[r][i] = -(y[r][i] + bb * c->e[i]);
+    }
+  }
+  project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
+  for (int r = 0; r < 2; r++) {
+    phys_con *c = cs[r];
+    double bb = beta * c->bs, *z = s->piece[c->p0].z;
+    for (int i = first_row(c); i < 3; i++) {
+      z[i] = (y[r][i] + lam[r][i]) / bb;
+      c->lambda[i] = lam[r][i];
+    }
+  }
+}
+
 void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta, double alpha) {
   phys_nosub *ns = &s->nosub[k];
   int n = ns->n, b0 = ns->b0;
@@ -208,6 +245,10 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
   for (int ci = c0; ci < c1; ci++) {
     phys_con *c = &s->con[ci];
     double bb = beta * c->bs;
+    if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
+      if (!c->ang) nosub_cone6(s, ns, ci, beta, alpha); /* with its angular record */
+      continue;
+    }
     if (c->kind == PHYS_CON_LIMIT) {
       double sign = c->side == 0 ? 1.0 : -1.0;
       double jv = sign * v[ns->off[s->tree[c->tree].root_sb - b0] + c->dof];

@@ -101,7 +101,12 @@ static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta
     const phys_piece *p = &s->piece[s->bp_list[k]];
     const phys_con *c = &s->con[p->con];
     const double *r = p->r;
-    if (c->ang) {
+    if (c->ang && c->dim == 1) {
+      /* a contact's torsional row: beta n n^T on the angular block */
+      const double *n = c->R + 6;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j <= i; j++) H[6 * (3 + i) + 3 + j] += beta * c->bs * n[i] * n[j];
+    } else if (c->ang) {
       /* angular rows: beta R^T R = beta I on the angular block (penalty scaled by bs) */
       for (int i = 3; i < 6; i++) H[6 * i + i] += beta * c->bs;
     } else if (c->dim == 3) {
@@ -275,10 +280,51 @@ static inline void update_con_limit(phys_solver *s, phys_con *c, double beta, do
   c->lambda[2] = lam;
 }
 
+/* z/lambda update of a condim 4/6 contact: its linear record ci and its angular record ci + 1
+ * together, through the elliptic cone */
+static void update_con_cone6(phys_solver *s, int ci, double beta, double alpha) {
+  phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
+  double y[2][2][3], Y[2][3] = {{0, 0, 0}, {0, 0, 0}}, x[2][3], lam[2][3];
+  double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
+  for (int r = 0; r < 2; r++) {
+    phys_con *c = cs[r];
+    double b = beta * c->bs;
+    for (int k = 0; k < c->np; k++) {
+      phys_piece *p = &s->piece[c->p0 + k];
+      double jv[3];
+      piece_jv(c, p, s->v + 6 * p->sb, jv);
+      for (int i = 0; i < 3; i++) {
+        y[r][k][i] = b * (alpha * jv[i] + (1.0 - alpha) * p->z[i]) - c->lambda[i];
+        Y[r][i] += y[r][k][i];
+      }
+    }
+    for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * c->e[i]) * inv_np;
+  }
+  project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
+  for (int r = 0; r < 2; r++) {
+    phys_con *c = cs[r];
+    double inv_b = 1.0 / (beta * c->bs);
+    for (int k = 0; k < c->np; k++) {
+      phys_piece *p = &s->piece[c->p0 + k];
+      double g[3];
+      for (int i = 0; i < 3; i++) {
+        p->z[i] = (y[r][k][i] + lam[r][i]) * inv_b;
+        g[i] = y[r][k][i] + 2.0 * lam[r][i];
+      }
+      piece_force(c, p, g, p->f);
+    }
+    v3_copy(c->lambda, lam[r]);
+  }
+}
+
 static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
   if (c->kind == PHYS_CON_LIMIT) {
     update_con_limit(s, c, beta, alpha);
+    return;
+  }
+  if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
+    if (!c->ang) update_con_cone6(s, ci, beta, alpha); /* the angular record goes with it */
     return;
   }
   if (c->dim == 1) {
@@ -340,6 +386,47 @@ static void metric_con(phys_solver *s, int ci) {
     double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
     double x = c->lambda[2] - wl, r = c->lambda[2] - (x > 0.0 ? x : 0.0);
     s->r2[ci] = r * r;
+    return;
+  }
+  if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
+    /* condim 4/6: the natural map of both records through the elliptic cone, on the first */
+    if (c->ang) {
+      s->r2[ci] = 0.0;
+      return;
+    }
+    double x[2][3], lam[2][3], r2 = 0.0;
+    for (int r = 0; r < 2; r++) {
+      const phys_con *cr = &s->con[ci + r];
+      double wr[3];
+      v3_copy(wr, cr->e);
+      for (int k = 0; k < cr->np; k++) {
+        const phys_piece *p = &s->piece[cr->p0 + k];
+        double jv[3];
+        piece_jv(cr, p, s->vm + 6 * p->sb, jv);
+        v3_add(wr, wr, jv);
+      }
+      v3_sub(x[r], cr->lambda, wr);
+    }
+    project_cone6(c->cdim, c->mu, c->mus, c->mur, x[0], x[1], lam[0], lam[1]);
+    for (int r = 0; r < 2; r++)
+      for (int i = 0; i < 3; i++) {
+        double d = s->con[ci + r].lambda[i] - lam[r][i];
+        r2 += d * d;
+      }
+    /* and the angular rows' primal residual J v - z: their impulses are small and settle at
+     * once (a torsional impulse at its bound satisfies the natural map from the first
+     * iteration), while the penalised iterate needs more iterations to apply them in full
+     * (it turned a spinning sphere a quarter as much when the step stopped there) */
+    const phys_con *ca = &s->con[ci + 1];
+    for (int k = 0; k < ca->np; k++) {
+      const phys_piece *p = &s->piece[ca->p0 + k];
+      double jv[3], d[3];
+      piece_jv(ca, p, s->v + 6 * p->sb, jv);
+      v3_sub(d, jv, p->z);
+      if (ca->dim == 1) d[0] = d[1] = 0.0;
+      r2 += v3_dot(d, d);
+    }
+    s->r2[ci] = r2;
     return;
   }
   double wv[3];
@@ -591,14 +678,14 @@ static void weld_error(const phys_world *w, const phys_connect *cn, double err[3
   v3_set(err, s * e[1], s * e[2], s * e[3]);
 }
 
-/* penalty scale of a weld's angular rows: the mean squared radius of gyration of its dynamic
- * sides, so that beta (a mass) times it is comparable to their rotational inertia (a penalty
- * in mass units on rows in rad/s would make the angular rows converge hundreds of times
- * slower than the point rows) */
-static double weld_penalty_scale(const phys_world *w, const phys_connect *cn) {
+/* penalty scale of angular rows (a weld's, a contact's torsion and rolling): the mean squared
+ * radius of gyration of the dynamic sides, so that beta (a mass) times it is comparable to
+ * their rotational inertia (a penalty in mass units on rows in rad/s would make the angular
+ * rows converge hundreds of times slower than the point rows) */
+static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
   double sum = 0.0;
   int n = 0;
-  phys_id side[2] = {cn->body1, cn->body2};
+  phys_id side[2] = {id1, id2};
   for (int k = 0; k < 2; k++) {
     if (side[k] == PHYS_ID_NONE || w->bodies[side[k]].is_static) continue;
     const phys_body *b = &w->bodies[side[k]];
@@ -634,11 +721,28 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
     c->np = 0;
     c->bs = 1.0;
     c->soft = 0;
+    c->cdim = 0;
     v3_zero(c->e);
-    if (c->kind == PHYS_CON_CONTACT) {
+    if (c->kind == PHYS_CON_CONTACT && c->ang) {
+      /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
+       * term, the penalty scaled like a weld's angular rows */
+      const phys_contact *ct = &w->contacts[c->src];
+      c->dim = ct->dim == 4 ? 1 : 3;
+      c->cdim = ct->dim;
+      c->mu = 0.0;
+      memcpy(c->R, ct->frame, sizeof c->R);
+      v3_copy(c->lambda, ct->lambda + 3);
+      c->bs = gyration_scale(w, ct->body_a, ct->body_b);
+      double zero[3] = {0, 0, 0};
+      if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
+      if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
+    } else if (c->kind == PHYS_CON_CONTACT) {
       /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
       const phys_contact *ct = &w->contacts[c->src];
-      c->dim = ct->dim;
+      c->dim = ct->dim > 3 ? 3 : ct->dim;
+      c->cdim = ct->dim;
+      c->mus = ct->mu_spin;
+      c->mur = ct->mu_roll;
       c->mu = ct->mu;
       memcpy(c->R, ct->frame, sizeof c->R);
       v3_copy(c->lambda, ct->lambda);
@@ -681,7 +785,7 @@ static int setup_constraints(phys_world *w, phys_solver *s) {
       c->mu = 0.0;
       m3_identity(c->R);
       v3_copy(c->lambda, cn->lambda + 3 * c->ang);
-      c->bs = c->ang ? weld_penalty_scale(w, cn) : EQUALITY_PENALTY_SCALE;
+      c->bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
       double p1[3], p2[3], r1[3], r2[3], d[3];
       int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
       int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);

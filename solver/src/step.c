@@ -160,7 +160,8 @@ static void store_impulses(phys_world *w, const phys_solver *s) {
     memset(w->artics[i].limit_lambda, 0, 2 * sizeof(double) * (size_t)w->artics[i].t.nv);
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];
-    if (c->kind == PHYS_CON_CONTACT) v3_copy(w->contacts[c->src].lambda, c->lambda);
+    if (c->kind == PHYS_CON_CONTACT)
+      v3_copy(w->contacts[c->src].lambda + 3 * c->ang, c->lambda);
     else if (c->kind == PHYS_CON_CONNECT)
       v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
     else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];

@@ -36,6 +36,8 @@ phys_geom_desc phys_geom_desc_default(void) {
   g.size[0] = 1.0;
   q_identity(g.quat);
   g.friction = 1.0;
+  g.friction_torsion = 0.005; /* MuJoCo's defaults */
+  g.friction_rolling = 0.0001;
   g.density = 1000.0;
   g.mass = -1.0;
   g.condim = 3;

@@ -27,7 +27,7 @@ typedef struct phys_geom {
   double lpos[3];      /* pose in the body's inertial (COM, principal) frame; world pose if static */
   double lrot[9];
   double rbound;       /* radius of a sphere around the geom centre that contains it (inf: plane) */
-  double friction;
+  double friction, friction_torsion, friction_rolling;
   int condim;
   int priority;        /* phys_geom_desc.priority */
   uint32_t contype, conaffinity;
@@ -121,8 +121,11 @@ typedef struct phys_contact {
   double frame[9];     /* rows t1, t2, n; n points from b to a */
   double dist;         /* signed distance before the solve */
   double mu;
-  int dim;             /* 1: frictionless (normal row only), 3: friction */
-  double lambda[3];    /* impulse in the contact frame (t1, t2, n) */
+  double mu_spin, mu_roll; /* torsional and rolling friction (m), for dim 4 and 6 */
+  int dim;             /* 1: frictionless (normal row only), 3: friction, 4: + torsion about n,
+                          6: + rolling about t1, t2 */
+  double lambda[6];    /* impulse in the contact frame (t1, t2, n), then the angular impulse
+                          about (t1, t2, n) */
 } phys_contact;
 
 /* an actuator on a link's joint (phys_actuator_desc) */
@@ -137,7 +140,7 @@ typedef struct phys_actuator {
 /* warm-start record: impulse of a contact in world coordinates, sorted by key */
 typedef struct phys_warm {
   uint64_t key;
-  double impulse[3];
+  double impulse[6];   /* world frame: force impulse, then angular impulse */
 } phys_warm;
 
 /* a broadphase pair of geoms (a < b) */

@@ -1,6 +1,7 @@
 /* test_contact_physics.c - single-body contact physics against analytic answers:
  * a dropped sphere comes to rest, a box sticks on a 30 degree incline with mu 0.7 and slides
- * with the right acceleration with mu 0.3. */
+ * with the right acceleration with mu 0.3; torsional (condim 4) and rolling (condim 6) friction
+ * slow a spinning and a rolling sphere at the analytic rates. */
 #include <math.h>
 #include <stdio.h>
 #include "cunit_main.h"
@@ -116,6 +117,118 @@ static void test_box_slide_stops(void) {
   phys_world_destroy(w);
 }
 
+/* a sphere (r 0.1 m, 1 kg) resting on the ground; its geom has the given condim and torsional
+ * and rolling coefficients; the ground has the defaults */
+static phys_world *sphere_on_ground(int condim, double mu_t, double mu_r, phys_id *out) {
+  phys_world_options o = phys_world_options_default();
+  o.timestep = 0.001;
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 1.0);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.size[0] = 0.1;
+  g.mass = 1.0;
+  g.friction = 1.0;
+  g.condim = condim;
+  g.friction_torsion = mu_t;
+  g.friction_rolling = mu_r;
+  phys_body_desc b = phys_body_desc_default();
+  b.pos[2] = 0.1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, out), PHYS_OK);
+  return w;
+}
+
+/* torsional friction (condim 4): a sphere spinning about the vertical at 20 rad/s slows by
+ * mu_t m g / I (one contact: the friction torque is mu_t times the normal force); with condim 3
+ * it keeps spinning */
+static void test_torsional_friction(void) {
+  double I = 0.4 * 1.0 * 0.01, mu_t = 0.005, expect = 20.0 - mu_t * 9.81 / I * 0.5;
+  for (int condim = 3; condim <= 4; condim++) {
+    phys_id id;
+    phys_world *w = sphere_on_ground(condim, mu_t, 0.0, &id);
+    double spin[3] = {0, 0, 20.0}, p[3] = {0, 0, 0.1}, q[4] = {1, 0, 0, 0}, v[3] = {0, 0, 0};
+    CU_ASSERT_EQUAL(phys_body_set_state(w, id, p, q, v, spin), PHYS_OK);
+    step_n(w, 500);
+    double om[3];
+    phys_body_get_state(w, id, NULL, NULL, NULL, om);
+    printf("\n  condim %d: spin %.4f rad/s after 0.5 s", condim, om[2]);
+    if (condim == 3) CU_ASSERT_DOUBLE_EQUAL(om[2], 20.0, 1e-6);
+    if (condim == 4) CU_ASSERT_DOUBLE_EQUAL(om[2], expect, 0.01 * 20.0);
+    phys_world_destroy(w);
+  }
+  printf(" (expected %.4f with torsion)\n", expect);
+}
+
+/* rolling friction (condim 6): a sphere rolling at 1 m/s decelerates by mu_r g / (1.4 r) (the
+ * rolling torque mu_r N about the contact point, I + m r^2 = 1.4 m r^2); condim 3 and 4 roll on */
+static void test_rolling_friction(void) {
+  double mu_r = 0.01, expect = 1.0 - mu_r * 9.81 / (1.4 * 0.1) * 0.5;
+  int condims[3] = {3, 4, 6};
+  for (int k = 0; k < 3; k++) {
+    phys_id id;
+    phys_world *w = sphere_on_ground(condims[k], 0.005, mu_r, &id);
+    double p[3] = {0, 0, 0.1}, q[4] = {1, 0, 0, 0}, v[3] = {1.0, 0, 0}, om[3] = {0, 10.0, 0};
+    CU_ASSERT_EQUAL(phys_body_set_state(w, id, p, q, v, om), PHYS_OK);
+    step_n(w, 500);
+    phys_body_get_state(w, id, p, NULL, v, om);
+    printf("\n  condim %d: rolling at %.4f m/s after 0.5 s (spin %.3f rad/s)", condims[k], v[0],
+           om[1]);
+    if (condims[k] < 6) CU_ASSERT_DOUBLE_EQUAL(v[0], 1.0, 1e-3);
+    if (condims[k] == 6) CU_ASSERT_DOUBLE_EQUAL(v[0], expect, 0.01);
+    CU_ASSERT_DOUBLE_EQUAL(v[0], 0.1 * om[1], 1e-3); /* still rolling without slip */
+    CU_ASSERT_DOUBLE_EQUAL(p[2], 0.1, 1e-4);
+    phys_world_destroy(w);
+  }
+  printf(" (expected %.4f with rolling friction)\n", expect);
+}
+
+/* 64 spheres with condim 6 in a bin (one island, solved by the thread team): 1 and 2 threads give
+ * the same state bit for bit */
+static void test_condim6_threads(void) {
+  uint64_t hash[2];
+  for (int t = 0; t < 2; t++) {
+    phys_world_options o = phys_world_options_default();
+    o.threads = t + 1;
+    phys_world *w = make_world(&o);
+    add_ground(w, 0.8);
+    for (int i = 0; i < 64; i++) {
+      phys_geom_desc g = phys_geom_desc_default();
+      g.size[0] = 0.05;
+      g.condim = 6;
+      g.friction_rolling = 0.002;
+      phys_body_desc b = phys_body_desc_default();
+      b.pos[0] = 0.101 * (i % 8);
+      b.pos[1] = 0.101 * ((i / 8) % 8) + 0.01 * (i % 3);
+      b.pos[2] = 0.05 + 0.11 * (i % 2);
+      CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, NULL), PHYS_OK);
+    }
+    step_n(w, 200);
+    hash[t] = phys_world_state_hash(w);
+    phys_world_destroy(w);
+  }
+  CU_ASSERT_EQUAL(hash[0], hash[1]);
+}
+
+/* the torsion and rolling coefficients and condim are validated */
+static void test_condim_errors(void) {
+  phys_world *w = make_world(NULL);
+  phys_geom_desc g = phys_geom_desc_default();
+  phys_body_desc b = phys_body_desc_default();
+  int bad[3] = {0, 2, 5};
+  for (int i = 0; i < 3; i++) {
+    g.condim = bad[i];
+    CU_ASSERT_EQUAL(phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
+  }
+  g.condim = 6;
+  g.friction_rolling = -0.1;
+  CU_ASSERT_EQUAL(phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
+  g.friction_rolling = 0.0;
+  g.friction_torsion = NAN;
+  CU_ASSERT_EQUAL(phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(phys_world_body_count(w), 0);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("contact_physics", NULL, NULL);
   if (!s) return -1;
@@ -124,7 +237,11 @@ int register_tests(void) {
       !CU_add_test(s, "box slides on 30 deg incline (mu 0.3)", test_incline_slides) ||
       !CU_add_test(s, "frictionless incline", test_incline_frictionless) ||
       !CU_add_test(s, "box rests on four points", test_box_rests_on_four_points) ||
-      !CU_add_test(s, "sliding box stops at v^2/(2 mu g)", test_box_slide_stops))
+      !CU_add_test(s, "sliding box stops at v^2/(2 mu g)", test_box_slide_stops) ||
+      !CU_add_test(s, "torsional friction (condim 4)", test_torsional_friction) ||
+      !CU_add_test(s, "rolling friction (condim 6)", test_rolling_friction) ||
+      !CU_add_test(s, "condim 6 pile: 1 and 2 threads bit-identical", test_condim6_threads) ||
+      !CU_add_test(s, "condim and torsion/rolling validation", test_condim_errors))
     return -1;
   return 0;
 }

@@ -497,16 +497,19 @@ static void test_notices(void) {
     "<option integrator=\"RK4\" cone=\"pyramidal\" noslip_iterations=\"3\" "
     "jacobian=\"sparse\" solver=\"Newton\"/>\n"
     "<size njmax=\"100\"/><visual/><statistic extent=\"2\"/>\n"
-    "<worldbody>\n<geom size=\"1\" condim=\"6\" foo:color=\"red\"/>\n"
+    "<worldbody>\n<geom size=\"1\" condim=\"6\" friction=\"0.7 0.02 0.003\" foo:color=\"red\"/>\n"
     "<foo:marker size=\"3\"/></worldbody></mujoco>");
   CU_ASSERT(has_notice(w, "integrator", "RK4"));
   CU_ASSERT(has_notice(w, "cone", "pyramidal"));
   CU_ASSERT(has_notice(w, "noslip_iterations", NULL));
   CU_ASSERT(has_notice(w, "fusestatic", NULL));
-  CU_ASSERT(has_notice(w, "test.xml:5: <geom>", "condim"));
+  CU_ASSERT(!has_notice(w, "condim", NULL)); /* condim 6 is simulated, nothing to say */
   CU_ASSERT(has_notice(w, "foo:color", NULL));
   CU_ASSERT(has_notice(w, "test.xml:6: <marker>", "foo:marker"));
-  CU_ASSERT_EQUAL(w->geoms[0].condim, 3);
+  CU_ASSERT_EQUAL(w->geoms[0].condim, 6);
+  CU_ASSERT_EQUAL(w->geoms[0].friction, 0.7);
+  CU_ASSERT_EQUAL(w->geoms[0].friction_torsion, 0.02);
+  CU_ASSERT_EQUAL(w->geoms[0].friction_rolling, 0.003);
   phys_world_destroy(w);
   expect_error("<mujoco>\n<option integrator=\"leapfrog\"/></mujoco>", PHYS_E_PARSE, 2, "option",
                "leapfrog");
@@ -550,7 +553,7 @@ static void test_mujoco_models(void) {
     if (st) printf("\n  %s\n", err.message);
     CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
     if (i == 0) {
-      CU_ASSERT(has_notice(w, "condim", NULL));
+      CU_ASSERT(!has_notice(w, "condim", NULL)); /* its condim 4 cylinders are simulated */
       /* the steps run in a child process with an alarm, so that a hang in a stage fails this
        * test instead of stalling the suite */
       fflush(stdout);
@@ -595,7 +598,7 @@ int register_tests(void) {
     {"keyframes", test_keyframe},
     {"weld equality", test_weld},
     {"compiler inertia bounds and balance", test_compiler_inertia},
-    {"notices: option mappings, condim 4/6, vendor names", test_notices},
+    {"notices: option mappings, condim 6 friction, vendor names", test_notices},
     {"MuJoCo sample models", test_mujoco_models},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)

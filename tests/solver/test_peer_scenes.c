@@ -133,12 +133,13 @@ static void test_22_humanoids(void) {
   run_sample("/usr/share/mujoco/model/humanoid/22_humanoids.xml", 2000, 5e-3);
 }
 
-/* the humanoid among 100 falling capsules, ellipsoids, boxes, cylinders and spheres: the pile's
- * solves often hit the 100-iteration cap, and contacts between the objects reach 4.1 cm before
- * the position pass removes them (measured; worst pairs ellipsoid-box and ellipsoid-ellipsoid,
- * whose normals for deep overlaps come from libccd's MPR); the bound catches a blow-up */
+/* the humanoid among 100 falling capsules, ellipsoids, boxes, cylinders (condim 4) and
+ * spheres: the pile's solves often hit the 100-iteration cap, and contacts between the objects
+ * reach 4-7 cm before the position pass removes them (measured; worst pairs cylinder-cylinder,
+ * ellipsoid-box and ellipsoid-ellipsoid, whose normals for deep overlaps come from libccd's
+ * MPR); the bound catches a blow-up */
 static void test_humanoid100(void) {
-  run_sample("/usr/share/mujoco/model/humanoid100/humanoid100.xml", 2000, 6e-2);
+  run_sample("/usr/share/mujoco/model/humanoid100/humanoid100.xml", 2000, 0.1);
 }
 
 int register_tests(void) {

@@ -120,7 +120,7 @@ static void test_bad_pose_and_size(void) {
   g.size[1] = 0.1;
   g.size[2] = 0.0;
   expect_rejected(w, s, phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
-  /* geom position NaN, friction negative, condim 4, plane on a body, unknown type */
+  /* geom position NaN, friction negative, condim 5, plane on a body, unknown type */
   g.size[2] = 0.1;
   g.pos[0] = NAN;
   expect_rejected(w, s, phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
@@ -128,7 +128,7 @@ static void test_bad_pose_and_size(void) {
   g.friction = -1.0;
   expect_rejected(w, s, phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
   g.friction = 1.0;
-  g.condim = 4;
+  g.condim = 5;
   expect_rejected(w, s, phys_world_add_body(w, &b, &g, 1, NULL), PHYS_E_INVALID);
   g.condim = 3;
   g.type = PHYS_GEOM_PLANE;

@@ -56,8 +56,11 @@ typedef enum phys_geom_type {
  * Friction: sliding coefficient mu >= 0. A contact takes the larger of the two geoms' coefficients
  * and the larger of their condims, unless their `priority` differs: then the higher-priority
  * geom's friction and condim (MuJoCo's rule; phys_world_add_contact_pair can override both per
- * pair). condim 1 is frictionless,
- * condim 3 has sliding friction; other values are rejected in this version.
+ * pair). condim 1 is frictionless, 3 has sliding friction, 4 adds torsional friction (a torque
+ * about the normal of at most friction_torsion * normal force) and 6 adds rolling friction
+ * (a torque about the tangents of at most friction_rolling * normal force); each mode has its
+ * own bound (as MuJoCo's default pyramidal cones, not its elliptic one). A contact takes the
+ * larger torsional and rolling coefficients of its geoms like the sliding one.
  * Filtering: two geoms may collide when (a.contype & b.conaffinity) || (b.contype & a.conaffinity). */
 typedef struct phys_geom_desc {
   phys_geom_type type;
@@ -67,7 +70,9 @@ typedef struct phys_geom_desc {
   double friction;    /* sliding friction coefficient, >= 0 */
   double density;     /* kg/m^3 used when mass < 0; > 0 */
   double mass;        /* kg; < 0 means "from density and shape"; 0 makes the geom massless */
-  int condim;         /* 1 (frictionless) or 3 (sliding friction) */
+  int condim;         /* 1 (frictionless), 3 (sliding), 4 (+ torsional), 6 (+ rolling) */
+  double friction_torsion; /* m, >= 0: torsional friction (condim >= 4); default 0.005 */
+  double friction_rolling; /* m, >= 0: rolling friction (condim 6); default 0.0001 */
   uint32_t contype;   /* collision type bits */
   uint32_t conaffinity; /* collision affinity bits */
   int mesh;           /* mesh id for PHYS_GEOM_MESH (phys_world_add_mesh); -1 by default */
