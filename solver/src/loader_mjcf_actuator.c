@@ -1,5 +1,6 @@
-/* loader_mjcf_actuator.c - MJCF loader: <actuator> with <motor>, <position> and <velocity> on
- * joints, and their defaults. Each becomes a phys actuator on the link carrying the joint. */
+/* loader_mjcf_actuator.c - MJCF loader: <actuator> with <motor>, <position>, <velocity> and the
+ * <general> actuators that map onto them, on joints, and their defaults. Each becomes a phys
+ * actuator on the link carrying the joint. */
 #include <string.h>
 #include "loader_mjcf_internal.h"
 
@@ -64,10 +65,12 @@ static phys_id joint_link(const mj_ctx *c, const char *name) {
   return PHYS_ID_NONE;
 }
 
-/* One <motor>, <position> or <velocity>. */
-static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_type type) {
+/* The actuator of `node` (attributes already checked) of the given type; kp/kv < 0 take the
+ * shortcut's attributes and MuJoCo's defaults (position kp 1, velocity kv 1); `scale` > 0
+ * multiplies the gear and divides the force range (a <general> motor's gain). */
+static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_type type,
+                                 double kp, double kv, double scale) {
   phys_status st;
-  if ((st = mj_check_attrs(c, node, act_attrs))) return st;
   if ((st = mj_require(c, node, "joint"))) return st;
   int cls = 0;
   const char *cn = mj_attr(node, "class");
@@ -87,6 +90,9 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
   a.kp = type == PHYS_ACT_POSITION ? (d.has_kp ? d.kp : 1.0) : 0.0;
   a.kv = type == PHYS_ACT_VELOCITY ? (d.has_kv ? d.kv : 1.0)
        : type == PHYS_ACT_POSITION ? (d.has_kv ? d.kv : 0.0) : 0.0;
+  if (kp >= 0.0) a.kp = kp;
+  if (kv >= 0.0) a.kv = kv;
+  a.gear *= scale;
   if (!c->autolimits && ((d.ctrllimited == -1 && d.has_ctrlrange) ||
                          (d.forcelimited == -1 && d.has_forcerange)))
     return mj_fail(c, node, PHYS_E_PARSE,
@@ -100,6 +106,8 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
     return mj_fail(c, node, PHYS_E_PARSE, "forcelimited without a forcerange");
   memcpy(a.ctrlrange, d.ctrlrange, sizeof a.ctrlrange);
   memcpy(a.forcerange, d.forcerange, sizeof a.forcerange);
+  a.forcerange[0] /= scale;
+  a.forcerange[1] /= scale;
   int id;
   if (phys_world_add_actuator(c->world, body, &a, &id))
     return mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
@@ -113,10 +121,74 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
   return PHYS_OK;
 }
 
+/* One <motor>, <position> or <velocity>. */
+static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_type type) {
+  phys_status st = mj_check_attrs(c, node, act_attrs);
+  return st ? st : actuator_make(c, node, type, -1.0, -1.0, 1.0);
+}
+
+/* Attributes of <general>: the shortcuts' plus the gain and bias of a fixed-gain, affine-bias
+ * actuator without activation dynamics (what maps onto physd's motor, position, velocity). */
+static const char *const general_attrs[] = {
+  "name", "class", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited",
+  "dyntype", "gaintype", "biastype", "gainprm", "biasprm", "~group", "~user",
+  "!tendon", "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dynprm",
+  "!actearly", "!nsample", "!interp", "!delay", NULL};
+
+/* One <general>: force = gain ctrl + b0 + b1 length + b2 velocity with dyntype none and gaintype
+ * fixed maps onto physd's actuators: bias none -> motor (the gain folded into the gear, the
+ * force range divided by it); gain kp with bias (0, -kp, -kv) -> position; gain kv with bias
+ * (0, 0, -kv) -> velocity. Anything else is unsupported, naming the element. */
+static phys_status general_one(mj_ctx *c, const xmlNode *node) {
+  phys_status st;
+  if ((st = mj_check_attrs(c, node, general_attrs))) return st;
+  const char *dyn = mj_attr(node, "dyntype"), *gt = mj_attr(node, "gaintype");
+  const char *bt = mj_attr(node, "biastype");
+  if (dyn && strcmp(dyn, "none") != 0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "dyntype '%s' not supported (only none)", dyn);
+  if (gt && strcmp(gt, "fixed") != 0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "gaintype '%s' not supported (only fixed)", gt);
+  if (bt && strcmp(bt, "none") != 0 && strcmp(bt, "affine") != 0)
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED, "biastype '%s' not supported", bt);
+  double gain[10] = {1, 0, 0}, bias[10] = {0, 0, 0};
+  int ng, nb;
+  if ((st = mj_reals(c, node, "gainprm", gain, 1, 10, &ng))) return st;
+  if ((st = mj_reals(c, node, "biasprm", bias, 1, 10, &nb))) return st;
+  for (int i = 1; i < 10; i++)
+    if (i < ng && gain[i] != 0.0)
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "gainprm beyond the first value not supported");
+  int affine = bt && strcmp(bt, "affine") == 0;
+  double g = gain[0], b0 = affine ? bias[0] : 0.0, b1 = affine ? bias[1] : 0.0;
+  double b2 = affine ? bias[2] : 0.0;
+  for (int i = 3; i < nb; i++)
+    if (affine && bias[i] != 0.0)
+      return mj_fail(c, node, PHYS_E_UNSUPPORTED, "biasprm beyond the third value not supported");
+
+  /* which physd actuator this is */
+  phys_actuator_type type;
+  double kp = 0.0, kv = 0.0;
+  if (b0 == 0.0 && b1 == 0.0 && b2 == 0.0 && g > 0.0) {
+    type = PHYS_ACT_MOTOR;
+  } else if (b0 == 0.0 && g > 0.0 && b1 == -g && b2 <= 0.0) {
+    type = PHYS_ACT_POSITION;
+    kp = g;
+    kv = -b2;
+  } else if (b0 == 0.0 && g > 0.0 && b1 == 0.0 && b2 == -g) {
+    type = PHYS_ACT_VELOCITY;
+    kv = g;
+  } else {
+    return mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                   "gain %g with bias (%g, %g, %g) is not a motor (bias 0), position (bias 0, "
+                   "-kp, -kv) or velocity (bias 0, 0, -kv) actuator", g, b0, b1, b2);
+  }
+  return actuator_make(c, node, type, kp, kv, type == PHYS_ACT_MOTOR ? g : 1.0);
+}
+
 phys_status mj_actuators(mj_ctx *c, const xmlNode *node) {
   static const char *const none[] = {NULL};
-  static const char *const later[] = {"general", "intvelocity", "damper", "cylinder", "muscle",
-                                      "adhesion", "plugin", NULL};
+  static const char *const later[] = {"intvelocity", "damper", "cylinder", "muscle", "adhesion",
+                                      "plugin", NULL};
   phys_status st = mj_check_attrs(c, node, none);
   if (st) return st;
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
@@ -125,6 +197,7 @@ phys_status mj_actuators(mj_ctx *c, const xmlNode *node) {
     if (strcmp(en, "motor") == 0) st = actuator_one(c, ch, PHYS_ACT_MOTOR);
     else if (strcmp(en, "position") == 0) st = actuator_one(c, ch, PHYS_ACT_POSITION);
     else if (strcmp(en, "velocity") == 0) st = actuator_one(c, ch, PHYS_ACT_VELOCITY);
+    else if (strcmp(en, "general") == 0) st = general_one(c, ch);
     else if (mj_in_list(en, later)) st = mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
     else st = mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <actuator>");
     if (st) return st;

@@ -473,8 +473,8 @@ static void test_errors(void) {
                "<actuator>\n<motor joint=\"nope\"/></actuator></mujoco>",
                PHYS_E_PARSE, 2, "motor", "unknown joint");
   expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
-               "<actuator>\n<general joint=\"j\"/></actuator></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "general", NULL);
+               "<actuator>\n<muscle joint=\"j\"/></actuator></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "muscle", NULL);
   expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
                "<actuator>\n<motor joint=\"j\" tendon=\"t\"/></actuator></mujoco>",
                PHYS_E_UNSUPPORTED, 2, "motor", "tendon");

@@ -585,6 +585,59 @@ static void test_mujoco_models(void) {
   }
 }
 
+/* <general> actuators map onto motor, position and velocity: the physd description read back,
+ * a general "position servo" settles on its target like <position>; other gain/bias forms and
+ * activation dynamics are refused with their line */
+static void test_general_actuators(void) {
+  static const char head[] =
+      "<mujoco><option gravity='0 0 0' timestep='0.002'/><worldbody><body name='b'>"
+      "<joint name='j' axis='0 0 1' armature='0.1'/><geom size='0.1' mass='1'/></body>"
+      "</worldbody><actuator>";
+  char xml[1024];
+  snprintf(xml, sizeof xml, "%s%s</actuator></mujoco>", head,
+           "<general name='m' joint='j' gainprm='2.5' gear='2' forcerange='-5 5'/>"
+           "<general name='p' joint='j' gainprm='40' biastype='affine' biasprm='0 -40 -3'/>"
+           "<general name='v' joint='j' gainprm='7' biastype='affine' biasprm='0 0 -7'/>");
+  phys_world *w = must_load(xml);
+  if (!w) return;
+  phys_actuator_desc d;
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, phys_world_find_actuator(w, "m"), &d), PHYS_OK);
+  CU_ASSERT_EQUAL(d.type, PHYS_ACT_MOTOR);
+  CU_ASSERT_DOUBLE_EQUAL(d.gear, 5.0, 1e-12);          /* gain folded into the gear */
+  CU_ASSERT_DOUBLE_EQUAL(d.forcerange[1], 2.0, 1e-12); /* 5 / 2.5 */
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, phys_world_find_actuator(w, "p"), &d), PHYS_OK);
+  CU_ASSERT_EQUAL(d.type, PHYS_ACT_POSITION);
+  CU_ASSERT_DOUBLE_EQUAL(d.kp, 40.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(d.kv, 3.0, 1e-12);
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, phys_world_find_actuator(w, "v"), &d), PHYS_OK);
+  CU_ASSERT_EQUAL(d.type, PHYS_ACT_VELOCITY);
+  CU_ASSERT_DOUBLE_EQUAL(d.kv, 7.0, 1e-12);
+  phys_world_destroy(w);
+
+  /* the general position servo alone settles on its target */
+  snprintf(xml, sizeof xml, "%s%s</actuator></mujoco>", head,
+           "<general name='p' joint='j' gainprm='40' biastype='affine' biasprm='0 -40 -3'/>");
+  w = must_load(xml);
+  if (!w) return;
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, 0, 0.7), PHYS_OK);
+  for (int i = 0; i < 3000; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  double q[7];
+  phys_link_get_joint(w, phys_world_find_body(w, "b"), q, NULL, NULL, NULL);
+  printf("\n  general position servo: q %.6f (target 0.7)\n", q[0]);
+  CU_ASSERT_DOUBLE_EQUAL(q[0], 0.7, 1e-4);
+  phys_world_destroy(w);
+
+  /* what does not map */
+  const char *bad[3] = {"<general joint='j' gainprm='5' biastype='affine' biasprm='1 -5 0'/>",
+                        "<general joint='j' dyntype='filter'/>",
+                        "<general joint='j' gaintype='user'/>"};
+  const char *word[3] = {"bias", "dyntype", "gaintype"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(xml, sizeof xml, "%s\n%s</actuator></mujoco>", head, bad[i]);
+    expect_error(xml, PHYS_E_UNSUPPORTED, 2, "general", word[i]);
+  }
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("loader_mjcf_robot", NULL, NULL);
   if (!s) return -1;
@@ -600,6 +653,7 @@ int register_tests(void) {
     {"compiler inertia bounds and balance", test_compiler_inertia},
     {"notices: option mappings, condim 6 friction, vendor names", test_notices},
     {"MuJoCo sample models", test_mujoco_models},
+    {"general actuators that map", test_general_actuators},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
     if (!CU_add_test(s, tests[i].name, tests[i].fn)) return -1;
