@@ -276,8 +276,7 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
   static const char *const attrs[] = {"class", NULL};
   static const char *const ignored[] = {"camera", "light", "material", "mesh", NULL};
   static const char *const later[] = {
-    "tendon", "pair", "general", "intvelocity", "damper", "cylinder", "muscle",
-    "adhesion", "flex", NULL};
+    "tendon", "pair", "intvelocity", "damper", "cylinder", "muscle", "adhesion", "flex", NULL};
   phys_status st = mj_check_attrs(c, node, attrs);
   if (st) return st;
   /* own values */
@@ -293,6 +292,8 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
     } else if (strcmp(en, "motor") == 0 || strcmp(en, "position") == 0 ||
                strcmp(en, "velocity") == 0) {
       if ((st = mj_act_default_apply(c, ch, &c->classes[k].act))) return st;
+    } else if (strcmp(en, "general") == 0) {
+      if ((st = mj_general_default_apply(c, ch, &c->classes[k].act))) return st;
     } else if (strcmp(en, "site") == 0) {
       if ((st = mj_site_default(c, ch, k))) return st;
     } else if (strcmp(en, "equality") == 0) {

@@ -136,33 +136,69 @@ static const char *const general_attrs[] = {
   "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dynprm",
   "!actearly", "!nsample", "!interp", "!delay", NULL};
 
+/* The <general> values of `node` on top of `d` (gear and ranges as the shortcuts, then the
+ * gain, bias and dynamics types and parameters). */
+static phys_status general_values(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
+  phys_status st = act_values(c, node, d);
+  if (st) return st;
+  if (mj_attr(node, "dyntype")) d->dyntype = mj_attr(node, "dyntype");
+  if (mj_attr(node, "gaintype")) d->gaintype = mj_attr(node, "gaintype");
+  if (mj_attr(node, "biastype")) d->biastype = mj_attr(node, "biastype");
+  double v[10];
+  int n;
+  if ((st = mj_reals(c, node, "gainprm", v, 1, 10, &n))) return st;
+  if (n) {
+    memset(d->gainprm, 0, sizeof d->gainprm);
+    memcpy(d->gainprm, v, (size_t)n * sizeof(double));
+    d->ngainprm = n;
+  }
+  if ((st = mj_reals(c, node, "biasprm", v, 1, 10, &n))) return st;
+  if (n) {
+    memset(d->biasprm, 0, sizeof d->biasprm);
+    memcpy(d->biasprm, v, (size_t)n * sizeof(double));
+    d->nbiasprm = n;
+  }
+  return PHYS_OK;
+}
+
+phys_status mj_general_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
+  phys_status st = mj_check_attrs(c, node, general_attrs);
+  if (st) return st;
+  if (mj_attr(node, "name") || mj_attr(node, "class") || mj_attr(node, "joint"))
+    return mj_fail(c, node, PHYS_E_PARSE, "'name', 'class' and 'joint' are not allowed in defaults");
+  return general_values(c, node, d);
+}
+
 /* One <general>: force = gain ctrl + b0 + b1 length + b2 velocity with dyntype none and gaintype
  * fixed maps onto physd's actuators: bias none -> motor (the gain folded into the gear, the
  * force range divided by it); gain kp with bias (0, -kp, -kv) -> position; gain kv with bias
- * (0, 0, -kv) -> velocity. Anything else is unsupported, naming the element. */
+ * (0, 0, -kv) -> velocity. Anything else is unsupported, naming the element. Values come from the
+ * element over its class's <general> default. */
 static phys_status general_one(mj_ctx *c, const xmlNode *node) {
   phys_status st;
   if ((st = mj_check_attrs(c, node, general_attrs))) return st;
-  const char *dyn = mj_attr(node, "dyntype"), *gt = mj_attr(node, "gaintype");
-  const char *bt = mj_attr(node, "biastype");
+  int cls = 0;
+  const char *cn = mj_attr(node, "class");
+  if (cn && (cls = mj_find_class(c, cn)) < 0)
+    return mj_fail(c, node, PHYS_E_PARSE, "unknown class '%s'", cn);
+  mj_act_def d = c->classes[cls].act;
+  if ((st = general_values(c, node, &d))) return st;
+  const char *dyn = d.dyntype, *gt = d.gaintype, *bt = d.biastype;
   if (dyn && strcmp(dyn, "none") != 0)
     return mj_fail(c, node, PHYS_E_UNSUPPORTED, "dyntype '%s' not supported (only none)", dyn);
   if (gt && strcmp(gt, "fixed") != 0)
     return mj_fail(c, node, PHYS_E_UNSUPPORTED, "gaintype '%s' not supported (only fixed)", gt);
   if (bt && strcmp(bt, "none") != 0 && strcmp(bt, "affine") != 0)
     return mj_fail(c, node, PHYS_E_UNSUPPORTED, "biastype '%s' not supported", bt);
-  double gain[10] = {1, 0, 0}, bias[10] = {0, 0, 0};
-  int ng, nb;
-  if ((st = mj_reals(c, node, "gainprm", gain, 1, 10, &ng))) return st;
-  if ((st = mj_reals(c, node, "biasprm", bias, 1, 10, &nb))) return st;
+  double g = d.ngainprm ? d.gainprm[0] : 1.0;
   for (int i = 1; i < 10; i++)
-    if (i < ng && gain[i] != 0.0)
+    if (d.gainprm[i] != 0.0 && i < d.ngainprm)
       return mj_fail(c, node, PHYS_E_UNSUPPORTED, "gainprm beyond the first value not supported");
   int affine = bt && strcmp(bt, "affine") == 0;
-  double g = gain[0], b0 = affine ? bias[0] : 0.0, b1 = affine ? bias[1] : 0.0;
-  double b2 = affine ? bias[2] : 0.0;
-  for (int i = 3; i < nb; i++)
-    if (affine && bias[i] != 0.0)
+  double b0 = affine ? d.biasprm[0] : 0.0, b1 = affine ? d.biasprm[1] : 0.0;
+  double b2 = affine ? d.biasprm[2] : 0.0;
+  for (int i = 3; i < 10; i++)
+    if (affine && d.biasprm[i] != 0.0 && i < d.nbiasprm)
       return mj_fail(c, node, PHYS_E_UNSUPPORTED, "biasprm beyond the third value not supported");
 
   /* which physd actuator this is */

@@ -44,6 +44,10 @@ typedef struct mj_act_def {
   int ctrllimited, forcelimited;  /* -1 auto (limited when a range is given), 0, 1 */
   double kp, kv;
   int has_kp, has_kv;
+  /* <general> values (from <general> elements and defaults only) */
+  const char *dyntype, *gaintype, *biastype; /* point into the document; NULL: not given */
+  double gainprm[10], biasprm[10];
+  int ngainprm, nbiasprm;                    /* counts given (0: MuJoCo's defaults) */
 } mj_act_def;
 
 /* A named MJCF joint and the physd link that carries it. */
@@ -248,6 +252,9 @@ phys_status mj_expand_includes(mj_ctx *c, xmlDoc *doc, xmlNode *root);
 
 /* Apply an actuator default (<motor>, <position>, <velocity> in <default>) on top of `d`. */
 phys_status mj_act_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d);
+
+/* Apply a <general> default (in <default>) on top of `d`. */
+phys_status mj_general_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d);
 
 /* Build the actuators of an <actuator> section (after the bodies and joints exist). */
 phys_status mj_actuators(mj_ctx *c, const xmlNode *node);

@@ -627,6 +627,23 @@ static void test_general_actuators(void) {
   CU_ASSERT_DOUBLE_EQUAL(q[0], 0.7, 1e-4);
   phys_world_destroy(w);
 
+  /* a <general> default class, the element overriding its gain */
+  w = must_load("<mujoco><default><default class='servo'><general gainprm='40' "
+                "biastype='affine' biasprm='0 -40 -3'/></default></default><worldbody>"
+                "<body name='b'><joint name='j' axis='0 0 1'/><geom size='0.1' mass='1'/></body>"
+                "</worldbody><actuator><general name='a' class='servo' joint='j'/>"
+                "<general name='m' class='servo' joint='j' biastype='none' gainprm='3'/>"
+                "</actuator></mujoco>");
+  if (!w) return;
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, 0, &d), PHYS_OK);
+  CU_ASSERT_EQUAL(d.type, PHYS_ACT_POSITION);
+  CU_ASSERT_DOUBLE_EQUAL(d.kp, 40.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(d.kv, 3.0, 1e-12);
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, 1, &d), PHYS_OK);
+  CU_ASSERT_EQUAL(d.type, PHYS_ACT_MOTOR);
+  CU_ASSERT_DOUBLE_EQUAL(d.gear, 3.0, 1e-12);
+  phys_world_destroy(w);
+
   /* what does not map */
   const char *bad[3] = {"<general joint='j' gainprm='5' biastype='affine' biasprm='1 -5 0'/>",
                         "<general joint='j' dyntype='filter'/>",
