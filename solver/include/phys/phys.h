@@ -113,7 +113,8 @@ phys_joint_desc phys_joint_desc_default(void);
  * child before the next step or the step fails. A free joint is allowed only at a root. Rejected (world unchanged):
  * parent a free body or unknown, zero axis, negative damping/stiffness/armature, everything
  * phys_world_add_body rejects. *out_body (nullable) receives the link's body id.
- * Trees do not sleep and their penetrations are removed by a velocity term (see docs/engine.md). */
+ * Passive trees sleep like free bodies (trees driven by a command or an actuator do not); their
+ * penetrations are removed by a velocity term (see docs/engine.md). */
 phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_desc *desc,
                                 const phys_joint_desc *joint, const phys_geom_desc *geoms,
                                 int ngeom, phys_id *out_body);
@@ -205,7 +206,7 @@ phys_status phys_world_exclude_contact(phys_world *w, phys_id body1, phys_id bod
 
 /* Make geoms geom1 and geom2 collide whatever their contype/conaffinity (MJCF <contact><pair>),
  * with `friction` (< 0: the geoms' rule, the larger of the two) and `condim` (0: the geoms' rule;
- * otherwise 1 or 3). The pair replaces the dynamic pair of the same geoms; an exclusion of their
+ * otherwise 1, 3, 4 or 6; torsional and rolling coefficients are the geoms'). The pair replaces the dynamic pair of the same geoms; an exclusion of their
  * bodies does not apply to it. Rejected: unknown geoms (PHYS_E_NOT_FOUND), geom1 == geom2, both
  * static, both on one body, non-finite friction, other condims, a pair added twice. */
 phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id geom2,
