@@ -206,8 +206,8 @@ phys_status phys_world_exclude_contact(phys_world *w, phys_id body1, phys_id bod
 
 /* Make geoms geom1 and geom2 collide whatever their contype/conaffinity (MJCF <contact><pair>),
  * with `friction` (< 0: the geoms' rule, the larger of the two) and `condim` (0: the geoms' rule;
- * otherwise 1, 3, 4 or 6; torsional and rolling coefficients are the geoms'). The pair replaces the dynamic pair of the same geoms; an exclusion of their
- * bodies does not apply to it. Rejected: unknown geoms (PHYS_E_NOT_FOUND), geom1 == geom2, both
+ * otherwise 1, 3, 4 or 6; torsional and rolling coefficients are the geoms'). The pair replaces
+ * the dynamic pair of the same geoms; an exclusion of their bodies does not apply to it. Rejected: unknown geoms (PHYS_E_NOT_FOUND), geom1 == geom2, both
  * static, both on one body, non-finite friction, other condims, a pair added twice. */
 phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id geom2,
                                         double friction, int condim);
