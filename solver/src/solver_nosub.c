@@ -260,13 +260,7 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
     }
     double *z = s->piece[c->p0].z, y[3] = {0, 0, 0}, x[3] = {0, 0, 0}, lam[3] = {0, 0, 0};
     for (int r = first_row(c); r < 3; r++) {
-      double jv = 0.0;
-      for (int pj = 0; pj < c->np; pj++) {
-        int pi = c->p0 + pj, off, m;
-        sub_range(s, ns, s->piece[pi].sb, &off, &m);
-        const double *row = ns->rows + ns->row_adr[pi - ns->p0] + (size_t)r * m;
-        for (int i = 0; i < m; i++) jv += row[i] * v[off + i];
-      }
+      double jv = con_row_jv(s, ns, c, r, v);
       y[r] = bb * (alpha * jv + (1.0 - alpha) * z[r]) - c->lambda[r];
     }
     if (c->soft) {

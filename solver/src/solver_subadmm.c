@@ -280,41 +280,51 @@ static inline void update_con_limit(phys_solver *s, phys_con *c, double beta, do
   c->lambda[2] = lam;
 }
 
+/* first half of (35) for a 3-row constraint: y per piece and their sum Y, with the
+ * constraint's penalty b = beta bs */
+static inline void con_gather_y(phys_solver *s, const phys_con *c, double b, double alpha,
+                                double y[2][3], double Y[3]) {
+  v3_zero(Y);
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->v + 6 * p->sb, jv);
+    for (int i = 0; i < 3; i++) {
+      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * p->z[i]) - c->lambda[i];
+      Y[i] += y[k][i];
+    }
+  }
+}
+
+/* second half: the slacks z = (y + lambda) / b, the pieces' pulls and the new lambda */
+static inline void con_scatter(phys_solver *s, phys_con *c, double b, double y[2][3],
+                               const double lam[3]) {
+  double inv_b = 1.0 / b;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double g[3];
+    for (int i = 0; i < 3; i++) {
+      p->z[i] = (y[k][i] + lam[i]) * inv_b;
+      g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
+    }
+    piece_force(c, p, g, p->f);
+  }
+  v3_copy(c->lambda, lam);
+}
+
 /* z/lambda update of a condim 4/6 contact: its linear record ci and its angular record ci + 1
- * together, through the elliptic cone */
+ * together, through project_cone6 */
 static void update_con_cone6(phys_solver *s, int ci, double beta, double alpha) {
   phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
-  double y[2][2][3], Y[2][3] = {{0, 0, 0}, {0, 0, 0}}, x[2][3], lam[2][3];
+  double y[2][2][3], Y[2][3], x[2][3], lam[2][3];
   double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
   for (int r = 0; r < 2; r++) {
-    phys_con *c = cs[r];
-    double b = beta * c->bs;
-    for (int k = 0; k < c->np; k++) {
-      phys_piece *p = &s->piece[c->p0 + k];
-      double jv[3];
-      piece_jv(c, p, s->v + 6 * p->sb, jv);
-      for (int i = 0; i < 3; i++) {
-        y[r][k][i] = b * (alpha * jv[i] + (1.0 - alpha) * p->z[i]) - c->lambda[i];
-        Y[r][i] += y[r][k][i];
-      }
-    }
-    for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * c->e[i]) * inv_np;
+    double b = beta * cs[r]->bs;
+    con_gather_y(s, cs[r], b, alpha, y[r], Y[r]);
+    for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * cs[r]->e[i]) * inv_np;
   }
   project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
-  for (int r = 0; r < 2; r++) {
-    phys_con *c = cs[r];
-    double inv_b = 1.0 / (beta * c->bs);
-    for (int k = 0; k < c->np; k++) {
-      phys_piece *p = &s->piece[c->p0 + k];
-      double g[3];
-      for (int i = 0; i < 3; i++) {
-        p->z[i] = (y[r][k][i] + lam[r][i]) * inv_b;
-        g[i] = y[r][k][i] + 2.0 * lam[r][i];
-      }
-      piece_force(c, p, g, p->f);
-    }
-    v3_copy(c->lambda, lam[r]);
-  }
+  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * cs[r]->bs, y[r], lam[r]);
 }
 
 static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
@@ -332,19 +342,9 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
     return;
   }
   beta *= c->bs;
-  double y[2][3], Y[3] = {0, 0, 0};
-  for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
-    double jv[3];
-    piece_jv(c, p, s->v + 6 * p->sb, jv);
-    for (int i = 0; i < 3; i++) {
-      double jh = alpha * jv[i] + (1.0 - alpha) * p->z[i];
-      y[k][i] = beta * jh - c->lambda[i];
-      Y[i] += y[k][i];
-    }
-  }
-  double x[3], lam[3];
-  double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
+  double y[2][3], Y[3], x[3], lam[3];
+  con_gather_y(s, c, beta, alpha, y, Y);
+  double inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
   if (c->soft) {
     /* spring-damper rows (37): lambda = -(c Y + beta k e) / (c m + beta) */
     for (int i = 0; i < 3; i++)
@@ -353,16 +353,7 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
     for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) * inv_np;
     project(c, x, lam);
   }
-  for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
-    double g[3];
-    for (int i = 0; i < 3; i++) {
-      p->z[i] = (y[k][i] + lam[i]) * inv_beta;
-      g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
-    }
-    piece_force(c, p, g, p->f);
-  }
-  v3_copy(c->lambda, lam);
+  con_scatter(s, c, beta, y, lam);
 }
 
 /* piece forces from the stored z and lambda (after a change of beta) */

@@ -237,9 +237,9 @@ static void tree_factor_dense(const phys_world *w, phys_solver *s, int k, double
   LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, H, nv);
 }
 
-void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
-                    const double dir[3], double *g) {
-  double u[6];
+/* the spatial row u (about the world origin) of a constraint row along `dir` at point pt:
+ * [dir; pt x dir], or [0; dir] for angular rows (App. A) */
+static void row_spatial(int ang, const double pt[3], const double dir[3], double u[6]) {
   if (ang) {
     v3_zero(u);
     v3_copy(u + 3, dir);
@@ -247,6 +247,12 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
     v3_copy(u, dir);
     v3_cross(u + 3, pt, dir);
   }
+}
+
+void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
+                    const double dir[3], double *g) {
+  double u[6];
+  row_spatial(ang, pt, dir, u);
   memset(g, 0, (size_t)a->t.nv * sizeof(double));
   for (int l = link; l >= 0; l = a->tb[l].parent)
     for (int d = 0; d < a->vnum[l]; d++) {
@@ -277,14 +283,7 @@ void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) 
       v3_add(pt, b->x, p->r);
       for (int row = 3 - c->dim; row < 3; row++) {
         double u[6];
-        if (c->ang) {
-          /* angular rows act on w only: u = [0; t] */
-          v3_zero(u);
-          v3_copy(u + 3, c->R + 3 * row);
-        } else {
-          v3_copy(u, c->R + 3 * row);
-          v3_cross(u + 3, pt, c->R + 3 * row);
-        }
+        row_spatial(c->ang, pt, c->R + 3 * row, u);
         for (int r = 0; r < 6; r++)
           for (int q = 0; q < 6; q++) H[6 * r + q] += beta * c->bs * u[r] * u[q];
       }
