@@ -34,7 +34,8 @@ uint64_t phys__site_hash(const phys_world *w, uint64_t h);
 
 /* sensor.c: at the end of a step (after the solve and integration, before sleeping zeroes the
  * velocities of bodies that fall asleep; the state before the step in w->saved_state): record
- * every body's acceleration, contact and external wrenches of the step */
+ * every body's acceleration, contact and external wrenches of the step; nothing while the world
+ * has no sensors (a sensor added later reads step data from the next step on) */
 void phys__sensor_record(phys_world *w);
 
 #endif
