@@ -17,6 +17,7 @@
 #include "loader_mjcf_sensor.h"
 #include "world_internal.h"
 #include "alloc.h"
+#include "xml_doc.h"
 #include "math3.h"
 
 /* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
@@ -578,25 +579,6 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
   return each_section(c, root, "keyframe", mj_keyframes);
 }
 
-/* First error reported by libxml2 while parsing (the later ones are consequences). */
-typedef struct xml_first_error {
-  int have;
-  int line;
-  char msg[300];
-} xml_first_error;
-
-/* libxml2 structured-error callback; userData is the parser context. */
-static void xml_error_cb(void *user, xmlErrorPtr e) {
-  xmlParserCtxtPtr pc = user;
-  xml_first_error *f = pc ? pc->_private : NULL;
-  if (!f || f->have || !e || e->level < XML_ERR_ERROR) return;
-  f->have = 1;
-  f->line = e->line;
-  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "error");
-  size_t n = strlen(f->msg);
-  while (n && (f->msg[n - 1] == '\n' || f->msg[n - 1] == ' ')) f->msg[--n] = '\0';
-}
-
 /* Parse the document, build the world, release everything on error. */
 static phys_status load(const char *buf, size_t len, const char *file, int from_file,
                         const phys_world_options *opt, phys_world **out, phys_error *err) {
@@ -613,18 +595,12 @@ static phys_status load(const char *buf, size_t len, const char *file, int from_
   memcpy(c.eulerseq, "xyz", 3);
   if (len > INT_MAX) return mj_fail(&c, NULL, PHYS_E_IO, "document too large");
   /* XML: no network, no entity substitution, first error kept with its line */
-  xml_first_error first = {0, 0, ""};
-  xmlParserCtxtPtr pc = xmlNewParserCtxt();
-  if (!pc) return mj_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
-  pc->_private = &first;
-  pc->sax->serror = xml_error_cb;
-  xmlDocPtr doc = xmlCtxtReadMemory(pc, buf, (int)len, file, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                    XML_PARSE_BIG_LINES);
+  xml_doc_error xerr;
+  xmlDocPtr doc = xml_doc_parse(buf, len, file, &xerr);
+  if (xerr.nomem) return mj_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
   phys_status st = PHYS_OK;
-  if (!doc || first.have) {
-    snprintf(c.err->message, sizeof c.err->message, "%s:%d: <xml>: malformed XML: %s", file,
-             first.line, first.have ? first.msg : "cannot parse");
+  if (!doc) {
+    xml_doc_error_message(c.err->message, sizeof c.err->message, file, &xerr);
     c.err->code = st = PHYS_E_PARSE;
   } else if (!xmlDocGetRootElement(doc)) {
     st = mj_fail(&c, NULL, PHYS_E_PARSE, "empty document");
@@ -635,7 +611,6 @@ static phys_status load(const char *buf, size_t len, const char *file, int from_
   }
   /* release */
   xmlFreeDoc(doc);
-  xmlFreeParserCtxt(pc);
   /* notices go to the world (without their "key\n" prefix) */
   for (int i = 0; i < c.nnotice; i++) {
     const char *text = strchr(c.notices[i], '\n');
@@ -684,32 +659,10 @@ phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys
   if (out) *out = NULL;
   if (!path || !out) return phys_load_mjcf_string(NULL, 0, path, opt, out, err);
   /* read the whole file */
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  int io_errno = 0;
-  if (!f) io_errno = errno;
-  while (f) {
-    if (len == cap) {
-      size_t ncap = cap ? 2 * cap : 65536;
-      char *nb = phys_xrealloc(buf, ncap);
-      if (!nb) {
-        io_errno = ENOMEM;
-        break;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) io_errno = errno ? errno : EIO;
-      break;
-    }
-  }
-  if (f) fclose(f);
+  char *buf;
+  size_t len;
+  int io_errno = xml_read_file(path, &buf, &len, NULL);
   if (io_errno) {
-    phys_xfree(buf);
     if (err) {
       err->code = io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
       snprintf(err->message, sizeof err->message, "%s:0: <file>: cannot read: %s", path,

@@ -50,12 +50,20 @@ static phys_status act_values(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
   return limited_attr(c, node, "forcelimited", &d->forcelimited);
 }
 
-phys_status mj_act_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
-  phys_status st = mj_check_attrs(c, node, act_attrs);
+/* The attributes of an actuator element in a default class: those of `table`, less the ones
+ * that name an actuator or its joint. */
+static phys_status default_attrs_check(mj_ctx *c, const xmlNode *node,
+                                       const char *const *table) {
+  phys_status st = mj_check_attrs(c, node, table);
   if (st) return st;
   if (mj_attr(node, "name") || mj_attr(node, "class") || mj_attr(node, "joint"))
     return mj_fail(c, node, PHYS_E_PARSE, "'name', 'class' and 'joint' are not allowed in defaults");
-  return act_values(c, node, d);
+  return PHYS_OK;
+}
+
+phys_status mj_act_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
+  phys_status st = default_attrs_check(c, node, act_attrs);
+  return st ? st : act_values(c, node, d);
 }
 
 /* The link of the joint called `name`, or PHYS_ID_NONE. */
@@ -162,11 +170,8 @@ static phys_status general_values(mj_ctx *c, const xmlNode *node, mj_act_def *d)
 }
 
 phys_status mj_general_default_apply(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
-  phys_status st = mj_check_attrs(c, node, general_attrs);
-  if (st) return st;
-  if (mj_attr(node, "name") || mj_attr(node, "class") || mj_attr(node, "joint"))
-    return mj_fail(c, node, PHYS_E_PARSE, "'name', 'class' and 'joint' are not allowed in defaults");
-  return general_values(c, node, d);
+  phys_status st = default_attrs_check(c, node, general_attrs);
+  return st ? st : general_values(c, node, d);
 }
 
 /* One <general>: force = gain ctrl + b0 + b1 length + b2 velocity with dyntype none and gaintype

@@ -13,18 +13,17 @@
 #include "alloc.h"
 #include "world_internal.h"
 #include "math3.h"
+#include "xml_doc.h"
 
 /* Format an error with the file, the node's line and its element name. */
 phys_status mj_fail(mj_ctx *c, const xmlNode *node, phys_status code, const char *fmt, ...) {
-  char reason[400];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
   long line = node ? xmlGetLineNo(node) : 0;
   if (line < 0) line = 0;
-  snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <%s>: %s", mj_file(c, node), line,
-           node ? mj_name(node) : "mujoco", reason);
+  va_list ap;
+  va_start(ap, fmt);
+  xml_doc_vmessage(c->err->message, sizeof c->err->message, mj_file(c, node), line,
+                   node ? mj_name(node) : "mujoco", fmt, ap);
+  va_end(ap);
   c->err->code = code;
   return code;
 }

@@ -14,6 +14,7 @@
 #include "world_internal.h"
 #include "alloc.h"
 #include "math3.h"
+#include "loader_pose.h"
 
 /* Attributes of <geom>: plain = handled, ~ = ignored, ! = MuJoCo's, not supported yet. */
 static const char *const geom_attrs[] = {
@@ -44,17 +45,6 @@ static const char *const inertial_attrs[] = {
 static const char *const body_ignored[] = {"camera", "light", NULL};
 static const char *const body_unsupported[] = {
   "frame", "composite", "flexcomp", "replicate", "attach", "plugin", NULL};
-
-/* Compose a pose: (pos, q) of a child expressed in a frame (fpos, fq). */
-static void pose_compose(double pos[3], double q[4], const double fpos[3], const double fq[4],
-                         const double lpos[3], const double lq[4]) {
-  double r[3], t[4];
-  q_rotate(r, fq, lpos);
-  q_mul(t, fq, lq);
-  q_normalize(t);
-  v3_add(pos, fpos, r);
-  memcpy(q, t, sizeof t);
-}
 
 /* Index of a class by name (few classes: linear search). */
 int mj_find_class(const mj_ctx *c, const char *name) {

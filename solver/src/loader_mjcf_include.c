@@ -15,6 +15,7 @@
 #include <libxml/parser.h>
 #include "loader_mjcf_internal.h"
 #include "alloc.h"
+#include "xml_doc.h"
 
 /* deepest chain of nested includes */
 #define MJ_MAX_INCLUDE_DEPTH 32
@@ -35,68 +36,6 @@ static void mark_file(xmlNode *node, const char *file) {
     node->_private = (void *)file;
     if (node->type == XML_ELEMENT_NODE) mark_file(node->children, file);
   }
-}
-
-/* Read a whole file into a malloc'd buffer; errno-style code, 0 on success. */
-static int read_all(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno ? errno : EIO;
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
-  int e = 0;
-  for (;;) {
-    if (n == cap) {
-      size_t ncap = cap ? 2 * cap : 65536;
-      char *nb = phys_xrealloc(buf, ncap);
-      if (!nb) {
-        e = ENOMEM;
-        break;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) e = EIO;
-      break;
-    }
-  }
-  fclose(f);
-  if (e) {
-    phys_xfree(buf);
-    return e;
-  }
-  *out = buf;
-  *len = n;
-  return 0;
-}
-
-/* First libxml2 error of an included file. */
-typedef struct inc_error {
-  int have, line;
-  char msg[300];
-} inc_error;
-
-static void inc_error_cb(void *user, xmlErrorPtr e) {
-  xmlParserCtxtPtr pc = user;
-  inc_error *f = pc ? pc->_private : NULL;
-  if (!f || f->have || !e || e->level < XML_ERR_ERROR) return;
-  f->have = 1;
-  f->line = e->line;
-  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "error");
-  size_t n = strlen(f->msg);
-  while (n && (f->msg[n - 1] == '\n' || f->msg[n - 1] == ' ')) f->msg[--n] = '\0';
-}
-
-/* Write an error located in `file` (not a node of the tree) into the context. */
-static phys_status fail_in(mj_ctx *c, const char *file, long line, const char *elem,
-                           phys_status code, const char *fmt, const char *arg) {
-  char reason[400];
-  snprintf(reason, sizeof reason, fmt, arg);
-  snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <%s>: %s", file, line, elem, reason);
-  c->err->code = code;
-  return code;
 }
 
 static phys_status expand(mj_ctx *c, xmlDoc *doc, xmlNode *parent, const char *file, int depth);
@@ -148,7 +87,9 @@ static phys_status include_one(mj_ctx *c, xmlDoc *doc, xmlNode *inc, const char 
   /* read and parse it (same parser settings as the main document) */
   char *buf = NULL;
   size_t len = 0;
-  int e = read_all(path, &buf, &len);
+  int in_read;
+  int e = xml_read_file(path, &buf, &len, &in_read);
+  if (in_read) e = EIO;
   if (e) return mj_fail(c, inc, e == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO,
                         "cannot read included file '%s': %s", path, strerror(e));
   const char *name = keep_string(c, path);
@@ -157,25 +98,18 @@ static phys_status include_one(mj_ctx *c, xmlDoc *doc, xmlNode *inc, const char 
     return mj_fail(c, inc, name ? PHYS_E_IO : PHYS_E_NOMEM, "cannot load included file '%s'",
                    path);
   }
-  inc_error first = {0, 0, ""};
-  xmlParserCtxtPtr pc = xmlNewParserCtxt();
-  if (!pc) {
-    phys_xfree(buf);
-    return mj_fail(c, inc, PHYS_E_NOMEM, "out of memory");
-  }
-  pc->_private = &first;
-  pc->sax->serror = inc_error_cb;
-  xmlDocPtr idoc = xmlCtxtReadMemory(pc, buf, (int)len, name, NULL,
-                                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                     XML_PARSE_BIG_LINES);
+  xml_doc_error xerr;
+  xmlDocPtr idoc = xml_doc_parse(buf, len, name, &xerr);
   phys_xfree(buf);
+  if (xerr.nomem) return mj_fail(c, inc, PHYS_E_NOMEM, "out of memory");
   xmlNode *iroot = idoc ? xmlDocGetRootElement(idoc) : NULL;
-  if (!idoc || first.have || !iroot) {
-    st = fail_in(c, name, first.line, "xml", PHYS_E_PARSE, "malformed XML: %s",
-                 first.have ? first.msg : "cannot parse");
+  if (!iroot) {
+    xml_doc_error_message(c->err->message, sizeof c->err->message, name, &xerr);
+    c->err->code = st = PHYS_E_PARSE;
   } else if (strcmp(mj_name(iroot), "mujoco") != 0) {
-    st = fail_in(c, name, xmlGetLineNo(iroot), mj_name(iroot), PHYS_E_PARSE,
-                 "root element of an included file must be <mujoco>%s", "");
+    xml_doc_message(c->err->message, sizeof c->err->message, name, xmlGetLineNo(iroot),
+                    mj_name(iroot), "root element of an included file must be <mujoco>");
+    c->err->code = st = PHYS_E_PARSE;
   } else {
     /* its own includes first (relative to its directory), then copy its children in */
     mark_file(iroot, name);
@@ -203,7 +137,6 @@ static phys_status include_one(mj_ctx *c, xmlDoc *doc, xmlNode *inc, const char 
     }
   }
   xmlFreeDoc(idoc);
-  xmlFreeParserCtxt(pc);
   if (st) return st;
   xmlUnlinkNode(inc);
   xmlFreeNode(inc);

@@ -15,6 +15,7 @@
 #include "loader_urdf_internal.h"
 #include "world_internal.h"
 #include "alloc.h"
+#include "xml_doc.h"
 
 phys_load_options phys_load_options_default(void) {
   phys_load_options lo;
@@ -66,23 +67,6 @@ static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
   return PHYS_OK;
 }
 
-/* First error reported by libxml2 (the later ones are consequences). */
-typedef struct xml_first_error {
-  int have, line;
-  char msg[300];
-} xml_first_error;
-
-static void xml_error_cb(void *user, xmlErrorPtr e) {
-  xmlParserCtxtPtr pc = user;
-  xml_first_error *f = pc ? pc->_private : NULL;
-  if (!f || f->have || !e || e->level < XML_ERR_ERROR) return;
-  f->have = 1;
-  f->line = e->line;
-  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "error");
-  size_t n = strlen(f->msg);
-  while (n && (f->msg[n - 1] == '\n' || f->msg[n - 1] == ' ')) f->msg[--n] = '\0';
-}
-
 /* Parse, build, release; on error nothing is left behind. */
 static phys_status load(const char *buf, size_t len, const char *file, const char *base_dir,
                         const phys_load_options *lo, const phys_world_options *opt,
@@ -100,19 +84,13 @@ static phys_status load(const char *buf, size_t len, const char *file, const cha
     return ur_fail(&c, NULL, PHYS_E_INVALID, "bad package path list (%d paths)",
                    c.lo.npackage_paths);
   if (len > INT_MAX) return ur_fail(&c, NULL, PHYS_E_IO, "document too large");
-  xml_first_error first = {0, 0, ""};
-  xmlParserCtxtPtr pc = xmlNewParserCtxt();
-  if (!pc) return ur_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
-  pc->_private = &first;
-  pc->sax->serror = xml_error_cb;
-  xmlDocPtr doc = xmlCtxtReadMemory(pc, buf, (int)len, file, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                    XML_PARSE_BIG_LINES);
+  xml_doc_error xerr;
+  xmlDocPtr doc = xml_doc_parse(buf, len, file, &xerr);
+  if (xerr.nomem) return ur_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
   phys_status st = PHYS_OK;
   const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
-  if (!doc || first.have) {
-    snprintf(c.err->message, sizeof c.err->message, "%s:%d: <xml>: malformed XML: %s", file,
-             first.line, first.have ? first.msg : "cannot parse");
+  if (!doc) {
+    xml_doc_error_message(c.err->message, sizeof c.err->message, file, &xerr);
     c.err->code = st = PHYS_E_PARSE;
   } else if (!root) {
     st = ur_fail(&c, NULL, PHYS_E_PARSE, "empty document");
@@ -139,7 +117,6 @@ static phys_status load(const char *buf, size_t len, const char *file, const cha
   }
   phys_xfree(c.notices);
   xmlFreeDoc(doc);
-  xmlFreeParserCtxt(pc);
   for (int i = 0; i < c.ngeom; i++) phys_xfree(c.geoms[i].mesh_path);
   phys_xfree(c.geoms);
   phys_xfree(c.links);
@@ -157,33 +134,8 @@ static phys_status load(const char *buf, size_t len, const char *file, const cha
 
 /* Read a whole file into a malloc'd buffer; on error fills err (line 0, <file>). */
 static phys_status read_all(const char *path, char **buf, size_t *len, phys_error *err) {
-  FILE *f = fopen(path, "rb");
-  size_t cap = 0;
-  int io_errno = f ? 0 : errno;
-  *buf = NULL;
-  *len = 0;
-  while (f) {
-    if (*len == cap) {
-      size_t ncap = cap ? 2 * cap : 65536;
-      char *nb = phys_xrealloc(*buf, ncap);
-      if (!nb) {
-        io_errno = ENOMEM;
-        break;
-      }
-      *buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(*buf + *len, 1, cap - *len, f);
-    *len += got;
-    if (got == 0) {
-      if (ferror(f)) io_errno = errno ? errno : EIO;
-      break;
-    }
-  }
-  if (f) fclose(f);
+  int io_errno = xml_read_file(path, buf, len, NULL);
   if (!io_errno) return PHYS_OK;
-  phys_xfree(*buf);
-  *buf = NULL;
   phys_status code = io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
   if (err) {
     err->code = code;
@@ -212,6 +164,15 @@ static phys_status null_arg(const char *file, const char *what, phys_error *err)
     snprintf(err->message, sizeof err->message, "%s:0: <robot>: NULL %s", file, what);
   }
   return PHYS_E_INVALID;
+}
+
+/* Start of the entry points that take a path: *out cleared, the arguments checked, the file
+ * read into *buf (free with phys_xfree). */
+static phys_status read_model_file(const char *path, phys_world **out, char **buf, size_t *len,
+                                   phys_error *err) {
+  if (out) *out = NULL;
+  if (!path || !out) return null_arg(path ? path : "(null)", path ? "out" : "path", err);
+  return read_all(path, buf, len, err);
 }
 
 /* Load the file at `path` as URDF (buf already read). */
@@ -245,11 +206,9 @@ phys_status phys_load_urdf_string(const char *xml, size_t len, const char *name,
 
 phys_status phys_load_urdf(const char *path, const phys_load_options *lo,
                            const phys_world_options *opt, phys_world **out, phys_error *err) {
-  if (out) *out = NULL;
-  if (!path || !out) return null_arg(path ? path : "(null)", path ? "out" : "path", err);
   char *buf;
   size_t len;
-  phys_status st = read_all(path, &buf, &len, err);
+  phys_status st = read_model_file(path, out, &buf, &len, err);
   if (st) return st;
   st = load_file_urdf(path, buf ? buf : "", len, lo, opt, out, err);
   phys_xfree(buf);
@@ -292,11 +251,9 @@ static void root_name(const char *s, size_t len, char *name, size_t cap, int *li
 
 phys_status phys_load_model(const char *path, const phys_load_options *lo,
                             const phys_world_options *opt, phys_world **out, phys_error *err) {
-  if (out) *out = NULL;
-  if (!path || !out) return null_arg(path ? path : "(null)", path ? "out" : "path", err);
   char *buf;
   size_t len;
-  phys_status st = read_all(path, &buf, &len, err);
+  phys_status st = read_model_file(path, out, &buf, &len, err);
   if (st) return st;
   char name[32];
   int line;

@@ -7,23 +7,13 @@
 #include "inertia_check.h"
 #include "alloc.h"
 #include "math3.h"
+#include "loader_pose.h"
 
 /* Index of the link called `name`, or -1 (few links: linear search). */
 static int find_link(const ur_ctx *c, const char *name) {
   for (int i = 0; i < c->nlink; i++)
     if (strcmp(c->links[i].name, name) == 0) return i;
   return -1;
-}
-
-/* Pose (pos, q) of a child pose (lpos, lq) given in a frame (fpos, fq). */
-static void pose_compose(double pos[3], double q[4], const double fpos[3], const double fq[4],
-                         const double lpos[3], const double lq[4]) {
-  double r[3], t[4];
-  q_rotate(r, fq, lpos);
-  q_mul(t, fq, lq);
-  q_normalize(t);
-  v3_add(pos, fpos, r);
-  memcpy(q, t, sizeof t);
 }
 
 /* Parents and children by name; exactly one root; *root receives it. */

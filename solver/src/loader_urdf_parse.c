@@ -10,19 +10,18 @@
 #include "inertia_check.h"
 #include "alloc.h"
 #include "math3.h"
+#include "xml_doc.h"
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
 const char *ur_name(const xmlNode *node) { return node ? (const char *)node->name : "robot"; }
 
 phys_status ur_fail(ur_ctx *c, const xmlNode *node, phys_status code, const char *fmt, ...) {
-  char reason[400];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
+  xml_doc_vmessage(c->err->message, sizeof c->err->message, c->file,
+                   node ? xmlGetLineNo(node) : 0L, ur_name(node), fmt, ap);
   va_end(ap);
-  snprintf(c->err->message, sizeof c->err->message, "%s:%ld: <%s>: %s", c->file,
-           node ? xmlGetLineNo(node) : 0L, ur_name(node), reason);
   c->err->code = code;
   return code;
 }
