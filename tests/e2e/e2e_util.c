@@ -1,4 +1,5 @@
-/* e2e_util.c - start and stop the real physd for the end-to-end tests (see e2e_util.h). */
+/* e2e_util.c - start and stop the real physd for the end-to-end tests, and connect to it
+ * (see e2e_util.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "e2e_util.h"
+
+#include <CUnit/CUnit.h>
 
 const char e2e_world_xml[] =
     "<mujoco model=\"e2e\">\n"
@@ -105,10 +108,10 @@ static uint16_t free_tcp_port(void) {
   return port;
 }
 
-static int log_has(const char *path, const char *needle) {
+int e2e_file_contains(const char *path, const char *needle) {
   FILE *f = fopen(path, "r");
   if (!f) return 0;
-  char line[1024];
+  char line[4096];
   int found = 0;
   while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
   fclose(f);
@@ -178,7 +181,7 @@ int e2e_start(e2e_daemon *d, const char *world_xml) {
       d->pid = 0;
       return -1;
     }
-    if (log_has(d->log, "listening") && socket_accepts(d->sock)) return 0;
+    if (e2e_file_contains(d->log, "listening") && socket_accepts(d->sock)) return 0;
     struct timespec ts = {0, 10000000};
     nanosleep(&ts, NULL);
   }
@@ -226,4 +229,20 @@ int e2e_stop(e2e_daemon *d) {
   }
   if (d->dir[0]) remove_dir(d->dir);
   return rc;
+}
+
+int e2e_stop_checked(e2e_daemon *d) {
+  int rc = e2e_stop(d);
+  if (rc != 0) fprintf(stderr, "physd exit status %d (expected 0 after SIGTERM)\n", rc);
+  return rc == 0 ? 0 : -1;
+}
+
+physclient *e2e_connect(const e2e_daemon *d, const char *name) {
+  physclient *c = NULL;
+  physclient_error e;
+  int st = physclient_connect_unix(d->sock, name, NULL, &c, &e);
+  if (st != PHYSCLIENT_OK) fprintf(stderr, "connect: %s\n", e.message);
+  CU_ASSERT_FATAL(st == PHYSCLIENT_OK && c != NULL);
+  physclient_set_timeout_ms(c, 20000);
+  return c;
 }

@@ -1,10 +1,12 @@
-/* e2e_util.h - start and stop the real physd for the end-to-end tests. */
+/* e2e_util.h - start and stop the real physd for the end-to-end tests, and connect to it. */
 #ifndef PHYS_TEST_E2E_UTIL_H
 #define PHYS_TEST_E2E_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "physclient.h"
 
 typedef struct e2e_daemon {
   pid_t pid;
@@ -30,6 +32,16 @@ int e2e_start(e2e_daemon *d, const char *world_xml);
 /* SIGTERM, wait up to 10 s (then SIGKILL), remove the temp dir. Returns the daemon's exit
  * status (0 expected), or -1 when it had to be killed or died of a signal. */
 int e2e_stop(e2e_daemon *d);
+
+/* e2e_stop for a suite's cleanup: 0 on a clean exit, else -1 with the status on stderr. */
+int e2e_stop_checked(e2e_daemon *d);
+
+/* Connect to the daemon's socket as client `name` (CUnit fatal assertion on failure) and set a
+ * 20 s timeout. */
+physclient *e2e_connect(const e2e_daemon *d, const char *name);
+
+/* 1 if some line (up to 4095 bytes) of the file at path contains needle. */
+int e2e_file_contains(const char *path, const char *needle);
 
 /* Whether the daemon process is still running. */
 int e2e_alive(const e2e_daemon *d);

@@ -21,21 +21,9 @@ static int suite_init(void) {
   return e2e_start(&g_d, e2e_world_xml) == 0 ? 0 : -1;
 }
 
-static int suite_clean(void) {
-  int rc = e2e_stop(&g_d);
-  if (rc != 0) fprintf(stderr, "physd exit status %d (expected 0 after SIGTERM)\n", rc);
-  return rc == 0 ? 0 : -1;
-}
+static int suite_clean(void) { return e2e_stop_checked(&g_d); }
 
-static physclient *connect_ok(void) {
-  physclient *c = NULL;
-  physclient_error e;
-  int st = physclient_connect_unix(g_d.sock, "e2e", NULL, &c, &e);
-  if (st != PHYSCLIENT_OK) fprintf(stderr, "connect: %s\n", e.message);
-  CU_ASSERT_FATAL(st == PHYSCLIENT_OK && c != NULL);
-  physclient_set_timeout_ms(c, 20000);
-  return c;
-}
+static physclient *connect_ok(void) { return e2e_connect(&g_d, "e2e"); }
 
 /* Load the test world afresh, in lock-step mode. */
 static void fresh_world(physclient *c) {

@@ -26,21 +26,13 @@ static int suite_init(void) {
   return rc == 0 ? 0 : -1;
 }
 
-static int suite_clean(void) {
-  int rc = e2e_stop(&g_d);
-  if (rc != 0) fprintf(stderr, "physd exit status %d (expected 0 after SIGTERM)\n", rc);
-  return rc == 0 ? 0 : -1;
-}
+static int suite_clean(void) { return e2e_stop_checked(&g_d); }
 
 static physclient *connect_arm(void) {
-  physclient *c = NULL;
+  physclient *c = e2e_connect(&g_d, "e2e-v11");
   physclient_error e;
-  int st = physclient_connect_unix(g_d.sock, "e2e-v11", NULL, &c, &e);
-  if (st != PHYSCLIENT_OK) fprintf(stderr, "connect: %s\n", e.message);
-  CU_ASSERT_FATAL(st == PHYSCLIENT_OK && c != NULL);
-  physclient_set_timeout_ms(c, 20000);
   physclient_world_loaded w;
-  st = physclient_load_world_path(c, g_d.world, PHYSCLIENT_FORMAT_AUTO, &w, &e);
+  int st = physclient_load_world_path(c, g_d.world, PHYSCLIENT_FORMAT_AUTO, &w, &e);
   if (st) fprintf(stderr, "load: %s\n", e.message);
   CU_ASSERT_FATAL(st == PHYSCLIENT_OK);
   CU_ASSERT_EQUAL(w.bodies, 8);
@@ -67,16 +59,6 @@ static const physclient_body_state *find_body(const physclient_state *s, int32_t
 
 /* ---- handshake and model info ------------------------------------------------------------ */
 
-static int file_contains(const char *path, const char *needle) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[4096];
-  int found = 0;
-  while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
-  fclose(f);
-  return found;
-}
-
 static void test_model_info(void) {
   physclient *c = connect_arm();
   physclient_error err;
@@ -87,7 +69,7 @@ static void test_model_info(void) {
   CU_ASSERT(physclient_has_feature(c, "actuators"));
   CU_ASSERT(physclient_has_feature(c, "joint_state"));
   /* the daemon logged the minor of our Hello */
-  CU_ASSERT(file_contains(g_d.log, "client=\"e2e-v11\" minor=1"));
+  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v11\" minor=1"));
   physclient_model_info *m = NULL;
   CU_ASSERT_EQUAL_FATAL(physclient_get_model_info(c, &m, &err), PHYSCLIENT_OK);
   CU_ASSERT_EQUAL_FATAL(m->n_actuator_info, 1);

@@ -29,23 +29,9 @@ static wc_conn C;
 static const char *const DaemonArgs[] = {"--allowed-root", PHYSD_WORLDS_DIR, "--watchdog-action",
                                          "zero", NULL};
 
-static int load_world(wc_conn *c) {
-  Physd__V1__Envelope *r = wc_req_load_path(c, World);
-  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED;
-  wc_free(r);
-  return ok ? 0 : -1;
-}
+static int setup(void) { return wc_suite_start(&D, &C, DaemonArgs, World); }
 
-static int setup(void) {
-  if (wc_daemon_start(&D, DaemonArgs)) return -1;
-  if (wc_open(&C, &D)) return -1;
-  return load_world(&C);
-}
-
-static int teardown(void) {
-  wc_close(&C);
-  return wc_daemon_stop(&D) == 0 ? 0 : -1;
-}
+static int teardown(void) { return wc_suite_stop(&D, &C); }
 
 /* GetState with a selector */
 static Physd__V1__Envelope *get_state(wc_conn *c, Physd__V1__Selector *sel) {
@@ -61,19 +47,6 @@ static const Physd__V1__JointState *joint_of(const Physd__V1__Envelope *r, int32
   for (size_t i = 0; i < r->state->n_joints; i++)
     if (r->state->joints[i]->id == id) return r->state->joints[i];
   return NULL;
-}
-
-static const Physd__V1__BodyState *body_of(const Physd__V1__Envelope *r, int32_t id) {
-  if (!r || r->msg_case != PHYSD__V1__ENVELOPE__MSG_STATE) return NULL;
-  for (size_t i = 0; i < r->state->n_bodies; i++)
-    if (r->state->bodies[i]->id == id) return r->state->bodies[i];
-  return NULL;
-}
-
-static double angle_y(const Physd__V1__BodyState *b) {
-  double w = b->quat->w, y = b->quat->y;
-  if (w < 0.0) w = -w, y = -y;
-  return 2.0 * atan2(y, w);
 }
 
 /* a TORQUE command on one joint */
@@ -124,7 +97,7 @@ static Physd__V1__Envelope *step_observe(wc_conn *c, uint32_t n,
 /* ---- joint state -------------------------------------------------------------------------- */
 
 static void test_joint_state(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   /* default selector: bodies only, no joints (1.0 clients see what they saw) */
   Physd__V1__Envelope *r = wc_req_state(&C);
   CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_STATE);
@@ -162,8 +135,8 @@ static void test_joint_state(void) {
   CU_ASSERT_EQUAL(r->state->joints[1]->id, UPPER);
   CU_ASSERT_DOUBLE_EQUAL(r->state->joints[0]->qpos[0], q_slide, 0);
   CU_ASSERT_DOUBLE_EQUAL(r->state->joints[1]->qpos[0], q_sh, 0);
-  CU_ASSERT_DOUBLE_EQUAL(body_of(r, CARRIAGE)->pos->x, q_slide, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL(angle_y(body_of(r, UPPER)), q_sh, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(wc_body_of(r, CARRIAGE)->pos->x, q_slide, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(wc_angle_y(wc_body_of(r, UPPER)), q_sh, 1e-6);
   wc_free(r);
 
   /* a body that is not a link, and an unknown id */
@@ -220,20 +193,8 @@ static void test_joint_state(void) {
 
 /* ---- actuators ---------------------------------------------------------------------------- */
 
-static uint8_t *snapshot(wc_conn *c, size_t *len) {
-  Physd__V1__Envelope *r = wc_req_empty(c, PHYSD__V1__ENVELOPE__MSG_SNAPSHOT);
-  uint8_t *out = NULL;
-  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_SNAPSHOT_DATA) {
-    out = malloc(r->snapshot_data->data.len);
-    memcpy(out, r->snapshot_data->data.data, r->snapshot_data->data.len);
-    *len = r->snapshot_data->data.len;
-  }
-  wc_free(r);
-  return out;
-}
-
 static void test_actuators(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   /* ModelInfo: the motor drives the shoulder */
   Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
   CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
@@ -281,7 +242,7 @@ static void test_actuators(void) {
 
   /* rejected whole, world unchanged */
   size_t len0 = 0, len1 = 0;
-  uint8_t *s0 = snapshot(&C, &len0);
+  uint8_t *s0 = wc_snapshot(&C, &len0);
   CU_ASSERT_FATAL(s0 != NULL);
   int32_t two[] = {0, 0}, unknown = 7;
   char *noname = (char *)"no_such_motor";
@@ -303,7 +264,7 @@ static void test_actuators(void) {
   m.ctrl = &nan1;
   r = step_observe(&C, 1, &m);
   CU_ASSERT_EQUAL(wc_take_error(r), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
-  uint8_t *s1 = snapshot(&C, &len1);
+  uint8_t *s1 = wc_snapshot(&C, &len1);
   CU_ASSERT_FATAL(s1 != NULL);
   CU_ASSERT(len0 == len1 && memcmp(s0, s1, len0) == 0);
   free(s0);
@@ -335,7 +296,7 @@ static void test_notices(void) {
   wc_free(r);
   CU_ASSERT(wc_daemon_log_has(&D, "loader notice"));
   /* a world without notices has none */
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
   CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
   CU_ASSERT_EQUAL(r->model_info->n_notices, 0);
@@ -389,7 +350,7 @@ static void test_sensors(void) {
   CU_ASSERT_DOUBLE_EQUAL(r->state->sensor_values[1], sl->qvel[0], 1e-12);
   CU_ASSERT(sl->qvel[0] > 0.0);
   wc_free(r);
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
 }
 
 /* ---- release on disconnect ---------------------------------------------------------------- */
@@ -404,7 +365,7 @@ static uint64_t released(wc_conn *c) {
 
 /* zero policy (this suite's daemon): the gone client's torque and motor control drop to 0 */
 static void test_release_zero(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   wc_conn b;
   CU_ASSERT_FATAL(wc_open(&b, &D) == 0);
   uint64_t n0 = released(&C);
@@ -437,7 +398,7 @@ static void test_release_zero(void) {
 
 /* a barrier participant evicted for missing its deadline (policy EVICT) loses its commands too */
 static void test_release_evicted(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   wc_conn b;
   CU_ASSERT_FATAL(wc_open(&b, &D) == 0);
   uint64_t n0 = released(&C);

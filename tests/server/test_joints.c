@@ -28,23 +28,9 @@ static wc_conn C;
 
 static const char *const DaemonArgs[] = {"--allowed-root", PHYSD_WORLDS_DIR, NULL};
 
-static int load_world(wc_conn *c) {
-  Physd__V1__Envelope *r = wc_req_load_path(c, World);
-  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED;
-  wc_free(r);
-  return ok ? 0 : -1;
-}
+static int setup(void) { return wc_suite_start(&D, &C, DaemonArgs, World); }
 
-static int setup(void) {
-  if (wc_daemon_start(&D, DaemonArgs)) return -1;
-  if (wc_open(&C, &D)) return -1;
-  return load_world(&C);
-}
-
-static int teardown(void) {
-  wc_close(&C);
-  return wc_daemon_stop(&D) == 0 ? 0 : -1;
-}
+static int teardown(void) { return wc_suite_stop(&D, &C); }
 
 /* ---- commands and angles ------------------------------------------------------------------ */
 
@@ -88,27 +74,14 @@ static Physd__V1__Envelope *step_observe(wc_conn *c, cmd *jc, uint32_t n) {
   return wc_call(c, &env, 10000);
 }
 
-static const Physd__V1__BodyState *body_of(const Physd__V1__Envelope *r, int32_t id) {
-  if (!r || r->msg_case != PHYSD__V1__ENVELOPE__MSG_STATE) return NULL;
-  for (size_t i = 0; i < r->state->n_bodies; i++)
-    if (r->state->bodies[i]->id == id) return r->state->bodies[i];
-  return NULL;
-}
-
-/* rotation angle about +y of a body whose orientation is a pure turn about y (the arm) */
-static double angle_y(const Physd__V1__BodyState *b) {
-  double w = b->quat->w, y = b->quat->y;
-  if (w < 0.0) w = -w, y = -y;
-  return 2.0 * atan2(y, w);
-}
-
-/* shoulder, elbow and slider positions read from the link bodies' poses */
+/* shoulder, elbow and slider positions read from the link bodies' poses (NaN when missing) */
 static int joint_positions(const Physd__V1__Envelope *r, double q[3]) {
-  const Physd__V1__BodyState *u = body_of(r, UPPER), *f = body_of(r, FORE),
-                             *k = body_of(r, CARRIAGE);
+  q[0] = q[1] = q[2] = NAN;
+  const Physd__V1__BodyState *u = wc_body_of(r, UPPER), *f = wc_body_of(r, FORE),
+                             *k = wc_body_of(r, CARRIAGE);
   if (!u || !f || !k) return -1;
-  q[0] = angle_y(u);
-  q[1] = angle_y(f) - q[0];
+  q[0] = wc_angle_y(u);
+  q[1] = wc_angle_y(f) - q[0];
   q[2] = k->pos->x; /* the rail is at x = 0 */
   return 0;
 }
@@ -123,7 +96,7 @@ static int current_positions(wc_conn *c, double q[3]) {
 /* ---- model info --------------------------------------------------------------------------- */
 
 static void test_model_info(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
   CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
   const Physd__V1__ModelInfo *mi = r->model_info;
@@ -175,13 +148,13 @@ static void test_model_info(void) {
   int32_t hinge = 2;
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 1, &hinge);
   CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
 }
 
 /* ---- POSITION ----------------------------------------------------------------------------- */
 
 static void test_position_command(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   const int32_t ids[] = {UPPER, FORE, CARRIAGE};
   const double target[] = {0.5, -0.3, 0.2};
   cmd jc;
@@ -235,7 +208,7 @@ static void test_position_command(void) {
 /* ---- TORQUE into the limits --------------------------------------------------------------- */
 
 static void test_torque_into_limit(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   const int32_t ids[] = {UPPER, FORE, CARRIAGE};
   cmd jc;
   cmd_init(&jc, PHYSD__V1__COMMAND_MODE__CMD_TORQUE, 3, ids);
@@ -265,18 +238,6 @@ static void test_torque_into_limit(void) {
 
 /* ---- bad commands ------------------------------------------------------------------------- */
 
-static uint8_t *snapshot(size_t *len) {
-  Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_SNAPSHOT);
-  uint8_t *out = NULL;
-  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_SNAPSHOT_DATA) {
-    *len = r->snapshot_data->data.len;
-    out = malloc(*len);
-    memcpy(out, r->snapshot_data->data.data, *len);
-  }
-  wc_free(r);
-  return out;
-}
-
 static int restore(const uint8_t *data, size_t len) {
   Physd__V1__Restore m = PHYSD__V1__RESTORE__INIT;
   m.data.data = (uint8_t *)data;
@@ -303,7 +264,7 @@ static uint64_t last_seq(void) {
 }
 
 static void test_bad_commands(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   /* the arm swings under a command, so a leaked command would change the outcome */
   const int32_t two[] = {UPPER, FORE};
   cmd jc;
@@ -314,7 +275,7 @@ static void test_bad_commands(void) {
   CU_ASSERT(wc_take_ack(send_cmd(&C, &jc)));
   CU_ASSERT(wc_take_ack(wc_req_step(&C, 100)));
   size_t slen = 0, slen2 = 0, na = 0, nb = 0, nc = 0;
-  uint8_t *snap = snapshot(&slen);
+  uint8_t *snap = wc_snapshot(&C, &slen);
   CU_ASSERT_FATAL(snap != NULL);
   double *ref = run_200(&na);
   CU_ASSERT_FATAL(ref != NULL);
@@ -372,7 +333,7 @@ static void test_bad_commands(void) {
   CU_ASSERT_EQUAL(wc_take_error(step_observe(&C, &jc, 10)), INVALID);
 
   CU_ASSERT_EQUAL(last_seq(), 5); /* no rejected seq is echoed */
-  uint8_t *snap2 = snapshot(&slen2);
+  uint8_t *snap2 = wc_snapshot(&C, &slen2);
   CU_ASSERT_FATAL(snap2 != NULL);
   CU_ASSERT(slen2 == slen && memcmp(snap, snap2, slen) == 0); /* state and commands unchanged */
   double *after = run_200(&nb);
@@ -398,7 +359,7 @@ static void test_bad_commands(void) {
 /* ---- seq ---------------------------------------------------------------------------------- */
 
 static void test_seq_echo(void) {
-  CU_ASSERT_FATAL(load_world(&C) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&C, World) == 0);
   wc_conn other;
   CU_ASSERT_FATAL(wc_open(&other, &D) == 0);
   int32_t slider = CARRIAGE;

@@ -37,15 +37,9 @@ static const char Robot[] =
     "  <gazebo reference=\"rod\"><mu1>0.5</mu1></gazebo>\n"
     "</robot>\n";
 
-static int setup(void) {
-  if (wc_daemon_start(&D, NULL)) return -1;
-  return wc_open(&C, &D);
-}
+static int setup(void) { return wc_suite_start(&D, &C, NULL, NULL); }
 
-static int teardown(void) {
-  wc_close(&C);
-  return wc_daemon_stop(&D) == 0 ? 0 : -1;
-}
+static int teardown(void) { return wc_suite_stop(&D, &C); }
 
 static Physd__V1__Envelope *load(Physd__V1__LoadWorld *l) {
   Physd__V1__Envelope env;

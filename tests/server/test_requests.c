@@ -17,18 +17,11 @@ static wc_conn C;
 enum { WALL = 0, BODY_A = 1, BODY_B = 2, BODY_C = 3 };
 
 static int setup(void) {
-  if (wc_daemon_start(&D, NULL)) return -1;
-  if (wc_open(&C, &D)) return -1;
-  Physd__V1__Envelope *r = wc_req_load_path(&C, wc_write_file(&D, "scene.xml", TEST_SCENE));
-  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED;
-  wc_free(r);
-  return ok ? 0 : -1;
+  if (wc_suite_start(&D, &C, NULL, NULL)) return -1;
+  return wc_load_world(&C, wc_write_file(&D, "scene.xml", TEST_SCENE));
 }
 
-static int teardown(void) {
-  wc_close(&C);
-  return wc_daemon_stop(&D) == 0 ? 0 : -1;
-}
+static int teardown(void) { return wc_suite_stop(&D, &C); }
 
 /* the whole state as a vector, for "unchanged" checks */
 static double *state(size_t *n) {

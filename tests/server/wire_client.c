@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -463,4 +464,47 @@ int wc_take_error(Physd__V1__Envelope *env) {
   int code = wc_error_code(env);
   wc_free(env);
   return code;
+}
+
+int wc_load_world(wc_conn *c, const char *path) {
+  Physd__V1__Envelope *r = wc_req_load_path(c, path);
+  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED;
+  wc_free(r);
+  return ok ? 0 : -1;
+}
+
+int wc_suite_start(wc_daemon *d, wc_conn *c, const char *const *extra, const char *world) {
+  if (wc_daemon_start(d, extra)) return -1;
+  if (wc_open(c, d)) return -1;
+  return world ? wc_load_world(c, world) : 0;
+}
+
+int wc_suite_stop(wc_daemon *d, wc_conn *c) {
+  wc_close(c);
+  return wc_daemon_stop(d) == 0 ? 0 : -1;
+}
+
+const Physd__V1__BodyState *wc_body_of(const Physd__V1__Envelope *env, int32_t id) {
+  if (!env || env->msg_case != PHYSD__V1__ENVELOPE__MSG_STATE) return NULL;
+  for (size_t i = 0; i < env->state->n_bodies; i++)
+    if (env->state->bodies[i]->id == id) return env->state->bodies[i];
+  return NULL;
+}
+
+double wc_angle_y(const Physd__V1__BodyState *b) {
+  double w = b->quat->w, y = b->quat->y;
+  if (w < 0.0) w = -w, y = -y;
+  return 2.0 * atan2(y, w);
+}
+
+uint8_t *wc_snapshot(wc_conn *c, size_t *len) {
+  Physd__V1__Envelope *r = wc_req_empty(c, PHYSD__V1__ENVELOPE__MSG_SNAPSHOT);
+  uint8_t *out = NULL;
+  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_SNAPSHOT_DATA) {
+    *len = r->snapshot_data->data.len;
+    out = malloc(*len);
+    memcpy(out, r->snapshot_data->data.data, *len);
+  }
+  wc_free(r);
+  return out;
 }

@@ -1,6 +1,7 @@
 /* wire_client.h - a small raw client of the physd protocol for the server tests, built on
  * protobuf-c directly (independent of clients/c), plus helpers that start and stop the real
- * daemon (PHYSD_BIN) in a temporary directory.
+ * daemon (PHYSD_BIN) in a temporary directory, a suite fixture (daemon, connection, world) and
+ * readers of replies (body state, snapshot bytes) shared by the suites.
  *
  * Single-threaded; every call blocks with a timeout. Envelopes returned by wc_recv/wc_call are
  * owned by the caller (free with physd__v1__envelope__free_unpacked(env, NULL)).
@@ -115,3 +116,21 @@ int wc_open(wc_conn *c, const wc_daemon *d);
 
 /* free, NULL allowed */
 void wc_free(Physd__V1__Envelope *env);
+
+/* LoadWorld by path; 0 if the reply is WorldLoaded, else -1. */
+int wc_load_world(wc_conn *c, const char *path);
+
+/* A suite's fixture: start the daemon with `extra`, connect and say Hello, then load `world`
+ * (a path; NULL loads nothing). 0 or -1. wc_suite_stop closes the connection and stops the
+ * daemon: 0 if it exited cleanly, else -1. */
+int wc_suite_start(wc_daemon *d, wc_conn *c, const char *const *extra, const char *world);
+int wc_suite_stop(wc_daemon *d, wc_conn *c);
+
+/* The BodyState with this id in a StateFrame reply; NULL if absent or not a StateFrame. */
+const Physd__V1__BodyState *wc_body_of(const Physd__V1__Envelope *env, int32_t id);
+
+/* Rotation angle about +y of a body whose orientation is a pure turn about y. */
+double wc_angle_y(const Physd__V1__BodyState *b);
+
+/* Snapshot's bytes, malloc'd (length in *len); NULL if the reply is not SnapshotData. */
+uint8_t *wc_snapshot(wc_conn *c, size_t *len);

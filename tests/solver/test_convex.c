@@ -10,32 +10,13 @@
 #include <sys/stat.h>
 #include "cunit_main.h"
 #include "scene_util.h"
+#include "shape_util.h"
 #include "world_internal.h"
 #include "narrowphase.h"
 #include "hull.h"
 #include "math3.h"
 
 /* ---- helpers ---- */
-
-static phys_shape shape(phys_geom_type t, double s0, double s1, double s2, double x, double y,
-                        double z) {
-  phys_shape s;
-  memset(&s, 0, sizeof s);
-  s.type = t;
-  v3_set(s.size, s0, s1, s2);
-  v3_set(s.pos, x, y, z);
-  m3_identity(s.rot);
-  return s;
-}
-
-static void rotate(phys_shape *s, double x, double y, double z, double angle) {
-  double ax[3] = {x, y, z}, q[4], m[9];
-  v3_normalize(ax);
-  q[0] = cos(0.5 * angle);
-  v3_scale(q + 1, ax, sin(0.5 * angle));
-  q_to_m3(m, q);
-  m3_mul(s->rot, m, s->rot);
-}
 
 /* the 8 corners of a box of half extents (hx, hy, hz) centred at c */
 static void box_vertices(double v[24], double hx, double hy, double hz, const double c[3]) {
@@ -704,6 +685,20 @@ static void write_file(const char *path, const void *data, size_t len) {
   fclose(f);
 }
 
+/* write `data` to tmpdir/name; its path goes into out */
+static void write_tmp(char *out, size_t n, const char *name, const void *data, size_t len) {
+  tmp_path(out, n, name);
+  write_file(out, data, len);
+}
+
+/* write the MJCF text `xml` to tmpdir/name and load it from there */
+static phys_status load_tmp_mjcf(const char *name, const char *xml, phys_world **w,
+                                 phys_error *err) {
+  char path[512];
+  write_tmp(path, sizeof path, name, xml, strlen(xml));
+  return phys_load_mjcf(path, NULL, w, err);
+}
+
 /* binary STL of the 12 triangles of a box (half extents h) */
 static size_t cube_stl_binary(unsigned char *buf, const double h[3]) {
   static const int tri[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
@@ -730,8 +725,7 @@ static void test_mesh_files(void) {
   unsigned char bin[84 + 600];
   double h[3] = {0.5, 0.25, 0.125}, sc[3] = {2, 2, 2};
   size_t len = cube_stl_binary(bin, h);
-  tmp_path(path, sizeof path, "cube.stl");
-  write_file(path, bin, len);
+  write_tmp(path, sizeof path, "cube.stl", bin, len);
   double *v = NULL;
   int n = 0;
   phys_error err;
@@ -750,8 +744,7 @@ static void test_mesh_files(void) {
   }
   free(v);
   /* truncated binary */
-  tmp_path(path, sizeof path, "trunc.stl");
-  write_file(path, bin, len - 7);
+  write_tmp(path, sizeof path, "trunc.stl", bin, len - 7);
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_E_INVALID);
   CU_ASSERT(strstr(err.message, "trunc.stl") && strstr(err.message, "truncated"));
   /* ASCII STL */
@@ -759,25 +752,21 @@ static void test_mesh_files(void) {
       "solid t\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n"
       "   vertex 0 1 0\n  endloop\n endfacet\n facet normal 0 0 1\n  outer loop\n"
       "   vertex 0 0 1\n   vertex 1 0 0\n   vertex 0 1 0\n  endloop\n endfacet\nendsolid t\n";
-  tmp_path(path, sizeof path, "tri.stl");
-  write_file(path, ascii, strlen(ascii));
+  write_tmp(path, sizeof path, "tri.stl", ascii, strlen(ascii));
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_OK);
   CU_ASSERT_EQUAL(n, 6);
   if (n == 6) ASSERT_NEAR(v[3 * 3 + 2], 1.0, 0);
   free(v);
-  tmp_path(path, sizeof path, "cut.stl");
-  write_file(path, ascii, 60);
+  write_tmp(path, sizeof path, "cut.stl", ascii, 60);
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_E_INVALID);
   CU_ASSERT(strstr(err.message, "cut.stl") != NULL);
   const char *badnum = "solid t\n vertex 0 x 0\nendsolid\n";
-  tmp_path(path, sizeof path, "bad.stl");
-  write_file(path, badnum, strlen(badnum));
+  write_tmp(path, sizeof path, "bad.stl", badnum, strlen(badnum));
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_E_INVALID);
   CU_ASSERT(strstr(err.message, "bad.stl:2") != NULL);
   /* OBJ */
   const char *obj = "# cube\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nv 0 0 1 1.0\nf 1 2 3\n";
-  tmp_path(path, sizeof path, "t.obj");
-  write_file(path, obj, strlen(obj));
+  write_tmp(path, sizeof path, "t.obj", obj, strlen(obj));
   double sc2[3] = {1, 2, 3};
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, sc2, &v, &n, &err), PHYS_OK);
   CU_ASSERT_EQUAL(n, 4);
@@ -787,13 +776,11 @@ static void test_mesh_files(void) {
   }
   free(v);
   const char *objbad = "v 0 0 0\nv 1 0\n";
-  tmp_path(path, sizeof path, "bad.obj");
-  write_file(path, objbad, strlen(objbad));
+  write_tmp(path, sizeof path, "bad.obj", objbad, strlen(objbad));
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_E_INVALID);
   CU_ASSERT(strstr(err.message, "bad.obj:2") != NULL);
   /* empty and missing files */
-  tmp_path(path, sizeof path, "empty.stl");
-  write_file(path, "", 0);
+  write_tmp(path, sizeof path, "empty.stl", "", 0);
   CU_ASSERT_EQUAL(phys_mesh_read_file(path, NULL, &v, &n, &err), PHYS_E_INVALID);
   CU_ASSERT(strstr(err.message, "empty.stl") && strstr(err.message, "empty"));
   tmp_path(path, sizeof path, "none.obj");
@@ -813,12 +800,10 @@ static void test_mjcf_mesh(void) {
   unsigned char bin[84 + 600];
   double h[3] = {0.1, 0.1, 0.1};
   size_t len = cube_stl_binary(bin, h);
-  tmp_path(path, sizeof path, "cube.stl");
-  write_file(path, bin, len);
+  write_tmp(path, sizeof path, "cube.stl", bin, len);
   tmp_path(sub, sizeof sub, "meshes");
   mkdir(sub, 0755);
-  tmp_path(path, sizeof path, "meshes/cube2.stl");
-  write_file(path, bin, len);
+  write_tmp(path, sizeof path, "meshes/cube2.stl", bin, len);
   const char *xml =
       "<mujoco>\n"
       "  <compiler meshdir=\"meshes\"/>\n"
@@ -834,11 +819,9 @@ static void test_mjcf_mesh(void) {
       "      <geom type=\"ellipsoid\" size=\"0.1 0.05 0.02\" pos=\"0 0 0.2\"/></body>\n"
       "  </worldbody>\n"
       "</mujoco>\n";
-  tmp_path(path, sizeof path, "model.xml");
-  write_file(path, xml, strlen(xml));
   phys_world *w = NULL;
   phys_error err;
-  phys_status st = phys_load_mjcf(path, NULL, &w, &err);
+  phys_status st = load_tmp_mjcf("model.xml", xml, &w, &err);
   if (st) printf("\n  load: %s\n", err.message);
   CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
   CU_ASSERT_EQUAL(phys_world_find_mesh(w, "cube"), 0);
@@ -866,10 +849,8 @@ static void test_mjcf_mesh(void) {
       "    </body>\n"
       "  </worldbody>\n"
       "</mujoco>\n";
-  tmp_path(path, sizeof path, "bad.xml");
-  write_file(path, bad, strlen(bad));
   w = NULL;
-  CU_ASSERT_EQUAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_E_IO);
+  CU_ASSERT_EQUAL(load_tmp_mjcf("bad.xml", bad, &w, &err), PHYS_E_IO);
   CU_ASSERT(w == NULL);
   CU_ASSERT(strstr(err.message, "bad.xml:5: <geom>") != NULL);
   CU_ASSERT(strstr(err.message, "gone.stl") != NULL);
@@ -885,9 +866,7 @@ static void test_mjcf_mesh(void) {
       "    </body>\n"
       "  </worldbody>\n"
       "</mujoco>\n";
-  tmp_path(path, sizeof path, "vis.xml");
-  write_file(path, vis, strlen(vis));
-  st = phys_load_mjcf(path, NULL, &w, &err);
+  st = load_tmp_mjcf("vis.xml", vis, &w, &err);
   if (st) printf("\n  load: %s\n", err.message);
   CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
   int found = 0;
@@ -910,13 +889,10 @@ static void test_mjcf_mesh(void) {
     {"<mujoco><worldbody><body><geom type=\"mesh\" mesh=\"x\"/></body></worldbody></mujoco>",
      "unknown mesh 'x'"},
   };
-  tmp_path(path, sizeof path, "empty.stl");
-  write_file(path, "", 0);
+  write_tmp(path, sizeof path, "empty.stl", "", 0);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    tmp_path(path, sizeof path, "case.xml");
-    write_file(path, cases[i][0], strlen(cases[i][0]));
     w = NULL;
-    CU_ASSERT_NOT_EQUAL(phys_load_mjcf(path, NULL, &w, &err), PHYS_OK);
+    CU_ASSERT_NOT_EQUAL(load_tmp_mjcf("case.xml", cases[i][0], &w, &err), PHYS_OK);
     if (!strstr(err.message, cases[i][1])) printf("\n  case %zu: %s\n", i, err.message);
     CU_ASSERT(strstr(err.message, cases[i][1]) != NULL);
     CU_ASSERT(w == NULL);

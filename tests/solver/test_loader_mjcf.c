@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cunit_main.h"
+#include "loader_util.h"
 #include "scene_util.h"
 #include "phys/phys.h"
 #include "world_internal.h"
@@ -17,11 +18,6 @@
 #endif
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-/* Load `xml` under the name "test.xml". */
-static phys_status load(const char *xml, phys_world **w, phys_error *err) {
-  return phys_load_mjcf_string(xml, strlen(xml), "test.xml", NULL, w, err);
-}
 
 /* Write `xml` to a new temporary file; `path` receives its name. Returns 0 on success. */
 static int write_temp(const char *xml, char path[64]) {
@@ -51,25 +47,6 @@ static void body_quat(const phys_world *w, const char *name, double q[4]) {
 
 /* Relative closeness for masses. */
 static int rel_close(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
-
-/* Expect a failed load with `code` whose message holds "test.xml:LINE: <ELEM>" and `word`. */
-static void expect_error(const char *xml, phys_status code, int line, const char *elem,
-                         const char *word) {
-  phys_world *w = (phys_world *)&w; /* poisoned: must come back NULL */
-  phys_error err;
-  phys_status st = load(xml, &w, &err);
-  char where[128];
-  snprintf(where, sizeof where, "test.xml:%d: <%s>: ", line, elem);
-  CU_ASSERT_EQUAL(st, code);
-  CU_ASSERT_EQUAL(err.code, code);
-  CU_ASSERT_PTR_NULL(w);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, where));
-  if (word) CU_ASSERT_PTR_NOT_NULL(strstr(err.message, word));
-  if (st != code || !strstr(err.message, where) || (word && !strstr(err.message, word)))
-    printf("\n  expected %d '%s' '%s', got %d: %s\n", code, where, word ? word : "", st,
-           err.message);
-  if (st == PHYS_OK) phys_world_destroy(w);
-}
 
 /* ---- mass, options, defaults --------------------------------------------------------------- */
 

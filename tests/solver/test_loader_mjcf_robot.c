@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cunit_main.h"
+#include "loader_util.h"
 #include "phys/phys.h"
 #include "world_internal.h"
 
@@ -18,44 +19,6 @@
 #endif
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static phys_status load(const char *xml, phys_world **w, phys_error *err) {
-  return phys_load_mjcf_string(xml, strlen(xml), "test.xml", NULL, w, err);
-}
-
-/* Load or fail the test (prints the error). */
-static phys_world *must_load(const char *xml) {
-  phys_world *w = NULL;
-  phys_error err;
-  phys_status st = load(xml, &w, &err);
-  if (st) printf("\n  load failed: %s\n", err.message);
-  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
-  return w;
-}
-
-/* Expect a failed load with `code` whose message holds `where` (e.g. "test.xml:3: <key>: ") and
- * `word`. */
-static void expect_error_at(phys_status st, const phys_error *err, phys_world *w,
-                            phys_status code, const char *where, const char *word) {
-  CU_ASSERT_EQUAL(st, code);
-  CU_ASSERT_PTR_NULL(w);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err->message, where));
-  if (word) CU_ASSERT_PTR_NOT_NULL(strstr(err->message, word));
-  if (st != code || !strstr(err->message, where) || (word && !strstr(err->message, word)))
-    printf("\n  expected %d '%s' '%s', got %d: %s\n", code, where, word ? word : "", st,
-           err->message);
-  if (st == PHYS_OK) phys_world_destroy(w);
-}
-
-static void expect_error(const char *xml, phys_status code, int line, const char *elem,
-                         const char *word) {
-  phys_world *w = NULL;
-  phys_error err;
-  phys_status st = load(xml, &w, &err);
-  char where[128];
-  snprintf(where, sizeof where, "test.xml:%d: <%s>: ", line, elem);
-  expect_error_at(st, &err, w, code, where, word);
-}
 
 /* A fresh temporary directory (name in dir). */
 static int temp_dir(char dir[64]) {

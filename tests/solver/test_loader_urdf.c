@@ -578,32 +578,31 @@ static void test_errors_joints(void) {
   static const char fmt[] =
     "<robot name='x'>\n<link name='a'/>\n<link name='b'>" INERTIAL(1, 0, 0.01) "</link>\n"
     "<joint name='j' type='%s'><parent link='a'/><child link='b'/>%s</joint>\n</robot>";
+  static const struct {
+    const char *type, *extra;
+    phys_status code;
+    int line;
+    const char *elem, *word;
+  } cases[] = {
+    {"hinge", "", PHYS_E_PARSE, 4, "joint", "unknown joint type 'hinge'"},
+    {"planar", "", PHYS_E_UNSUPPORTED, 4, "joint", "joint 'j': planar"},
+    {"revolute", "", PHYS_E_PARSE, 4, "joint", "needs <limit>"},
+    {"prismatic", "<limit lower='1' upper='0' effort='1' velocity='1'/>", PHYS_E_PARSE, 4, "limit",
+     "lower 1 must be below upper 0"},
+    {"revolute", "<limit lower='0' upper='1'/>", PHYS_E_PARSE, 4, "limit", "'effort'"},
+    {"continuous", "<axis xyz='0 0 0'/>", PHYS_E_PARSE, 4, "axis", "axis is zero"},
+    {"continuous", "<axis xyz='0 0 1abc'/>", PHYS_E_PARSE, 4, "axis", "bad number in '0 0 1abc'"},
+    {"continuous", "<origin xyz='0 0'/>", PHYS_E_PARSE, 4, "origin", "3 numbers expected, got 2"},
+    {"continuous", "<origin rpy='0 nan 0'/>", PHYS_E_PARSE, 4, "origin", "non-finite"},
+    {"continuous", "<mimic joint='k'/>", PHYS_E_UNSUPPORTED, 4, "mimic", "mimic"},
+    {"continuous", "<dynamics damping='-1'/>", PHYS_E_PARSE, 4, "dynamics", ">= 0"},
+    {"continuous", "<spring/>", PHYS_E_PARSE, 4, "spring", "unknown element in <joint>"},
+  };
   char xml[1024];
-  snprintf(xml, sizeof xml, fmt, "hinge", "");
-  expect_error(xml, PHYS_E_PARSE, 4, "joint", "unknown joint type 'hinge'");
-  snprintf(xml, sizeof xml, fmt, "planar", "");
-  expect_error(xml, PHYS_E_UNSUPPORTED, 4, "joint", "joint 'j': planar");
-  snprintf(xml, sizeof xml, fmt, "revolute", "");
-  expect_error(xml, PHYS_E_PARSE, 4, "joint", "needs <limit>");
-  snprintf(xml, sizeof xml, fmt, "prismatic",
-           "<limit lower='1' upper='0' effort='1' velocity='1'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "limit", "lower 1 must be below upper 0");
-  snprintf(xml, sizeof xml, fmt, "revolute", "<limit lower='0' upper='1'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "limit", "'effort'");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<axis xyz='0 0 0'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "axis", "axis is zero");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<axis xyz='0 0 1abc'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "axis", "bad number in '0 0 1abc'");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<origin xyz='0 0'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "origin", "3 numbers expected, got 2");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<origin rpy='0 nan 0'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "origin", "non-finite");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<mimic joint='k'/>");
-  expect_error(xml, PHYS_E_UNSUPPORTED, 4, "mimic", "mimic");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<dynamics damping='-1'/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "dynamics", ">= 0");
-  snprintf(xml, sizeof xml, fmt, "continuous", "<spring/>");
-  expect_error(xml, PHYS_E_PARSE, 4, "spring", "unknown element in <joint>");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].type, cases[i].extra);
+    expect_error(xml, cases[i].code, cases[i].line, cases[i].elem, cases[i].word);
+  }
   /* floating below a moving link */
   static const char fl[] =
     "<robot name='x'>\n<link name='a'/>\n<link name='b'>" INERTIAL(1, 0, 0.01) "</link>\n"
@@ -622,11 +621,45 @@ static void test_errors_links(void) {
   static const char fmt[] =
     "<robot name='x'>\n<link name='a'/>\n<link name='b'>\n%s\n</link>\n"
     "<joint name='j' type='%s'><parent link='a'/><child link='b'/></joint>\n</robot>";
+  static const struct {
+    const char *link, *type;
+    phys_status code;
+    int line;
+    const char *elem, *word;
+  } cases[] = {
+    /* collision geometry without mass on a moving link (the same welded to a massive link
+     * loads: below) */
+    {"<collision><geometry><sphere radius='0.1'/></geometry></collision>", "continuous",
+     PHYS_E_INVALID, 3, "link", "link 'b' has collision geometry but no mass"},
+    /* a moving massless leaf */
+    {"", "continuous", PHYS_E_INVALID, 3, "link", "link 'b' moves but has no mass"},
+    /* numbers and shapes */
+    {"<inertial><mass value='-1'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+     "</inertial>", "continuous", PHYS_E_INVALID, 4, "mass", "negative mass"},
+    {"<inertial><mass value='1x'/></inertial>", "continuous", PHYS_E_PARSE, 4, "mass",
+     "bad number"},
+    {"<inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0'/></inertial>",
+     "continuous", PHYS_E_PARSE, 4, "inertia", "'iyz'"},
+    {"<inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='-1' ixy='0' ixz='0' iyz='0'/>"
+     "</inertial>", "continuous", PHYS_E_INVALID, 4, "inertia", "not positive definite"},
+    {"<collision><geometry><box size='1 1'/></geometry></collision>", "fixed", PHYS_E_PARSE, 4,
+     "box", "3 numbers expected"},
+    {"<collision><geometry><cylinder radius='0' length='1'/></geometry></collision>", "fixed",
+     PHYS_E_PARSE, 4, "cylinder", "positive"},
+    {"<collision><geometry/></collision>", "fixed", PHYS_E_PARSE, 4, "geometry", "no shape"},
+    {"<collision><geometry><cone/></geometry></collision>", "fixed", PHYS_E_PARSE, 4, "cone",
+     "unknown element in <geometry>"},
+    {"<collision><geometry><mesh/></geometry></collision>", "fixed", PHYS_E_PARSE, 4, "mesh",
+     "'filename'"},
+    {"<collision><geometry><mesh filename='package://p'/></geometry></collision>", "fixed",
+     PHYS_E_PARSE, 4, "mesh", "package://NAME/PATH"},
+    {"<inertial/><inertial/>", "fixed", PHYS_E_PARSE, 4, "inertial", "more than one <inertial>"},
+  };
   char xml[1024];
-  /* collision geometry without mass on a moving link, and the same welded to a massive link */
-  snprintf(xml, sizeof xml, fmt,
-           "<collision><geometry><sphere radius='0.1'/></geometry></collision>", "continuous");
-  expect_error(xml, PHYS_E_INVALID, 3, "link", "link 'b' has collision geometry but no mass");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].link, cases[i].type);
+    expect_error(xml, cases[i].code, cases[i].line, cases[i].elem, cases[i].word);
+  }
   static const char welded[] =
     "<robot name='x'>\n<link name='a'/>\n<link name='b'>" INERTIAL(1, 0, 0.01) "</link>\n"
     "<link name='c'><collision><geometry><sphere radius='0.1'/></geometry></collision></link>\n"
@@ -635,38 +668,6 @@ static void test_errors_links(void) {
   phys_world *w = load_ok(welded, NULL);
   CU_ASSERT_EQUAL(phys_world_geom_count(w), 1);
   phys_world_destroy(w);
-  /* a moving massless leaf */
-  snprintf(xml, sizeof xml, fmt, "", "continuous");
-  expect_error(xml, PHYS_E_INVALID, 3, "link", "link 'b' moves but has no mass");
-  /* numbers and shapes */
-  snprintf(xml, sizeof xml, fmt, "<inertial><mass value='-1'/><inertia ixx='1' iyy='1' izz='1' "
-           "ixy='0' ixz='0' iyz='0'/></inertial>", "continuous");
-  expect_error(xml, PHYS_E_INVALID, 4, "mass", "negative mass");
-  snprintf(xml, sizeof xml, fmt, "<inertial><mass value='1x'/></inertial>", "continuous");
-  expect_error(xml, PHYS_E_PARSE, 4, "mass", "bad number");
-  snprintf(xml, sizeof xml, fmt, "<inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1' "
-           "ixy='0' ixz='0'/></inertial>", "continuous");
-  expect_error(xml, PHYS_E_PARSE, 4, "inertia", "'iyz'");
-  snprintf(xml, sizeof xml, fmt, "<inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='-1' "
-           "ixy='0' ixz='0' iyz='0'/></inertial>", "continuous");
-  expect_error(xml, PHYS_E_INVALID, 4, "inertia", "not positive definite");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry><box size='1 1'/></geometry></collision>",
-           "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "box", "3 numbers expected");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry><cylinder radius='0' length='1'/>"
-           "</geometry></collision>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "cylinder", "positive");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry/></collision>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "geometry", "no shape");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry><cone/></geometry></collision>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "cone", "unknown element in <geometry>");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry><mesh/></geometry></collision>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "mesh", "'filename'");
-  snprintf(xml, sizeof xml, fmt, "<collision><geometry><mesh filename='package://p'/></geometry>"
-           "</collision>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "mesh", "package://NAME/PATH");
-  snprintf(xml, sizeof xml, fmt, "<inertial/><inertial/>", "fixed");
-  expect_error(xml, PHYS_E_PARSE, 4, "inertial", "more than one <inertial>");
   /* NULL arguments */
   phys_error err;
   CU_ASSERT_EQUAL(phys_load_urdf_string(NULL, 0, NULL, NULL, NULL, NULL, &w, &err),

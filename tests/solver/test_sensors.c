@@ -23,6 +23,15 @@ static int add_sensor(phys_world *w, phys_sensor_type t, phys_sensor_obj ot, int
   return id;
 }
 
+/* set d's type and object, then add it unnamed: the status (d's other fields stay as set) */
+static phys_status add_as(phys_world *w, phys_sensor_desc *d, phys_sensor_type t,
+                          phys_sensor_obj ot, int oid) {
+  d->type = t;
+  d->objtype = ot;
+  d->objid = oid;
+  return phys_world_add_sensor(w, d, NULL, NULL);
+}
+
 static void read3(const phys_world *w, int id, double *out) {
   CU_ASSERT_EQUAL(phys_sensor_read(w, id, out), PHYS_OK);
 }
@@ -382,38 +391,23 @@ static void test_api_errors(void) {
   CU_ASSERT_EQUAL(phys_world_add_sensor(w, NULL, NULL, NULL), PHYS_E_INVALID);
   d.type = (phys_sensor_type)99;
   CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
-  d.type = PHYS_SENSOR_JOINTPOS;
-  d.objtype = PHYS_SENSOR_OBJ_BODY;
-  d.objid = box; /* a free body has no joint */
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_NOT_FOUND);
-  d.type = PHYS_SENSOR_ACTUATORFRC;
-  d.objtype = PHYS_SENSOR_OBJ_ACTUATOR;
-  d.objid = 0;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_NOT_FOUND);
-  d.type = PHYS_SENSOR_GYRO;
-  d.objtype = PHYS_SENSOR_OBJ_BODY;
-  d.objid = box;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
-  d.objtype = PHYS_SENSOR_OBJ_SITE;
-  d.objid = 42;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_NOT_FOUND);
-  d.objid = site;
+  /* a free body has no joint */
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_JOINTPOS, PHYS_SENSOR_OBJ_BODY, box), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_ACTUATORFRC, PHYS_SENSOR_OBJ_ACTUATOR, 0),
+                  PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_GYRO, PHYS_SENSOR_OBJ_BODY, box), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_GYRO, PHYS_SENSOR_OBJ_SITE, 42), PHYS_E_NOT_FOUND);
   d.reftype = PHYS_SENSOR_OBJ_BODY;
   d.refid = box;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_GYRO, PHYS_SENSOR_OBJ_SITE, site), PHYS_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "reference"));
-  d.type = PHYS_SENSOR_FORCE;
   d.reftype = PHYS_SENSOR_OBJ_NONE;
-  d.objid = wsite; /* a world site has no parent joint */
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
-  d.type = PHYS_SENSOR_CONTACTFORCE;
-  d.objtype = PHYS_SENSOR_OBJ_BODY;
-  d.objid = fixed;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
-  d.type = PHYS_SENSOR_FRAMEPOS;
-  d.objtype = PHYS_SENSOR_OBJ_ACTUATOR;
-  d.objid = 0;
-  CU_ASSERT_EQUAL(phys_world_add_sensor(w, &d, NULL, NULL), PHYS_E_INVALID);
+  /* a world site has no parent joint */
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_FORCE, PHYS_SENSOR_OBJ_SITE, wsite), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_CONTACTFORCE, PHYS_SENSOR_OBJ_BODY, fixed),
+                  PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(add_as(w, &d, PHYS_SENSOR_FRAMEPOS, PHYS_SENSOR_OBJ_ACTUATOR, 0),
+                  PHYS_E_INVALID);
   d.objtype = PHYS_SENSOR_OBJ_BODY_COM;
   d.objid = box;
   d.reftype = PHYS_SENSOR_OBJ_SITE;
