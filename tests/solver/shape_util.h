@@ -5,8 +5,8 @@
 
 #include <math.h>
 #include <string.h>
-#include "narrowphase.h"
-#include "math3.h"
+#include "collision/narrowphase.h"
+#include "core/math3.h"
 
 /* A shape of the given type and sizes at (x, y, z) with identity rotation. */
 static inline phys_shape shape(phys_geom_type t, double s0, double s1, double s2, double x,

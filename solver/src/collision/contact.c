@@ -1,0 +1,189 @@
+/* contact.c - from broadphase pairs to the step's contact constraints.
+ *
+ * Determinism: the narrowphase runs in parallel over pairs, each pair writing into its own
+ * pre-reserved slots; a serial pass then compacts the slots in pair order. The contact list is
+ * therefore the same for any thread count.
+ *
+ * Orientation: when one side is static it is always side b, so the normal points from the static
+ * geometry into the dynamic body and the impulse acts on body a.
+ *
+ * Persistent contact ids: a contact's key is (geom a, geom b, feature). Last step's impulses are
+ * kept as world-frame vectors sorted by key; a new contact with the same key starts from that
+ * impulse, expressed in its new frame and projected back onto its friction cone. */
+#include <math.h>
+#include <string.h>
+#include "core/world_internal.h"
+#include "core/alloc.h"
+#include "core/sort.h"
+#include "core/math3.h"
+
+/* key of a contact: geom ids below 2^24, 16 bits of feature */
+static uint64_t contact_key(int ga, int gb, uint32_t feature) {
+  return ((uint64_t)(uint32_t)ga << 40) | ((uint64_t)(uint32_t)gb << 16) | (feature & 0xFFFFu);
+}
+
+/* last step's world impulse for `key`, or NULL */
+static const phys_warm *find_warm(const phys_world *w, uint64_t key) {
+  int lo = 0, hi = w->nwarm - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (w->warm[mid].key == key) return &w->warm[mid];
+    if (w->warm[mid].key < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* dynamic, awake body of a geom, or -1 */
+static int geom_body(const phys_world *w, int g) {
+  const phys_geom *geom = &w->geoms[g];
+  return geom->is_static ? -1 : geom->body;
+}
+
+/* margin for a pair: the base margin plus what both bodies may travel in a step */
+static double pair_margin(const double *geom_margin, int a, int b) {
+  return geom_margin[a] + geom_margin[b];
+}
+
+/* wake sleeping bodies that an awake body touches; returns 1 if any woke */
+static int wake_touched(phys_world *w, const double *geom_margin) {
+  int woke = 0;
+  for (int p = 0; p < w->npairs; p++) {
+    int ga = w->pairs[p].a, gb = w->pairs[p].b;
+    int ba = geom_body(w, ga), bb = geom_body(w, gb);
+    int sa = ba >= 0 && w->bodies[ba].asleep, sb = bb >= 0 && w->bodies[bb].asleep;
+    if (sa == sb) continue; /* both awake, or both asleep/static */
+    int awake = sa ? bb : ba;
+    if (awake < 0) continue; /* a sleeping body next to a static geom */
+    phys_contact_point pts[PHYS_MAX_PAIR_CONTACTS];
+    if (phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, pair_margin(geom_margin, ga, gb),
+                     pts) > 0) {
+      phys__wake_body(w, sa ? ba : bb);
+      woke = 1;
+    }
+  }
+  return woke;
+}
+
+int phys__build_contacts(phys_world *w, const double *geom_margin) {
+  phys_arena *ar = &w->arena;
+
+  /* wake islands that awake bodies run into; the pair list then needs their inner pairs */
+  if (wake_touched(w, geom_margin)) {
+    for (int b = 0; b < w->nbodies; b++)
+      if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+    if (phys__broadphase(w, geom_margin) < 0) return -1;
+  }
+
+  /* narrowphase in parallel, into per-pair slots */
+  int npairs = w->npairs;
+  phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point,
+                                        (size_t)npairs * PHYS_MAX_PAIR_CONTACTS);
+  int *counts = ARENA_NEW(ar, int, npairs);
+  if ((npairs && !slots) || (npairs && !counts)) return -1;
+  const phys_pair *pairs = w->pairs;
+  /* (a parallel region costs more than a few dozen pair tests) */
+#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 32) if (npairs >= 64)
+  for (int p = 0; p < npairs; p++) {
+    int ga = pairs[p].a, gb = pairs[p].b;
+    counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
+                             pair_margin(geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+  }
+
+  /* compact in pair order */
+  int total = 0;
+  for (int p = 0; p < npairs; p++) total += counts[p];
+  if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
+  int nc = 0;
+  for (int p = 0; p < npairs; p++) {
+    int ga = pairs[p].a, gb = pairs[p].b;
+    const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
+    const phys_contact_pair *cpair = counts[p] ? phys__contact_pair_find(w, ga, gb) : NULL;
+    for (int k = 0; k < counts[p]; k++) {
+      const phys_contact_point *pt = &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k];
+      phys_contact *c = &w->contacts[nc++];
+      c->feature = pt->feature;
+      c->key = contact_key(ga, gb, pt->feature);
+      v3_copy(c->pos, pt->pos);
+
+      /* the dynamic side is "a" when the other side is static: impulses then act on body a */
+      double normal[3];
+      int flip = a->is_static;
+      c->geom_a = flip ? gb : ga;
+      c->geom_b = flip ? ga : gb;
+      c->body_a = geom_body(w, c->geom_a);
+      c->body_b = geom_body(w, c->geom_b);
+      v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
+      c->dist = pt->dist;
+      c->mu = fmax(a->friction, b->friction);
+      c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
+      c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
+      c->dim = a->condim > b->condim ? a->condim : b->condim;
+      if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
+        const phys_geom *hi = a->priority > b->priority ? a : b;
+        c->mu = hi->friction;
+        c->mu_spin = hi->friction_torsion;
+        c->mu_roll = hi->friction_rolling;
+        c->dim = hi->condim;
+      }
+      if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
+      if (cpair && cpair->condim) c->dim = cpair->condim;
+      if (c->mu == 0.0) c->dim = 1;
+
+      /* frame rows t1, t2, n */
+      double t1[3], t2[3];
+      v3_basis(normal, t1, t2);
+      memcpy(c->frame, t1, sizeof t1);
+      memcpy(c->frame + 3, t2, sizeof t2);
+      memcpy(c->frame + 6, normal, sizeof normal);
+
+      /* warm start: last impulse in the new frame, back inside the cone (the angular part of a
+       * condim 4/6 contact as it was: the first iteration projects it) */
+      memset(c->lambda, 0, sizeof c->lambda);
+      const phys_warm *prev = find_warm(w, c->key);
+      if (prev) {
+        m3_mulv(c->lambda, c->frame, prev->impulse);
+        if (c->dim > 3) {
+          m3_mulv(c->lambda + 3, c->frame, prev->impulse + 3);
+          if (c->dim == 4) c->lambda[3] = c->lambda[4] = 0.0;
+        }
+        if (c->lambda[2] < 0.0) c->lambda[2] = 0.0;
+        if (c->dim == 1) {
+          c->lambda[0] = c->lambda[1] = 0.0;
+        } else {
+          double tn = sqrt(c->lambda[0] * c->lambda[0] + c->lambda[1] * c->lambda[1]);
+          double r = c->mu * c->lambda[2];
+          if (tn > r) {
+            double s = tn > 0.0 ? r / tn : 0.0;
+            c->lambda[0] *= s;
+            c->lambda[1] *= s;
+          }
+        }
+      }
+    }
+  }
+  w->ncontacts = nc;
+  return 0;
+}
+
+int phys__store_warm_start(phys_world *w) {
+  int n = w->ncontacts;
+  phys_sort_item *items = ARENA_NEW(&w->arena, phys_sort_item, n);
+  phys_sort_item *tmp = ARENA_NEW(&w->arena, phys_sort_item, n);
+  if ((n && (!items || !tmp)) || PHYS_RESERVE(w->warm, w->warm_cap, n)) return -1;
+
+  /* world-frame impulses in key order */
+  for (int i = 0; i < n; i++) {
+    items[i].key = w->contacts[i].key;
+    items[i].value = i;
+  }
+  phys__radix_sort(items, tmp, n);
+  for (int i = 0; i < n; i++) {
+    const phys_contact *c = &w->contacts[items[i].value];
+    w->warm[i].key = c->key;
+    m3_tmulv(w->warm[i].impulse, c->frame, c->lambda);
+    m3_tmulv(w->warm[i].impulse + 3, c->frame, c->lambda + 3);
+  }
+  w->nwarm = n;
+  return 0;
+}

@@ -1,0 +1,49 @@
+/* narrowphase.h - exact contact between two convex primitives in world space.
+ *
+ * Every function is pure (no global state, no allocation) and thread-safe; the step calls them
+ * from several threads at once on distinct pairs.
+ *
+ * Conventions: a contact point's `normal` is a unit vector pointing from shape b towards shape a
+ * (pushing a along +normal separates them); `dist` is the signed distance between the surfaces
+ * along the normal (negative when penetrating); `pos` is the midpoint between the two surface
+ * points. `feature` identifies the feature pair that produced the point, stable from one step to
+ * the next while the same features touch (used to warm-start impulses): for example the box
+ * vertex index for box-plane, 0 for sphere-sphere, the capsule end (0/1) for capsule-plane.
+ */
+#ifndef PHYS_NARROWPHASE_H
+#define PHYS_NARROWPHASE_H
+
+#include <stdint.h>
+#include "phys/phys_types.h"
+
+/* most contact points one pair of primitives can produce (box-box clipped faces are reduced) */
+#define PHYS_MAX_PAIR_CONTACTS 4
+
+/* A primitive placed in the world. */
+typedef struct phys_shape {
+  phys_geom_type type;
+  double size[3];  /* as phys_geom_desc.size */
+  double pos[3];   /* world position of the shape's centre (a point on the plane for planes) */
+  double rot[9];   /* world rotation, row-major; column k is the shape's local axis k */
+  const struct phys_hull *hull; /* PHYS_GEOM_MESH: its convex hull (hull.h), else NULL */
+} phys_shape;
+
+typedef struct phys_contact_point {
+  double pos[3];
+  double normal[3];
+  double dist;
+  uint32_t feature;
+} phys_contact_point;
+
+/* Contact points between a and b whose signed distance is below `margin` (margin >= 0 keeps
+ * near-contacts for speculative constraints). Writes at most PHYS_MAX_PAIR_CONTACTS points to
+ * `out` and returns their number (0 if the shapes are farther apart than margin). Any type
+ * order is accepted: the dispatcher swaps and flips normals so the convention above holds for
+ * (a, b) as given. Plane-plane returns 0. */
+int phys__collide(const phys_shape *a, const phys_shape *b, double margin, phys_contact_point *out);
+
+/* Axis-aligned bounding box of a shape, grown by `margin` on every side. Planes get an
+ * infinite box (-/+INFINITY) except along an axis they are perpendicular to. */
+void phys__shape_aabb(const phys_shape *s, double margin, double lo[3], double hi[3]);
+
+#endif

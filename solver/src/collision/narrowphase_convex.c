@@ -1,0 +1,529 @@
+/* narrowphase_convex.c - contacts of general convex pairs (any pair with a cylinder, an ellipsoid
+ * or a mesh hull that has no dedicated routine), and ellipsoid/mesh against a plane.
+ *
+ * General pairs: libccd's MPR (no allocation, deterministic) on a against b grown by the margin
+ * gives the contact normal n (b -> a). Then each shape's feature facing the other is taken: a
+ * face polygon (box face, mesh hull face, cylinder cap), a segment (capsule axis, cylinder side
+ * line) or a point (sphere centre, ellipsoid support point). When one feature is a face nearly
+ * perpendicular to n (the reference face) and the other is a face or a segment, the other is
+ * clipped to the reference face's side planes and every clipped point's depth is measured from
+ * the reference plane (exact for resting flat contacts, up to 4 points after phys__np_reduce4).
+ * Otherwise one point: the shapes' support points along n.
+ *
+ * Features: clipped points use (ref_is_b << 30) | (ref_face & 0xff) << 22 |
+ * (inc_face & 0xff) << 14 | point, point being the incident vertex i (< 64), 64 + 64 e + p when
+ * incident edge e crosses side plane p, 4160 + 64 q + p for the reference corner of side planes
+ * q and p; a point resting on a reference face 0x80000000 | (ref_face & 0xff), GJK's closest
+ * points of separated cores 0x80000000, MPR's support points of overlapping cores 0x80000001.
+ * Ellipsoid-plane: 0; mesh-plane: the hull vertex index.
+ *
+ * Accuracy: clipped face contacts, points resting on faces and separated cores are exact to
+ * rounding; overlapping cores (deep penetration of spheres and capsules, any penetration of
+ * curved or edge features of the other shapes) use MPR's normal, refined by rerunning MPR along
+ * it, which is approximate (the minimum-translation direction is not guaranteed).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <ccd/ccd.h>
+#include "collision/narrowphase_internal.h"
+#include "model/hull.h"
+#include "collision/gjk.h"
+
+/* most vertices of a feature polygon and of a clipped polygon */
+#define NP_FEAT_MAX 64
+#define NP_CLIP_MAX 160
+/* a face is a reference face when its normal is within ~18 degrees of the contact normal */
+#define NP_FACE_ALIGN 0.95
+/* a capsule axis within ~11 degrees of the contact plane counts as a segment feature */
+#define NP_SEGMENT_ALIGN 0.2
+/* a cylinder shows its cap when the axis is within 45 degrees of the contact normal */
+#define NP_CAP_ALIGN 0.70710678118654752
+/* cylinder caps are polygons of this many rim points */
+#define NP_CAP_POINTS 8
+
+/* libccd's MPR has loops without an iteration cap (portal discovery and refinement): a budget
+ * of support calls per run ends a stalled run by a longjmp out of the support callback (MPR
+ * keeps everything on the stack, so nothing leaks) */
+#define NP_MPR_SUPPORT_BUDGET 500
+typedef struct np_budget {
+  int calls;
+  jmp_buf jb;
+} np_budget;
+
+/* a shape for libccd, grown by `inflate` in every direction */
+typedef struct np_obj {
+  const phys_shape *s;
+  double inflate;
+  int fixed_center;   /* 1: MPR's interior point comes from `center` instead of the shape */
+  double center[3];
+  np_budget *budget;  /* the running MPR's call budget */
+} np_obj;
+
+/* Support point of shape s in its own frame along the local direction d (any length). */
+static void np_local_support(const phys_shape *s, const double d[3], double out[3]) {
+  const double *h = s->size;
+  double len = v3_norm(d);
+  switch (s->type) {
+  case PHYS_GEOM_SPHERE:
+  case PHYS_GEOM_CAPSULE:
+    if (len > NP_EPS_LEN) v3_scale(out, d, h[0] / len);
+    else v3_set(out, h[0], 0.0, 0.0);
+    if (s->type == PHYS_GEOM_CAPSULE) out[2] += np_sign(d[2]) * h[1];
+    return;
+  case PHYS_GEOM_BOX:
+    for (int k = 0; k < 3; k++) out[k] = np_sign(d[k]) * h[k];
+    return;
+  case PHYS_GEOM_CYLINDER: {
+    double rho = sqrt(d[0] * d[0] + d[1] * d[1]);
+    if (rho > NP_EPS_LEN) v3_set(out, h[0] * d[0] / rho, h[0] * d[1] / rho, 0.0);
+    else v3_set(out, h[0], 0.0, 0.0);
+    out[2] = np_sign(d[2]) * h[1];
+    return;
+  }
+  case PHYS_GEOM_ELLIPSOID: {
+    /* x = A^2 d / |A d| maximises d.x on x^T A^-2 x = 1 */
+    double ad[3] = {h[0] * d[0], h[1] * d[1], h[2] * d[2]};
+    double n = v3_norm(ad);
+    if (n > NP_EPS_LEN) v3_set(out, h[0] * ad[0] / n, h[1] * ad[1] / n, h[2] * ad[2] / n);
+    else v3_set(out, h[0], 0.0, 0.0);
+    return;
+  }
+  case PHYS_GEOM_MESH: {
+    int v = phys__hull_support(s->hull, d);
+    v3_copy(out, &s->hull->vert[3 * v]);
+    return;
+  }
+  default:
+    v3_zero(out);
+  }
+}
+
+/* World support point of shape s along the world direction d. */
+static void np_support(const phys_shape *s, const double d[3], double out[3]) {
+  double l[3], p[3];
+  m3_tmulv(l, s->rot, d);
+  np_local_support(s, l, p);
+  m3_mulv(out, s->rot, p);
+  v3_add(out, out, s->pos);
+}
+
+/* Radius of a shape's core (sphere: its centre, capsule: its segment), 0 for other shapes. */
+static double np_core_radius(const phys_shape *s) {
+  return (s->type == PHYS_GEOM_SPHERE || s->type == PHYS_GEOM_CAPSULE) ? s->size[0] : 0.0;
+}
+
+/* GJK support of a shape's core: spheres and capsules without their radius. */
+static void np_core_support(const void *obj, const double d[3], double out[3]) {
+  const phys_shape *s = obj;
+  if (s->type == PHYS_GEOM_SPHERE || s->type == PHYS_GEOM_CAPSULE) {
+    double u[3];
+    np_axis(u, s->rot, 2);
+    double hl = s->type == PHYS_GEOM_CAPSULE ? s->size[1] : 0.0;
+    v3_madd(out, s->pos, np_sign(v3_dot(u, d)) * hl, u);
+    return;
+  }
+  np_support(s, d, out);
+}
+
+/* libccd callbacks */
+static void np_ccd_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec) {
+  const np_obj *o = obj;
+  if (++o->budget->calls > NP_MPR_SUPPORT_BUDGET) longjmp(o->budget->jb, 1);
+  double d[3] = {dir->v[0], dir->v[1], dir->v[2]}, p[3];
+  np_support(o->s, d, p);
+  double len = v3_norm(d);
+  if (o->inflate > 0.0 && len > NP_EPS_LEN) v3_madd(p, p, o->inflate / len, d);
+  for (int k = 0; k < 3; k++) vec->v[k] = p[k];
+}
+
+static void np_ccd_center(const void *obj, ccd_vec3_t *center) {
+  const np_obj *o = obj;
+  double c[3];
+  if (o->fixed_center) {
+    v3_copy(c, o->center);
+  } else if (o->s->type == PHYS_GEOM_MESH) {
+    m3_mulv(c, o->s->rot, o->s->hull->center);
+    v3_add(c, c, o->s->pos);
+  } else {
+    v3_copy(c, o->s->pos);
+  }
+  for (int k = 0; k < 3; k++) center->v[k] = c[k];
+}
+
+/* A shape's feature facing direction d: cnt points (a polygon counter-clockwise around its
+ * outward normal fn when cnt >= 3), the face id, and the radius to add (spheres, capsules). */
+typedef struct np_feature {
+  int cnt;
+  double p[NP_FEAT_MAX][3];
+  double fn[3];
+  int face;
+  double radius;
+} np_feature;
+
+/* Feature of shape s facing the world direction d (unit). */
+static void np_feature_of(const phys_shape *s, const double d[3], np_feature *f) {
+  double u[3], l[3];
+  f->radius = 0.0;
+  f->face = 0;
+  v3_zero(f->fn);
+  m3_tmulv(l, s->rot, d);
+  np_axis(u, s->rot, 2);
+  switch (s->type) {
+  case PHYS_GEOM_SPHERE:
+    f->cnt = 1;
+    v3_copy(f->p[0], s->pos);
+    f->radius = s->size[0];
+    return;
+  case PHYS_GEOM_CAPSULE:
+    f->radius = s->size[0];
+    if (fabs(l[2]) < NP_SEGMENT_ALIGN) {
+      f->cnt = 2;
+      v3_madd(f->p[0], s->pos, -s->size[1], u);
+      v3_madd(f->p[1], s->pos, s->size[1], u);
+    } else {
+      f->cnt = 1;
+      v3_madd(f->p[0], s->pos, np_sign(l[2]) * s->size[1], u);
+    }
+    return;
+  case PHYS_GEOM_BOX: {
+    /* the face whose normal is closest to d (lowest axis on ties) */
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+      if (fabs(l[i]) > fabs(l[k]) + NP_TIE_EPS) k = i;
+    double sg = np_sign(l[k]);
+    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    static const double cs[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+    double a1[3], a2[3], c[3];
+    np_axis(f->fn, s->rot, k);
+    v3_scale(f->fn, f->fn, sg);
+    np_axis(a1, s->rot, k1);
+    np_axis(a2, s->rot, k2);
+    v3_madd(c, s->pos, s->size[k], f->fn);
+    for (int q = 0; q < 4; q++) {
+      /* (k1, k2) loop is counter-clockwise around +axis k; reverse it on the - side */
+      int qq = sg > 0.0 ? q : 3 - q;
+      v3_madd(f->p[q], c, cs[qq][0] * s->size[k1], a1);
+      v3_madd(f->p[q], f->p[q], cs[qq][1] * s->size[k2], a2);
+    }
+    f->cnt = 4;
+    f->face = 2 * k + (sg < 0.0);
+    return;
+  }
+  case PHYS_GEOM_CYLINDER: {
+    double r = s->size[0], hl = s->size[1];
+    if (fabs(l[2]) >= NP_CAP_ALIGN) {
+      /* cap polygon: rim points at fixed angles from the local x axis */
+      double sg = np_sign(l[2]), x[3], y[3], c[3];
+      np_axis(x, s->rot, 0);
+      np_axis(y, s->rot, 1);
+      v3_madd(c, s->pos, sg * hl, u);
+      v3_scale(f->fn, u, sg);
+      for (int j = 0; j < NP_CAP_POINTS; j++) {
+        double ang = 2.0 * M_PI * j / NP_CAP_POINTS * sg;
+        v3_madd(f->p[j], c, r * cos(ang), x);
+        v3_madd(f->p[j], f->p[j], r * sin(ang), y);
+      }
+      f->cnt = NP_CAP_POINTS;
+      f->face = sg > 0.0;
+    } else {
+      /* side line: the rim direction closest to d on both caps */
+      double w[3];
+      v3_madd(w, d, -v3_dot(d, u), u);
+      if (v3_normalize(w) < 1e-12) np_axis(w, s->rot, 0);
+      v3_madd(f->p[0], s->pos, -hl, u);
+      v3_madd(f->p[0], f->p[0], r, w);
+      v3_madd(f->p[1], s->pos, hl, u);
+      v3_madd(f->p[1], f->p[1], r, w);
+      f->cnt = 2;
+      f->face = 2;
+    }
+    return;
+  }
+  case PHYS_GEOM_MESH: {
+    /* the hull face whose outward normal is closest to d (lowest index on ties) */
+    const phys_hull *h = s->hull;
+    int best = 0;
+    double bd = -INFINITY;
+    for (int i = 0; i < h->nface; i++) {
+      double x = v3_dot(&h->plane[4 * i], l);
+      if (x > bd + NP_TIE_EPS) { bd = x; best = i; }
+    }
+    int cnt = h->face[2 * best + 1];
+    const int *loop = &h->face_vert[h->face[2 * best]];
+    if (cnt > NP_FEAT_MAX) cnt = 0;
+    for (int i = 0; i < cnt; i++) {
+      m3_mulv(f->p[i], s->rot, &h->vert[3 * loop[i]]);
+      v3_add(f->p[i], f->p[i], s->pos);
+    }
+    m3_mulv(f->fn, s->rot, &h->plane[4 * best]);
+    f->cnt = cnt;
+    f->face = best;
+    if (cnt == 0) { /* a face too large to clip: its support point stands in */
+      np_support(s, d, f->p[0]);
+      f->cnt = 1;
+    }
+    return;
+  }
+  default: {
+    np_support(s, d, f->p[0]);
+    f->cnt = 1;
+  }
+  }
+}
+
+/* a polygon being clipped: points, their ids and the id of the edge leaving each point */
+typedef struct np_cpoly {
+  int n;
+  double p[NP_CLIP_MAX][3];
+  int id[NP_CLIP_MAX], edge[NP_CLIP_MAX];
+} np_cpoly;
+
+static void np_cpush(np_cpoly *c, const double x[3], int id, int edge) {
+  if (c->n >= NP_CLIP_MAX) return;
+  v3_copy(c->p[c->n], x);
+  c->id[c->n] = id;
+  c->edge[c->n] = edge;
+  c->n++;
+}
+
+/* Sutherland-Hodgman: keeps x.pn <= off; crossings get ids from (edge, plane). A 2-point
+ * polygon is a segment and is clipped as one (no closing edge). */
+static void np_clip(const np_cpoly *in, const double pn[3], double off, int plane, np_cpoly *out) {
+  out->n = 0;
+  int m = in->n, edges = m == 2 ? 1 : m;
+  if (m == 1) {
+    if (v3_dot(in->p[0], pn) - off <= 0.0) np_cpush(out, in->p[0], in->id[0], in->edge[0]);
+    return;
+  }
+  for (int i = 0; i < m; i++) {
+    const double *p = in->p[i];
+    double dp = v3_dot(p, pn) - off;
+    if (dp <= 0.0) np_cpush(out, p, in->id[i], in->edge[i]);
+    if (i >= edges) continue;
+    const double *q = in->p[(i + 1) % m];
+    double dq = v3_dot(q, pn) - off;
+    if ((dp <= 0.0) == (dq <= 0.0)) continue;
+    double pq[3], x[3];
+    v3_sub(pq, q, p);
+    v3_madd(x, p, dp / (dp - dq), pq);
+    int e = in->edge[i];
+    int xid = e < 64 ? 64 + 64 * e + plane : 4160 + 64 * ((e - 64) & 63) + plane;
+    np_cpush(out, x, xid & 0x3fff, dp <= 0.0 ? 64 + plane : e);
+  }
+  /* a clipped segment keeps its two ends in order, the second end's edge unused */
+}
+
+/* Clips feature inc to the side planes of reference face ref (fn outward, towards inc) and
+ * writes the points deeper than margin. ref_is_b tells which shape owns ref. */
+static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int ref_is_b,
+                            double margin, phys_contact_point *out) {
+  np_cpoly poly[2];
+  poly[0].n = 0;
+  for (int i = 0; i < inc->cnt; i++) np_cpush(&poly[0], inc->p[i], i, i);
+  int cur = 0;
+  double scale = 0.0;
+  for (int i = 0; i < ref->cnt; i++) scale = fmax(scale, fabs(ref->p[i][0]) + fabs(ref->p[i][1]) + fabs(ref->p[i][2]));
+  for (int i = 0; i < ref->cnt && poly[cur].n > 0; i++) {
+    const double *p = ref->p[i], *q = ref->p[(i + 1) % ref->cnt];
+    double e[3], pn[3];
+    v3_sub(e, q, p);
+    v3_cross(pn, e, ref->fn);
+    double len = v3_normalize(pn);
+    if (len < NP_EPS_LEN) continue;
+    /* slightly widened so that incident vertices on a side keep their ids */
+    double off = v3_dot(p, pn) + 1e-9 * (1.0 + scale);
+    np_clip(&poly[cur], pn, off, i & 63, &poly[1 - cur]);
+    cur = 1 - cur;
+  }
+  double normal[3];
+  v3_scale(normal, ref->fn, ref_is_b ? 1.0 : -1.0);
+  uint32_t base = ((uint32_t)ref_is_b << 30) | ((uint32_t)(ref->face & 0xff) << 22) |
+                  ((uint32_t)(inc->face & 0xff) << 14);
+  int count = 0;
+  for (int i = 0; i < poly[cur].n && count < NP_CLIP_MAX; i++) {
+    double xs[3], d[3], pb[3];
+    /* the incident surface point (spheres and capsules sit radius below their axis) */
+    v3_madd(xs, poly[cur].p[i], -inc->radius, ref->fn);
+    v3_sub(d, xs, ref->p[0]);
+    double depth = v3_dot(d, ref->fn);
+    if (!(depth < margin)) continue;
+    if (ref_is_b) v3_madd(pb, xs, -depth, ref->fn);
+    else v3_copy(pb, xs);
+    np_emit(&out[count++], pb, normal, depth, base | (uint32_t)poly[cur].id[i]);
+  }
+  return count;
+}
+
+/* One MPR run of oa against ob: 0 with the depth and the normal n (b -> a), -1 when they do
+ * not overlap, -2 when the run stalled or gave no usable normal. */
+static int np_mpr(np_obj *oa, np_obj *ob, const ccd_t *ccd, double *depth, double n[3]) {
+  np_budget bud;
+  bud.calls = 0;
+  oa->budget = ob->budget = &bud;
+  if (setjmp(bud.jb)) return -2;
+  ccd_real_t d;
+  ccd_vec3_t dir, pos;
+  if (ccdMPRPenetration(oa, ob, ccd, &d, &dir, &pos) != 0) return -1;
+  /* moving b along dir separates them: the normal from b to a is -dir */
+  v3_set(n, -dir.v[0], -dir.v[1], -dir.v[2]);
+  if (!(v3_normalize(n) > 0.5) || !v3_isfinite(n) || !isfinite(d)) return -2;
+  *depth = d;
+  return 0;
+}
+
+/* General convex pair (see the file comment). */
+int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
+                   phys_contact_point *out) {
+  np_obj oa = {a, 0.0, 0, {0, 0, 0}, NULL}, ob = {b, margin, 0, {0, 0, 0}, NULL};
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = np_ccd_support;
+  ccd.support2 = np_ccd_support;
+  ccd.center1 = np_ccd_center;
+  ccd.center2 = np_ccd_center;
+  ccd.max_iterations = 200;
+  /* tolerance above the rounding of world coordinates */
+  ccd.mpr_tolerance = 1e-11 * (1.0 + v3_norm(a->pos) + v3_norm(b->pos));
+  double depth = 0.0, n[3], nn[3];
+  int mpr = np_mpr(&oa, &ob, &ccd, &depth, n);
+  if (mpr == -1) return 0;
+  if (mpr == -2) {
+    /* stalled: the centre line stands in for the normal; the contact is then decided below
+     * (clipping, GJK or the support points along it) */
+    ccd_vec3_t ca, cb;
+    np_ccd_center(&oa, &ca);
+    np_ccd_center(&ob, &cb);
+    v3_set(n, ca.v[0] - cb.v[0], ca.v[1] - cb.v[1], ca.v[2] - cb.v[2]);
+    if (!(v3_normalize(n) > 0.0)) v3_set(n, 0.0, 0.0, 1.0);
+  }
+  /* MPR measures along the ray from its interior point through the origin. Rerun it from an
+   * interior point on the normal's side (inside the difference: within a quarter of the depth)
+   * so that the ray follows the normal; keep a smaller depth. */
+  oa.fixed_center = ob.fixed_center = 1;
+  for (int it = 0; it < 4 && mpr == 0 && depth > 0.0; it++) {
+    double d2, n2[3];
+    v3_scale(oa.center, n, 0.25 * depth);
+    if (np_mpr(&oa, &ob, &ccd, &d2, n2) != 0 || !(d2 < depth)) break;
+    depth = d2;
+    v3_copy(n, n2);
+  }
+  v3_scale(nn, n, -1.0);
+
+  /* a flat contact: clip against the reference face */
+  np_feature fa, fb;
+  np_feature_of(a, nn, &fa);
+  np_feature_of(b, n, &fb);
+  double align_a = fa.cnt >= 3 ? v3_dot(fa.fn, nn) : -1.0;
+  double align_b = fb.cnt >= 3 ? v3_dot(fb.fn, n) : -1.0;
+  int ref_is_b = align_b + 1e-3 >= align_a;
+  const np_feature *ref = ref_is_b ? &fb : &fa, *inc = ref_is_b ? &fa : &fb;
+  double align = ref_is_b ? align_b : align_a;
+  if (align >= NP_FACE_ALIGN && inc->cnt >= 2) {
+    phys_contact_point pts[NP_CLIP_MAX];
+    int count = np_clip_contacts(ref, inc, ref_is_b, margin, pts);
+    if (count > 0) {
+      count = phys__np_reduce4(pts, count);
+      for (int i = 0; i < count; i++) out[i] = pts[i];
+      return count;
+    }
+  }
+
+  /* a point resting on the reference face: the face normal and the point's depth, exact */
+  if (align >= NP_FACE_ALIGN && inc->cnt == 1) {
+    const phys_shape *is = ref_is_b ? a : b;
+    double dn[3], p[3];
+    v3_scale(dn, ref->fn, -1.0);
+    np_support(is, dn, p);
+    int inside = 1;
+    for (int i = 0; i < ref->cnt && inside; i++) {
+      double e[3], pn[3], x[3];
+      v3_sub(e, ref->p[(i + 1) % ref->cnt], ref->p[i]);
+      v3_cross(pn, e, ref->fn);
+      v3_sub(x, p, ref->p[i]);
+      inside = v3_dot(x, pn) <= 0.0;
+    }
+    if (inside) {
+      double x[3], pb[3], normal[3];
+      v3_sub(x, p, ref->p[0]);
+      double fd = v3_dot(x, ref->fn);
+      if (!(fd < margin)) return 0;
+      v3_scale(normal, ref->fn, ref_is_b ? 1.0 : -1.0);
+      if (ref_is_b) v3_madd(pb, p, -fd, ref->fn);
+      else v3_copy(pb, p);
+      np_emit(out, pb, normal, fd, 0x80000000u | (uint32_t)(ref->face & 0xff));
+      return 1;
+    }
+  }
+
+  /* separated cores (spheres and capsules without their radius, other shapes whole): the
+   * exact closest points by GJK */
+  double ra = np_core_radius(a), rb = np_core_radius(b);
+  double ca[3], cb[3];
+  double dcore = phys__np_gjk_distance(np_core_support, a, np_core_support, b, n, ca, cb);
+  if (dcore > 1e-9 * (1.0 + ra + rb)) {
+    double nc[3], sb[3];
+    v3_sub(nc, ca, cb);
+    v3_scale(nc, nc, 1.0 / dcore);
+    double dist = dcore - ra - rb;
+    if (!(dist < margin)) return 0;
+    v3_madd(sb, cb, rb, nc);
+    np_emit(out, sb, nc, dist, 0x80000000u);
+    return 1;
+  }
+
+  /* overlapping cores: MPR's normal and the support points along it */
+  double pa[3], pb[3], d[3];
+  np_support(a, nn, pa);
+  np_support(b, n, pb);
+  v3_sub(d, pa, pb);
+  double dist = v3_dot(d, n);
+  if (!(dist < margin)) return 0;
+  np_emit(out, pb, n, dist, 0x80000001u);
+  return 1;
+}
+
+/* Ellipsoid a on plane b: its support point along -n. */
+int phys__np_ellipsoid_plane(const phys_shape *a, const phys_shape *b, double margin,
+                       phys_contact_point *out) {
+  double n[3], nn[3], p[3], d[3], pb[3];
+  np_axis(n, b->rot, 2);
+  v3_scale(nn, n, -1.0);
+  np_support(a, nn, p);
+  v3_sub(d, p, b->pos);
+  double dist = v3_dot(d, n);
+  if (!(dist < margin)) return 0;
+  v3_madd(pb, p, -dist, n);
+  np_emit(out, pb, n, dist, 0);
+  return 1;
+}
+
+/* Mesh a on plane b: every hull vertex within margin, reduced to 4. */
+int phys__np_mesh_plane(const phys_shape *a, const phys_shape *b, double margin,
+                  phys_contact_point *out) {
+  const phys_hull *h = a->hull;
+  double n[3];
+  np_axis(n, b->rot, 2);
+  /* plane in the mesh frame: skip the vertices that cannot reach it */
+  double nl[3], c[3];
+  m3_tmulv(nl, a->rot, n);
+  v3_sub(c, a->pos, b->pos);
+  double h0 = v3_dot(c, n);
+  phys_contact_point pts[64];
+  int count = 0;
+  for (int v = 0; v < h->nvert; v++) {
+    double dist = h0 + v3_dot(&h->vert[3 * v], nl);
+    if (!(dist < margin)) continue;
+    double p[3], pb[3];
+    m3_mulv(p, a->rot, &h->vert[3 * v]);
+    v3_add(p, p, a->pos);
+    v3_madd(pb, p, -dist, n);
+    if (count == 64) {
+      /* keep the reduced set and go on collecting */
+      count = phys__np_reduce4(pts, count);
+    }
+    np_emit(&pts[count++], pb, n, dist, (uint32_t)v);
+  }
+  count = phys__np_reduce4(pts, count);
+  for (int i = 0; i < count; i++) out[i] = pts[i];
+  return count;
+}

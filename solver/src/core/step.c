@@ -1,0 +1,270 @@
+/* step.c - one time step: the pipeline that ties the stages together.
+ *
+ *   1. save the state (restored if the step goes non-finite), reset the arena
+ *   2. geom poses and speculative margins of awake bodies
+ *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
+ *   4. islands (union-find) and the solver's flat layout
+ *   5. SubADMM on every island (parallel)
+ *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
+ *      then remove penetrations at the position level
+ *   7. warm-start store, sleeping, statistics
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include "constraints/problem.h"
+#include "model/actuator.h"
+#include "model/sensor.h"
+#include "core/alloc.h"
+#include "core/math3.h"
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* doubles of generalised state over all articulations */
+static int artic_state_size(const phys_world *w) {
+  int n = 0;
+  for (int i = 0; i < w->nartics; i++) n += w->artics[i].t.nq + w->artics[i].t.nv;
+  return n;
+}
+
+/* copy every body's x, q, v, w and every tree's qpos, qvel aside; returns 0 or -1 */
+static int save_state(phys_world *w) {
+  if (PHYS_RESERVE(w->saved_state, w->saved_cap, 13 * w->nbodies + artic_state_size(w))) return -1;
+  for (int i = 0; i < w->nbodies; i++) {
+    double *d = w->saved_state + 13 * i;
+    const phys_body *b = &w->bodies[i];
+    memcpy(d, b->x, 3 * sizeof(double));
+    memcpy(d + 3, b->q, 4 * sizeof(double));
+    memcpy(d + 7, b->v, 3 * sizeof(double));
+    memcpy(d + 10, b->w, 3 * sizeof(double));
+  }
+  double *d = w->saved_state + 13 * w->nbodies;
+  for (int i = 0; i < w->nartics; i++) {
+    const phys_artic *a = &w->artics[i];
+    memcpy(d, a->qpos, (size_t)a->t.nq * sizeof(double));
+    d += a->t.nq;
+    memcpy(d, a->qvel, (size_t)a->t.nv * sizeof(double));
+    d += a->t.nv;
+  }
+  return 0;
+}
+
+static void restore_state(phys_world *w) {
+  for (int i = 0; i < w->nbodies; i++) {
+    const double *d = w->saved_state + 13 * i;
+    phys_body *b = &w->bodies[i];
+    memcpy(b->x, d, 3 * sizeof(double));
+    memcpy(b->q, d + 3, 4 * sizeof(double));
+    memcpy(b->v, d + 7, 3 * sizeof(double));
+    memcpy(b->w, d + 10, 3 * sizeof(double));
+    if (b->alive) phys__body_update_geoms(w, i);
+  }
+  const double *d = w->saved_state + 13 * w->nbodies;
+  for (int i = 0; i < w->nartics; i++) {
+    phys_artic *a = &w->artics[i];
+    memcpy(a->qpos, d, (size_t)a->t.nq * sizeof(double));
+    d += a->t.nq;
+    memcpy(a->qvel, d, (size_t)a->t.nv * sizeof(double));
+    d += a->t.nv;
+  }
+}
+
+/* wake sleeping bodies held by a connect to an awake body */
+static void wake_connected(phys_world *w) {
+  for (int c = 0; c < w->nconnects; c++) {
+    const phys_connect *cn = &w->connects[c];
+    if (!cn->alive || cn->body2 == PHYS_ID_NONE) continue;
+    phys_body *a = &w->bodies[cn->body1], *b = &w->bodies[cn->body2];
+    if (a->is_static || b->is_static || a->asleep == b->asleep) continue;
+    phys__wake_body(w, a->asleep ? cn->body1 : cn->body2);
+  }
+}
+
+/* speculative margins stop growing here (m): a body faster than this per step may tunnel */
+#define MAX_SPECULATIVE_MARGIN 1.0
+
+/* per-geom margin: base margin plus how far the body can move in one step */
+static double *geom_margins(phys_world *w) {
+  double *m = ARENA_NEW(&w->arena, double, w->ngeoms);
+  if (w->ngeoms && !m) return NULL;
+  double h = w->opt.timestep, half = 0.5 * w->opt.contact_margin;
+  double gstep = h * h * v3_norm(w->opt.gravity);
+  for (int g = 0; g < w->ngeoms; g++) {
+    const phys_geom *geom = &w->geoms[g];
+    m[g] = half;
+    if (!geom->alive || geom->is_static) continue;
+    const phys_body *b = &w->bodies[geom->body];
+    if (b->asleep) continue;
+    m[g] += h * (v3_norm(b->v) + v3_norm(b->w) * b->rbound) + gstep;
+    if (!(m[g] < MAX_SPECULATIVE_MARGIN)) m[g] = MAX_SPECULATIVE_MARGIN;
+  }
+  return m;
+}
+
+/* x += h v; q <- exp(h w / 2) q for every solved free body; trees integrate their joints and
+ * refresh their links by forward kinematics */
+static void integrate(phys_world *w, const phys_solver *s) {
+  double h = w->opt.timestep;
+  for (int sb = 0; sb < s->nb; sb++) {
+    if (s->sb_tree[sb] >= 0) continue;
+    phys_body *b = &w->bodies[s->body_id[sb]];
+    const double *v = s->v + 6 * sb;
+    v3_copy(b->v, v);
+    v3_copy(b->w, v + 3);
+    v3_madd(b->x, b->x, h, b->v);
+    double wn = v3_norm(b->w);
+    if (wn > 0.0) {
+      double half = 0.5 * h * wn, sn = sin(half) / wn;
+      double dq[4] = {cos(half), b->w[0] * sn, b->w[1] * sn, b->w[2] * sn};
+      q_mul(b->q, dq, b->q);
+      q_normalize(b->q);
+    }
+  }
+  for (int k = 0; k < s->ntrees; k++) {
+    phys_artic *a = &w->artics[s->tree[k].artic];
+    const phys_tree_solve *t = &s->tree[k];
+    /* the force an implicit joint command applied: at the new velocity and position */
+    for (int d = 0; d < a->t.nv; d++)
+      if (t->cmd_kp[d] != 0.0 || t->cmd_kd[d] != 0.0)
+        a->cmd_force[d] = t->cmd_ref[d] - (h * t->cmd_kp[d] + t->cmd_kd[d]) * t->qd[d];
+    /* actuator forces at the new velocity, before the positions move */
+    for (int i = 0; i < w->nactuators; i++) {
+      const phys_body *ab = &w->bodies[w->actuators[i].body];
+      if (ab->artic != s->tree[k].artic) continue;
+      phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
+    }
+    memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
+    phys__artic_integrate(a, h);
+    phys__artic_forward(w, s->tree[k].artic);
+  }
+}
+
+/* first awake body whose state is not finite, or -1 */
+static int find_nonfinite(const phys_world *w, const phys_solver *s) {
+  for (int sb = 0; sb < s->nb; sb++) {
+    const phys_body *b = &w->bodies[s->body_id[sb]];
+    if (!v3_isfinite(b->x) || !v3_isfinite(b->v) || !v3_isfinite(b->w) || !isfinite(b->q[0]) ||
+        !isfinite(b->q[1]) || !isfinite(b->q[2]) || !isfinite(b->q[3]))
+      return s->body_id[sb];
+  }
+  return -1;
+}
+
+/* copy solved impulses back to the contacts and connects */
+static void store_impulses(phys_world *w, const phys_solver *s) {
+  for (int i = 0; i < w->nartics; i++)
+    memset(w->artics[i].limit_lambda, 0, 2 * sizeof(double) * (size_t)w->artics[i].t.nv);
+  for (int ci = 0; ci < s->ncon; ci++) {
+    const phys_con *c = &s->con[ci];
+    if (c->kind == PHYS_CON_CONTACT)
+      v3_copy(w->contacts[c->src].lambda + 3 * c->ang, c->lambda);
+    else if (c->kind == PHYS_CON_CONNECT)
+      v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
+    else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];
+  }
+}
+
+/* statistics of the step from the solver's per-island results */
+static void fill_stats(phys_world *w, const phys_solver *s) {
+  phys_step_stats *st = &w->stats;
+  st->contacts = w->ncontacts;
+  st->islands = s->nislands;
+  st->broadphase_pairs = w->npairs;
+  st->iterations_max = 0;
+  st->residual = 0.0;
+  st->refactorizations = 0;
+  st->stalls = 0;
+  double wsum = 0.0, it_sum = 0.0, res_sum = 0.0;
+  for (int k = 0; k < s->nislands; k++) {
+    int nc = s->isl_con_start[k + 1] - s->isl_con_start[k];
+    if (nc == 0) continue;
+    if (s->isl_iters[k] > st->iterations_max) st->iterations_max = s->isl_iters[k];
+    if (s->isl_residual[k] > st->residual) st->residual = s->isl_residual[k];
+    wsum += nc;
+    it_sum += (double)nc * s->isl_iters[k];
+    res_sum += (double)nc * s->isl_residual[k];
+    st->refactorizations += s->isl_refactor[k];
+    st->stalls += s->isl_stall[k];
+  }
+  st->iterations_mean = wsum > 0 ? it_sum / wsum : 0.0;
+  st->residual_mean = wsum > 0 ? res_sum / wsum : 0.0;
+  st->penetration_max = 0.0;
+  for (int c = 0; c < w->ncontacts; c++)
+    if (-w->contacts[c].dist > st->penetration_max) st->penetration_max = -w->contacts[c].dist;
+  st->bodies_awake = st->bodies_asleep = 0;
+  for (int i = 0; i < w->nbodies; i++) {
+    const phys_body *b = &w->bodies[i];
+    if (!b->alive || b->is_static) continue;
+    if (b->asleep) st->bodies_asleep++;
+    else st->bodies_awake++;
+  }
+}
+
+phys_status phys_world_step(phys_world *w) {
+  double t0 = now_seconds();
+  phys__arena_reset(&w->arena);
+  if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  w->stats.step = w->step_index + 1;
+
+  /* collision: poses, margins, pairs, contacts */
+  wake_connected(w);
+  for (int b = 0; b < w->nbodies; b++)
+    if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+  double *margin = geom_margins(w);
+  if (!margin || phys__broadphase(w, margin) < 0 || phys__build_contacts(w, margin))
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in collision detection");
+  double t1 = now_seconds();
+
+  /* islands and the solver layout */
+  phys_solver s;
+  memset(&s, 0, sizeof s);
+  if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  double t2 = now_seconds();
+
+  /* SubADMM */
+  int src = phys__solve(w, &s);
+  if (src == -2)
+    return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
+                                         "without massive links below it?); nothing changed");
+  if (src == -3)
+    return phys__fail(w, PHYS_E_STATE, "step: an island has more than %d dofs, too many for the "
+                                       "No Sub ablation's dense factor; nothing changed",
+                      PHYS_NOSUB_MAX_DOFS);
+  if (src) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  double t3 = now_seconds();
+
+  /* integrate, and refuse a non-finite result */
+  integrate(w, &s);
+  phys__correct_positions(w, &s);
+  int bad = find_nonfinite(w, &s);
+  if (bad >= 0) {
+    restore_state(w);
+    return phys__fail(w, PHYS_E_NUMERIC,
+                      "step %llu: body %d became non-finite; the state before the step is kept",
+                      (unsigned long long)(w->step_index + 1), bad);
+  }
+  store_impulses(w, &s);
+  if (phys__store_warm_start(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  phys__sensor_record(w); /* before sleeping zeroes velocities */
+  phys__update_sleep(w, &s);
+  for (int b = 0; b < w->nbodies; b++) {
+    v3_zero(w->bodies[b].force);
+    v3_zero(w->bodies[b].torque);
+  }
+  w->step_index++;
+  w->time += w->opt.timestep;
+  double t4 = now_seconds();
+
+  /* statistics */
+  fill_stats(w, &s);
+  w->stats.time_collision = t1 - t0;
+  w->stats.time_islands = t2 - t1;
+  w->stats.time_solve = t3 - t2;
+  w->stats.time_integrate = t4 - t3;
+  w->stats.time_total = t4 - t0;
+  return PHYS_OK;
+}

@@ -1,0 +1,316 @@
+/* tree.c - kinematics and dynamics of kinematic trees in generalised coordinates (tree.h).
+ *
+ * Every joint's motion subspace is expressed in world coordinates and is fixed in the child
+ * body (hinge axis and anchor, ball and free axes in the body frame), so its time derivative is
+ * v_i x S (Featherstone, RBDA 2.10) and no coordinate transforms are needed anywhere. */
+#include <string.h>
+#include "dynamics/tree.h"
+#include "core/spatial.h"
+
+int phys__joint_nv(int joint) {
+  switch (joint) {
+    case PHYS_JOINT_HINGE:
+    case PHYS_JOINT_SLIDE: return 1;
+    case PHYS_JOINT_BALL: return 3;
+    case PHYS_JOINT_FREE: return 6;
+    default: return 0;
+  }
+}
+
+int phys__joint_nq(int joint) {
+  switch (joint) {
+    case PHYS_JOINT_HINGE:
+    case PHYS_JOINT_SLIDE: return 1;
+    case PHYS_JOINT_BALL: return 4;
+    case PHYS_JOINT_FREE: return 7;
+    default: return 0;
+  }
+}
+
+int phys__tree_index(phys_tree *t) {
+  int nq = 0, nv = 0;
+  for (int i = 0; i < t->nbody; i++) {
+    const phys_tree_body *b = &t->body[i];
+    if (b->parent >= i || b->parent < -1) return -1;
+    if (b->joint == PHYS_JOINT_FREE && b->parent != -1) return -1;
+    int bnv = phys__joint_nv(b->joint);
+    if (t->qadr) {
+      t->qadr[i] = nq;
+      t->vadr[i] = nv;
+      t->vnum[i] = bnv;
+    }
+    /* dof parent: the previous dof of this body, else the last dof of the nearest ancestor */
+    if (t->dof_parent) {
+      for (int d = 0; d < bnv; d++) {
+        int prev = -1;
+        if (d > 0) {
+          prev = nv + d - 1;
+        } else {
+          for (int a = b->parent; a >= 0 && prev < 0; a = t->body[a].parent)
+            if (t->vnum[a] > 0) prev = t->vadr[a] + t->vnum[a] - 1;
+        }
+        t->dof_parent[nv + d] = prev;
+        t->dof_body[nv + d] = i;
+      }
+    }
+    nq += phys__joint_nq(b->joint);
+    nv += bnv;
+  }
+  t->nq = nq;
+  t->nv = nv;
+  return 0;
+}
+
+void phys__tree_qpos0(const phys_tree *t, double *qpos) {
+  memset(qpos, 0, (size_t)t->nq * sizeof(double));
+  for (int i = 0; i < t->nbody; i++) {
+    int j = t->body[i].joint;
+    if (j == PHYS_JOINT_BALL) qpos[t->qadr[i]] = 1.0;
+    if (j == PHYS_JOINT_FREE) qpos[t->qadr[i] + 3] = 1.0;
+  }
+}
+
+/* world motion column of a rotation about world axis a through world point p: (p x a, a) */
+static void rotation_column(double S[6], const double p[3], const double a[3]) {
+  v3_cross(S, p, a);
+  v3_copy(S + 3, a);
+}
+
+void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot, double *xpos,
+                          double *S) {
+  for (int i = 0; i < t->nbody; i++) {
+    const phys_tree_body *b = &t->body[i];
+    double *R = xrot + 9 * i, *x = xpos + 3 * i;
+    const double *q = qpos + t->qadr[i];
+    double *Si = S + 6 * t->vadr[i];
+
+    /* frame at the joint's zero: parent pose composed with the body's offset */
+    double Rp[9], xp[3], Rb[9], R0[9], x0[3];
+    if (b->parent < 0) {
+      m3_identity(Rp);
+      v3_zero(xp);
+    } else {
+      memcpy(Rp, xrot + 9 * b->parent, sizeof Rp);
+      v3_copy(xp, xpos + 3 * b->parent);
+    }
+    q_to_m3(Rb, b->quat);
+    m3_mul(R0, Rp, Rb);
+    m3_mulv(x0, Rp, b->pos);
+    v3_add(x0, x0, xp);
+
+    /* the joint's motion */
+    double anchor[3], axis[3], off[3];
+    switch (b->joint) {
+      case PHYS_JOINT_HINGE: {
+        double qr[4], Rq[9], s = sin(0.5 * q[0]);
+        double na[3];
+        v3_copy(na, b->axis);
+        v3_normalize(na);
+        qr[0] = cos(0.5 * q[0]);
+        qr[1] = na[0] * s;
+        qr[2] = na[1] * s;
+        qr[3] = na[2] * s;
+        q_to_m3(Rq, qr);
+        m3_mul(R, R0, Rq);
+        m3_mulv(anchor, R0, b->jpos);
+        v3_add(anchor, anchor, x0);
+        m3_mulv(off, R, b->jpos);
+        v3_sub(x, anchor, off);
+        m3_mulv(axis, R, na);
+        rotation_column(Si, anchor, axis);
+        break;
+      }
+      case PHYS_JOINT_SLIDE: {
+        double na[3];
+        v3_copy(na, b->axis);
+        v3_normalize(na);
+        memcpy(R, R0, 9 * sizeof(double));
+        m3_mulv(axis, R0, na);
+        v3_madd(x, x0, q[0], axis);
+        v3_copy(Si, axis);
+        v3_zero(Si + 3);
+        break;
+      }
+      case PHYS_JOINT_BALL: {
+        double qn[4] = {q[0], q[1], q[2], q[3]}, Rq[9];
+        q_normalize(qn);
+        q_to_m3(Rq, qn);
+        m3_mul(R, R0, Rq);
+        m3_mulv(anchor, R0, b->jpos);
+        v3_add(anchor, anchor, x0);
+        m3_mulv(off, R, b->jpos);
+        v3_sub(x, anchor, off);
+        for (int k = 0; k < 3; k++) {
+          double e[3] = {R[k], R[3 + k], R[6 + k]}; /* body axis k in the world */
+          rotation_column(Si + 6 * k, anchor, e);
+        }
+        break;
+      }
+      case PHYS_JOINT_FREE: {
+        double qn[4] = {q[3], q[4], q[5], q[6]};
+        q_normalize(qn);
+        q_to_m3(R, qn);
+        v3_copy(x, q);
+        for (int k = 0; k < 3; k++) {
+          double e[3] = {R[k], R[3 + k], R[6 + k]};
+          v3_copy(Si + 6 * k, e);
+          v3_zero(Si + 6 * k + 3);
+          rotation_column(Si + 6 * (3 + k), x, e);
+        }
+        break;
+      }
+      default:
+        memcpy(R, R0, 9 * sizeof(double));
+        v3_copy(x, x0);
+    }
+  }
+}
+
+void phys__tree_inertias(const phys_tree *t, const double *xrot, const double *xpos, double *Iw) {
+  for (int i = 0; i < t->nbody; i++) {
+    const phys_tree_body *b = &t->body[i];
+    const double *R = xrot + 9 * i;
+    double c[3], Ic[9], T[9], Rt[9];
+    m3_mulv(c, R, b->com);
+    v3_add(c, c, xpos + 3 * i);
+    m3_mul(T, R, b->inertia);
+    m3_transpose(Rt, R);
+    m3_mul(Ic, T, Rt);
+    sp_inertia(Iw + 36 * i, b->mass, c, Ic);
+  }
+}
+
+void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, const double *qvel,
+                    const double *qacc, const double g[3], double *tau, double *scratch) {
+  double *v = scratch, *a = scratch + 6 * t->nbody, *f = scratch + 12 * t->nbody;
+
+  /* outward: velocities and accelerations (gravity as an upward base acceleration) */
+  for (int i = 0; i < t->nbody; i++) {
+    int p = t->body[i].parent;
+    double *vi = v + 6 * i, *ai = a + 6 * i, sqd[6] = {0, 0, 0, 0, 0, 0};
+    if (p < 0) {
+      memset(vi, 0, 6 * sizeof(double));
+      ai[0] = -g[0];
+      ai[1] = -g[1];
+      ai[2] = -g[2];
+      ai[3] = ai[4] = ai[5] = 0.0;
+    } else {
+      memcpy(vi, v + 6 * p, 6 * sizeof(double));
+      memcpy(ai, a + 6 * p, 6 * sizeof(double));
+    }
+    for (int d = 0; d < t->vnum[i]; d++) {
+      int k = t->vadr[i] + d;
+      for (int r = 0; r < 6; r++) {
+        sqd[r] += S[6 * k + r] * qvel[k];
+        ai[r] += S[6 * k + r] * (qacc ? qacc[k] : 0.0);
+      }
+    }
+    for (int r = 0; r < 6; r++) vi[r] += sqd[r];
+    double c[6];
+    sp_cross_motion(c, vi, sqd);
+    for (int r = 0; r < 6; r++) ai[r] += c[r];
+
+    /* body force: I a + v x* (I v) */
+    double Iv[6], fv[6];
+    sp_mulv(f + 6 * i, Iw + 36 * i, ai);
+    sp_mulv(Iv, Iw + 36 * i, vi);
+    sp_cross_force(fv, vi, Iv);
+    for (int r = 0; r < 6; r++) f[6 * i + r] += fv[r];
+  }
+
+  /* inward: joint forces, and each body's force passed to its parent */
+  for (int i = t->nbody - 1; i >= 0; i--) {
+    for (int d = 0; d < t->vnum[i]; d++) {
+      int k = t->vadr[i] + d;
+      tau[k] = sp_dot(S + 6 * k, f + 6 * i);
+    }
+    int p = t->body[i].parent;
+    if (p >= 0)
+      for (int r = 0; r < 6; r++) f[6 * p + r] += f[6 * i + r];
+  }
+}
+
+void phys__tree_crba(const phys_tree *t, const double *S, const double *Iw, double *H,
+                    double *scratch) {
+  int nv = t->nv;
+  double *Ic = scratch;
+  memcpy(Ic, Iw, 36 * sizeof(double) * (size_t)t->nbody);
+  memset(H, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+
+  /* composite inertias: each subtree's total, children first */
+  for (int i = t->nbody - 1; i >= 0; i--) {
+    int p = t->body[i].parent;
+    if (p >= 0)
+      for (int r = 0; r < 36; r++) Ic[36 * p + r] += Ic[36 * i + r];
+  }
+
+  /* H[j][k] = S_j^T Ic_body(k) S_k for k and every dof j on its path to the root */
+  for (int k = 0; k < nv; k++) {
+    double F[6];
+    sp_mulv(F, Ic + 36 * t->dof_body[k], S + 6 * k);
+    for (int j = k; j >= 0; j = t->dof_parent[j]) {
+      double h = sp_dot(S + 6 * j, F);
+      H[(size_t)j * nv + k] = h;
+      H[(size_t)k * nv + j] = h;
+    }
+  }
+}
+
+int phys__tree_ltdl(const phys_tree *t, double *H) {
+  int nv = t->nv;
+  for (int k = nv - 1; k >= 0; k--) {
+    double dk = H[(size_t)k * nv + k];
+    if (!(dk > 0.0)) return -1;
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
+      double a = H[(size_t)k * nv + i] / dk;
+      for (int j = i; j >= 0; j = t->dof_parent[j]) H[(size_t)i * nv + j] -= a * H[(size_t)k * nv + j];
+      H[(size_t)k * nv + i] = a;
+    }
+  }
+  return 0;
+}
+
+void phys__tree_ltdl_solve(const phys_tree *t, const double *LD, double *x) {
+  int nv = t->nv;
+  /* L^T y = b, deepest dofs first */
+  for (int k = nv - 1; k >= 0; k--)
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) x[i] -= LD[(size_t)k * nv + i] * x[k];
+  /* D z = y */
+  for (int k = 0; k < nv; k++) x[k] /= LD[(size_t)k * nv + k];
+  /* L x = z, root first */
+  for (int k = 0; k < nv; k++)
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) x[k] -= LD[(size_t)k * nv + i] * x[i];
+}
+
+int phys__tree_ltdl_nnz(const phys_tree *t) {
+  int n = 0;
+  for (int k = 0; k < t->nv; k++)
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) n++;
+  return n;
+}
+
+void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p) {
+  int nv = t->nv, e = 0;
+  p->nv = nv;
+  for (int k = nv - 1; k >= 0; k--)
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
+      p->k[e] = k;
+      p->i[e] = i;
+      p->l[e] = LD[(size_t)k * nv + i];
+      e++;
+    }
+  p->nnz = e;
+  for (int k = 0; k < nv; k++) p->invd[k] = 1.0 / LD[(size_t)k * nv + k];
+}
+
+void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x) {
+  int n = p->nnz;
+  const int *kk = p->k, *ii = p->i;
+  const double *l = p->l;
+  /* L^T y = b, deepest dofs first */
+  for (int e = 0; e < n; e++) x[ii[e]] -= l[e] * x[kk[e]];
+  /* D z = y */
+  for (int k = 0; k < p->nv; k++) x[k] *= p->invd[k];
+  /* L x = z, root first (the list backwards) */
+  for (int e = n - 1; e >= 0; e--) x[kk[e]] -= l[e] * x[ii[e]];
+}

@@ -1,0 +1,104 @@
+/* tree.h - kinematic trees in generalised coordinates: forward kinematics, recursive
+ * Newton-Euler (RNEA), the composite-rigid-body mass matrix (CRBA, optionally with a general
+ * 6x6 inertia per body such as SubADMM's H_b, paper 002 eq. 40-41) and the tree-sparse LTDL
+ * factorisation of branch-induced sparsity (Featherstone, RBDA 6.5).
+ *
+ * A tree is flat arrays: bodies in topological order (parent index < own index, -1 = world),
+ * one joint per body (its motion relative to the parent), dofs numbered in body order with a
+ * dof-parent array `dof_parent` that gives the sparsity of the mass matrix. Functions work on
+ * caller-owned arrays, allocate nothing and are thread-safe for distinct outputs. This module
+ * is the base of articulated subsystems; the step does not use it yet. */
+#ifndef PHYS_TREE_H
+#define PHYS_TREE_H
+
+enum {
+  PHYS_JOINT_FIXED = 0, /* 0 dof: welded to the parent */
+  PHYS_JOINT_HINGE = 1, /* 1 dof: rotation about `axis` through `pos` */
+  PHYS_JOINT_SLIDE = 2, /* 1 dof: translation along `axis` */
+  PHYS_JOINT_BALL = 3,  /* 3 dofs: rotation about `pos`; qpos is a quaternion, qvel the angular
+                           velocity in world axes */
+  PHYS_JOINT_FREE = 4   /* 6 dofs: qpos = body origin (3) + quaternion (4); qvel = velocity of
+                           the body origin (3) and angular velocity (3), world axes */
+};
+
+typedef struct phys_tree_body {
+  int parent;          /* index of the parent body, -1 for the world */
+  int joint;           /* PHYS_JOINT_* */
+  double pos[3];       /* body frame origin in the parent frame at qpos = 0 (identity) */
+  double quat[4];      /* body frame orientation in the parent frame at qpos = 0 */
+  double axis[3];      /* joint axis in the body frame (hinge, slide) */
+  double jpos[3];      /* joint anchor in the body frame (hinge, ball) */
+  double mass;         /* > 0 */
+  double com[3];       /* centre of mass in the body frame */
+  double inertia[9];   /* rotational inertia about the COM, body frame (symmetric) */
+} phys_tree_body;
+
+typedef struct phys_tree {
+  int nbody;
+  const phys_tree_body *body;
+  int nq, nv;
+  int *qadr, *vadr, *vnum;  /* per body: first qpos, first dof, dof count */
+  int *dof_parent;          /* per dof: the previous dof on the path to the root, -1 at the root */
+  int *dof_body;            /* per dof: its body */
+} phys_tree;
+
+/* dofs and qpos size of a joint type */
+int phys__joint_nv(int joint);
+int phys__joint_nq(int joint);
+
+/* Fill the index arrays of `t` (caller-allocated with nbody entries for qadr/vadr/vnum and nv
+ * entries for dof_parent/dof_body: call with those pointers NULL first to get nq and nv).
+ * Returns 0, or -1 if the bodies are not in topological order. */
+int phys__tree_index(phys_tree *t);
+
+/* The neutral configuration: zeros, identity quaternions. */
+void phys__tree_qpos0(const phys_tree *t, double *qpos);
+
+/* Forward kinematics at qpos: per body world rotation (9), origin (3) and, per dof, the world
+ * motion subspace column S (6 per dof). Outputs are caller arrays (xrot 9*nbody, xpos 3*nbody,
+ * S 6*nv). */
+void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot, double *xpos,
+                          double *S);
+
+/* World spatial inertia (36 per body, about the world origin) from the kinematics. */
+void phys__tree_inertias(const phys_tree *t, const double *xrot, const double *xpos, double *Iw);
+
+/* Inverse dynamics (RNEA) at (qpos, qvel, qacc) with gravity g: tau (nv). `S` and `Iw` come
+ * from the two functions above. Scratch: 18 * nbody doubles. */
+void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, const double *qvel,
+                    const double *qacc, const double g[3], double *tau, double *scratch);
+
+/* Mass matrix by CRBA: H (nv x nv, row-major, full symmetric; entries between dofs on different
+ * branches are left 0) from the per-body 6x6 inertias `Iw` (the true spatial inertias, or any
+ * SPD 6x6 such as SubADMM's H_b). Scratch: 36 * nbody doubles. */
+void phys__tree_crba(const phys_tree *t, const double *S, const double *Iw, double *H,
+                    double *scratch);
+
+/* Factor H = L^T D L in place with the tree's sparsity (no fill-in): afterwards the strictly
+ * lower part along each dof's ancestor chain holds L, the diagonal holds D. Returns 0, or -1
+ * if a pivot is not positive (H not SPD). */
+int phys__tree_ltdl(const phys_tree *t, double *H);
+
+/* Solve (L^T D L) x = b in place on x (nv) with the factor from phys__tree_ltdl. */
+void phys__tree_ltdl_solve(const phys_tree *t, const double *LD, double *x);
+
+/* A factor of phys__tree_ltdl packed for repeated solves: the off-diagonal entries of L as one
+ * flat list of (row k, column i, value) in the order the solve visits them, and 1 / D. The
+ * arrays are the caller's (phys__tree_ltdl_nnz entries in k, i and l; nv in invd). */
+typedef struct phys_ltdl_packed {
+  int nv, nnz;
+  int *k, *i;
+  double *l, *invd;
+} phys_ltdl_packed;
+
+/* Number of off-diagonal entries of the tree's L (the sum of the dofs' ancestor counts). */
+int phys__tree_ltdl_nnz(const phys_tree *t);
+
+/* Pack the factor LD (from phys__tree_ltdl) into p, whose arrays are sized by the caller. */
+void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p);
+
+/* Solve (L^T D L) x = b in place with a packed factor: the same arithmetic as
+ * phys__tree_ltdl_solve except that the second pass sums each row from the root down. */
+void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x);
+
+#endif

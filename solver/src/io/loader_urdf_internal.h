@@ -1,0 +1,134 @@
+/* loader_urdf_internal.h - shared state and helpers of the URDF loader (loader_urdf*.c).
+ *
+ * A load parses the libxml2 tree into flat arrays of links, joints and collision geoms
+ * (loader_urdf_parse.c), checks the kinematic tree and groups links welded by fixed joints into
+ * physd bodies (loader_urdf_build.c), resolves mesh file names (loader_urdf_path.c) and builds
+ * the world through the public API only. Every failure goes through phys__ur_fail(), which writes
+ * "FILE:LINE: <element>: reason". A context lives on the stack of one load call.
+ */
+#ifndef PHYS_LOADER_URDF_INTERNAL_H
+#define PHYS_LOADER_URDF_INTERNAL_H
+
+#include <libxml/tree.h>
+#include "phys/phys.h"
+
+/* URDF joint types. */
+typedef enum ur_jtype {
+  UR_REVOLUTE = 0,
+  UR_CONTINUOUS,
+  UR_PRISMATIC,
+  UR_FIXED,
+  UR_FLOATING,
+  UR_PLANAR
+} ur_jtype;
+
+/* A collision geom in its link's frame; meshes keep their resolved file and scale. */
+typedef struct ur_geom {
+  phys_geom_desc g;
+  const xmlNode *node;  /* the <collision> element */
+  int is_mesh;
+  char *mesh_path;      /* resolved file (owned), meshes only */
+  double scale[3];
+  int mesh_id;          /* world mesh once registered, -1 before */
+} ur_geom;
+
+/* A <link>. */
+typedef struct ur_link {
+  const xmlNode *node;
+  const char *name;          /* points into the document */
+  int parent_joint;          /* joint whose child this is, -1 for the root */
+  double mass;               /* 0: no <inertial> or mass 0 */
+  double com[3], inertia[3], iquat[4]; /* link frame; principal moments and axes */
+  int geom0, ngeom;          /* range in ur_ctx.geoms */
+  int group;                 /* physd body it ends up in, -1 before the tree walk */
+  double rel_pos[3], rel_quat[4]; /* link frame in the group frame */
+} ur_link;
+
+/* A <joint>. */
+typedef struct ur_joint {
+  const xmlNode *node;
+  const char *name;
+  ur_jtype type;
+  const char *parent_name, *child_name;
+  const xmlNode *parent_node, *child_node;
+  int parent, child;         /* link indices after the tree check */
+  double pos[3], quat[4];    /* child link frame in the parent link frame */
+  double axis[3];            /* unit, joint (= child) frame */
+  double lower, upper, damping;
+} ur_joint;
+
+/* How a group becomes a physd body. */
+typedef enum ur_gkind { UR_G_STATIC = 0, UR_G_FREE, UR_G_LINK } ur_gkind;
+
+/* A physd body: a link and the links welded to it by fixed joints. */
+typedef struct ur_group {
+  ur_gkind kind;
+  int link;                  /* the link whose frame is the group frame */
+  int parent;                /* parent group, -1 for the world */
+  int joint;                 /* joint from the parent group, -1 for the root */
+  double pos[3], quat[4];    /* group frame in the parent group's frame (world for the root) */
+  int has_children;          /* some group hangs from it */
+  int massive_below;         /* some descendant group has mass */
+  int ngeom;                 /* collision geoms, once added */
+  phys_id id;
+} ur_group;
+
+/* State of one load. */
+typedef struct ur_ctx {
+  const char *file;          /* name used in messages */
+  const char *base_dir;      /* relative mesh paths ("." when NULL) */
+  phys_error *err;           /* never NULL */
+  phys_load_options lo;
+  phys_world *world;
+  ur_link *links;
+  int nlink, caplink;
+  ur_joint *joints;
+  int njoint, capjoint;
+  ur_geom *geoms;
+  int ngeom, capgeom;
+  ur_group *groups;
+  int ngroup, capgroup;
+  char **notices;            /* "key\ntext" (owned), one per key */
+  int nnotice, capnotice;
+} ur_ctx;
+
+/* ---- errors, notices, attributes (loader_urdf_parse.c) ------------------------------------ */
+
+/* Write "FILE:LINE: <element>: reason" (node NULL: line 0, element "robot") and return `code`. */
+phys_status phys__ur_fail(ur_ctx *c, const xmlNode *node, phys_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Record the notice "FILE:LINE: <element>: text" once per `key`. */
+phys_status phys__ur_notice(ur_ctx *c, const xmlNode *node, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Local name of an element. */
+const char *phys__ur_name(const xmlNode *node);
+
+/* Value of the plain attribute `name`, or NULL. */
+const char *phys__ur_attr(const xmlNode *node, const char *name);
+
+/* Parse <link> and <joint> elements of <robot> into the context. */
+phys_status phys__ur_parse_link(ur_ctx *c, const xmlNode *node);
+phys_status phys__ur_parse_joint(ur_ctx *c, const xmlNode *node);
+
+/* Check the attributes of `node`: plain ones must be in `allowed` (NULL-terminated); attributes
+ * in other namespaces are skipped with a notice. */
+phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *const *allowed);
+
+/* ---- tree and world (loader_urdf_build.c) -------------------------------------------------- */
+
+/* Check the tree, group the links, add the bodies to c->world (already created). */
+phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot);
+
+/* ---- file names (loader_urdf_path.c) ------------------------------------------------------- */
+
+/* Register the mesh of geom k in the world (once per file and scale); *id receives it. */
+phys_status phys__ur_mesh(ur_ctx *c, int k, const char *link, int *id);
+
+/* Resolve a mesh filename (package://, file://, absolute or relative to c->base_dir) to an
+ * existing file; *out is malloc'd (phys__xmalloc) on success. PHYS_E_IO names the URI and the
+ * places searched. */
+phys_status phys__ur_resolve(ur_ctx *c, const xmlNode *node, const char *uri, char **out);
+
+#endif

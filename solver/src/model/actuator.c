@@ -1,0 +1,144 @@
+/* actuator.c - actuators on link joints: description checks, controls, and their generalised
+ * force terms in a step (the implicit gain and the explicit rest), see phys_actuator_desc. */
+#include <math.h>
+#include <string.h>
+#include "core/world_internal.h"
+#include "model/actuator.h"
+#include "core/alloc.h"
+
+phys_actuator_desc phys_actuator_desc_default(void) {
+  phys_actuator_desc d;
+  memset(&d, 0, sizeof d);
+  d.type = PHYS_ACT_MOTOR;
+  d.gear = 1.0;
+  return d;
+}
+
+/* the dof of a hinge or slide link, or -1 */
+static int link_dof(const phys_world *w, phys_id body) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0) return -1;
+  const phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link;
+  if (a->tb[l].joint != PHYS_JOINT_HINGE && a->tb[l].joint != PHYS_JOINT_SLIDE) return -1;
+  return a->vadr[l];
+}
+
+static int range_ok(const double r[2]) {
+  return isfinite(r[0]) && isfinite(r[1]) && r[0] < r[1];
+}
+
+phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actuator_desc *d,
+                                    int *out_id) {
+  if (link_dof(w, body) < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: body %d is not a hinge or slide link", body);
+  if (!d) return phys__fail(w, PHYS_E_INVALID, "actuator: NULL description");
+  if ((int)d->type < PHYS_ACT_MOTOR || d->type > PHYS_ACT_VELOCITY)
+    return phys__fail(w, PHYS_E_INVALID, "actuator: unknown type %d", (int)d->type);
+  if (!isfinite(d->gear) || d->gear == 0.0)
+    return phys__fail(w, PHYS_E_INVALID, "actuator: gear must be finite and non-zero");
+  if (!isfinite(d->kp) || !isfinite(d->kv) || d->kp < 0.0 || d->kv < 0.0 ||
+      (d->type == PHYS_ACT_POSITION && !(d->kp > 0.0)) ||
+      (d->type == PHYS_ACT_VELOCITY && !(d->kv > 0.0)))
+    return phys__fail(w, PHYS_E_INVALID, "actuator: kp/kv must be >= 0 (position needs kp > 0, "
+                                         "velocity kv > 0)");
+  if ((d->ctrllimited && !range_ok(d->ctrlrange)) || (d->forcelimited && !range_ok(d->forcerange)))
+    return phys__fail(w, PHYS_E_INVALID, "actuator: ranges must be finite and increasing");
+  if (PHYS_RESERVE(w->actuators, w->actuators_cap, w->nactuators + 1))
+    return phys__fail(w, PHYS_E_NOMEM, "out of memory");
+  phys_actuator *act = &w->actuators[w->nactuators];
+  memset(act, 0, sizeof *act);
+  act->body = body;
+  act->desc = *d;
+  if (out_id) *out_id = w->nactuators;
+  w->nactuators++;
+  return PHYS_OK;
+}
+
+int phys_world_actuator_count(const phys_world *w) { return w->nactuators; }
+
+phys_status phys_actuator_set_name(phys_world *w, int id, const char *name) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!name || strlen(name) >= sizeof w->actuators[id].name)
+    return phys__fail(w, PHYS_E_INVALID, "actuator %d: name missing or longer than 63 bytes", id);
+  strcpy(w->actuators[id].name, name);
+  return PHYS_OK;
+}
+
+const char *phys_actuator_get_name(const phys_world *w, int id) {
+  return id >= 0 && id < w->nactuators ? w->actuators[id].name : NULL;
+}
+
+int phys_world_find_actuator(const phys_world *w, const char *name) {
+  for (int i = 0; name && i < w->nactuators; i++)
+    if (strcmp(w->actuators[i].name, name) == 0) return i;
+  return -1;
+}
+
+phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!isfinite(ctrl)) return phys__fail(w, PHYS_E_INVALID, "actuator %d: ctrl is not finite", id);
+  const phys_actuator_desc *d = &w->actuators[id].desc;
+  if (d->ctrllimited) ctrl = fmin(fmax(ctrl, d->ctrlrange[0]), d->ctrlrange[1]);
+  if (w->actuators[id].ctrl != ctrl) phys__wake_body(w, w->actuators[id].body);
+  w->actuators[id].ctrl = ctrl;
+  return PHYS_OK;
+}
+
+phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!out) return phys__fail((phys_world *)w, PHYS_E_INVALID, "actuator %d: NULL output", id);
+  *out = w->actuators[id].desc;
+  return PHYS_OK;
+}
+
+phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_id *body) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (force) *force = w->actuators[id].force;
+  if (body) *body = w->actuators[id].body;
+  return PHYS_OK;
+}
+
+void phys__actuator_terms(phys_world *w, int i, double q, double qd, double m_dof, double h,
+                          double *kp_joint, double *kd_joint, double *tau_joint) {
+  phys_actuator *act = &w->actuators[i];
+  const phys_actuator_desc *d = &act->desc;
+  double g = d->gear, len = g * q, vel = g * qd, ctrl = act->ctrl;
+  double kp = d->type == PHYS_ACT_POSITION ? d->kp : 0.0;
+  double kv = d->type == PHYS_ACT_MOTOR ? 0.0 : d->kv;
+  double f = d->type == PHYS_ACT_MOTOR     ? ctrl
+             : d->type == PHYS_ACT_POSITION ? kp * (ctrl - len) - kv * vel
+                                            : kv * (ctrl - vel);
+  /* saturation is judged on the force the implicit step would apply, estimated on the dof
+   * alone: f = f1 m / (m + h gear^2 (h kp + kv)) with f1 the force at the start velocity (the
+   * start-of-step force makes a stiff damper flip sign every step and stick off target) */
+  double f1 = f - kp * g * h * qd;
+  double f_pred = f1 * m_dof / (m_dof + h * g * g * (h * kp + kv));
+  if (d->forcelimited && (f_pred < d->forcerange[0] || f_pred > d->forcerange[1])) {
+    /* saturated: the clamped force, explicit */
+    act->force = fmin(fmax(f_pred, d->forcerange[0]), d->forcerange[1]);
+    *kp_joint = *kd_joint = 0.0;
+    *tau_joint = g * act->force;
+    return;
+  }
+  /* implicit: gear f = gear kp ctrl + gear kv ctrl (velocity) - gear^2 kp (q + h qd') - gear^2 kv qd' */
+  *kp_joint = g * g * kp;
+  *kd_joint = g * g * kv;
+  *tau_joint = g * (d->type == PHYS_ACT_MOTOR ? ctrl : kp * ctrl - kp * len) +
+               (d->type == PHYS_ACT_VELOCITY ? g * kv * ctrl : 0.0);
+  act->force = f; /* refined after the solve (phys__actuator_finish) */
+}
+
+void phys__actuator_finish(phys_world *w, int i, double q, double qd_new, double h) {
+  phys_actuator *act = &w->actuators[i];
+  const phys_actuator_desc *d = &act->desc;
+  if (d->type == PHYS_ACT_MOTOR) return;
+  if (d->forcelimited && (act->force <= d->forcerange[0] || act->force >= d->forcerange[1]))
+    return; /* saturated: already the clamped value */
+  double g = d->gear, len = g * (q + h * qd_new), vel = g * qd_new;
+  act->force = d->type == PHYS_ACT_POSITION ? d->kp * (act->ctrl - len) - d->kv * vel
+                                            : d->kv * (act->ctrl - vel);
+}

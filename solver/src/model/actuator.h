@@ -1,0 +1,18 @@
+/* actuator.h - the step's view of actuators (actuator.c). */
+#ifndef PHYS_ACTUATOR_H
+#define PHYS_ACTUATOR_H
+
+#include "core/world_internal.h"
+
+/* Terms of actuator i on its joint at position q and velocity qd: implicit gains on the joint
+ * (kp_joint acts on the new position, kd_joint on the new velocity) and the explicit rest of the
+ * generalised force. m_dof is the joint's inertia with its passive implicit terms (for the
+ * saturation test), h the time step. Records the force estimate. */
+void phys__actuator_terms(phys_world *w, int i, double q, double qd, double m_dof, double h,
+                          double *kp_joint, double *kd_joint, double *tau_joint);
+
+/* After the solve: the actuator's force at the new velocity qd_new (q the position before the
+ * step, h the time step). */
+void phys__actuator_finish(phys_world *w, int i, double q, double qd_new, double h);
+
+#endif

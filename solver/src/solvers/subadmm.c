@@ -1,0 +1,965 @@
+/* subadmm.c - SubADMM (paper 002, sec. 6) for free rigid bodies and connect equalities.
+ *
+ * Per island, with penalty beta and over-relaxation alpha:
+ *   v-update (34), parallel over bodies:  H_b v_b = base_b + sum_pieces J^T (beta z + lambda)
+ *       H_b = M_b + beta sum J^T J, factorised once per beta (6x6 Cholesky).
+ *   z/lambda update (35)-(38), parallel over constraints:
+ *       Jh = alpha J v + (1 - alpha) z,  y = beta Jh - lambda,  x = -(sum y + beta e) / m,
+ *       lambda = T(x) (strict cone operator (17); identity for connects),  z = (y + lambda)/beta.
+ *   u = -lambda (39) is implicit: only lambda is stored.
+ * The accuracy metric of sec. 7 decides convergence: vm = M^-1 (base + J^T lambda), then
+ * ||lambda - T(lambda - (J vm + e))|| over the island's constraints divided by their number.
+ *
+ * Penalty: beta0 = geometric mean over the island's bodies of mass / pieces (sec. 6.5).
+ * PHYS_PENALTY_PAPER uses exactly that with rule (43). PHYS_PENALTY_SCALED (default) counts a
+ * piece by its rows (frictionless = 1/3), uses beta = beta_scale * beta0 fixed during the step,
+ * over-relaxation and a stall detector (the numpy prototype's findings, retuned on the peer
+ * scenes: beta_scale 4).
+ *
+ * Gap term: a contact with gap phi >= 0 gets e_n = phi / h (the bodies may close the gap in this
+ * step and no more: exact, no energy); a penetrating contact gets e_n = 0 (it may not deepen).
+ * Penetration itself is removed afterwards at the position level (position_correct.c), so it
+ * never turns into velocity.
+ *
+ * Threads: small islands are solved one per thread; a big island is solved by the whole team,
+ * each thread taking a fixed slice of bodies and constraints between barriers. Every value is
+ * computed by the same arithmetic in the same order whatever the slicing, so results are
+ * bit-identical for any thread count. */
+#include <math.h>
+#include <string.h>
+#include <omp.h>
+#include "constraints/problem.h"
+#include "constraints/rows.h"
+#include "core/math3.h"
+
+/* islands at least this big are solved by the whole thread team */
+#define TEAM_MIN_BODIES 48
+/* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
+#define LINK_MAX_RECOVERY_SPEED 0.5
+/* penalty scale of the point rows of connects and welds relative to contacts: bilateral rows
+ * never open, and a higher penalty propagates them faster along chains (joint_grid_32: 86
+ * iterations per step at 1, 58 at 2, 38 at 4; two welded bodies converge slower above 2) */
+#define EQUALITY_PENALTY_SCALE 2.0
+/* stall detector window (iterations) and the progress it expects per window */
+#define STALL_WINDOW 100
+#define STALL_PROGRESS 0.98
+
+/* ---- 6x6 Cholesky ------------------------------------------------------------------------ */
+
+/* packed lower-triangular index of (i, j), j <= i */
+static inline int tri(int i, int j) { return i * (i + 1) / 2 + j; }
+
+/* factor the SPD matrix H (6x6 row-major) into L (21 packed) and 1/diag(L) (6) */
+static void chol6_factor(const double H[36], double *out) {
+  double *L = out, *inv = out + 21;
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j <= i; j++) {
+      double s = H[6 * i + j];
+      for (int k = 0; k < j; k++) s -= L[tri(i, k)] * L[tri(j, k)];
+      if (i == j) {
+        double d = s > 1e-300 ? sqrt(s) : 1e-150;
+        L[tri(i, i)] = d;
+        inv[i] = 1.0 / d;
+      } else {
+        L[tri(i, j)] = s * inv[j];
+      }
+    }
+  }
+}
+
+/* solve L L^T x = b */
+static void chol6_solve(const double *f, const double b[6], double x[6]) {
+  const double *L = f, *inv = f + 21;
+  double y[6];
+  for (int i = 0; i < 6; i++) {
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= L[tri(i, k)] * y[k];
+    y[i] = s * inv[i];
+  }
+  for (int i = 5; i >= 0; i--) {
+    double s = y[i];
+    for (int k = i + 1; k < 6; k++) s -= L[tri(k, i)] * x[k];
+    x[i] = s * inv[i];
+  }
+}
+
+/* ---- per-body kernels --------------------------------------------------------------------- */
+
+/* H_b = M_b + beta sum J^T J over the body's pieces, factorised. The lower triangle is built
+ * in closed form: a 3-row piece adds beta [I, -[r]; [r], |r|^2 I - r r^T] (its frame drops
+ * out, App. A), a 1-row piece adds beta u u^T with u = [n; r x n]. */
+static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  double H[36] = {0};
+  const double *I = s->inertia + 18 * sb;
+  double full = 0.0, R[3] = {0, 0, 0}, rr[6] = {0, 0, 0, 0, 0, 0}; /* sum of r r^T, lower */
+  for (int i = 0; i < 3; i++) {
+    H[6 * i + i] = b->mass;
+    for (int j = 0; j <= i; j++) H[6 * (3 + i) + 3 + j] = I[3 * i + j];
+  }
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    const phys_con *c = &s->con[p->con];
+    const double *r = p->r;
+    if (c->ang && c->dim == 1) {
+      /* a contact's torsional row: beta n n^T on the angular block */
+      const double *n = c->R + 6;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j <= i; j++) H[6 * (3 + i) + 3 + j] += beta * c->bs * n[i] * n[j];
+    } else if (c->ang) {
+      /* angular rows: beta R^T R = beta I on the angular block (penalty scaled by bs) */
+      for (int i = 3; i < 6; i++) H[6 * i + i] += beta * c->bs;
+    } else if (c->dim == 3) {
+      /* accumulate the count, sum of r and sum of r r^T of the 3-row pieces, each weighted by
+       * its penalty scale */
+      double ws = c->bs;
+      full += ws;
+      v3_madd(R, R, ws, r);
+      rr[0] += ws * r[0] * r[0];
+      rr[1] += ws * r[1] * r[0];
+      rr[2] += ws * r[1] * r[1];
+      rr[3] += ws * r[2] * r[0];
+      rr[4] += ws * r[2] * r[1];
+      rr[5] += ws * r[2] * r[2];
+    } else {
+      double u[6];
+      v3_copy(u, c->R + 6);
+      v3_cross(u + 3, r, c->R + 6);
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * c->bs * u[i] * u[j];
+    }
+  }
+
+  /* the 3-row pieces: beta [n I, -[R]; [R], tr(S) I - S] with S = sum r r^T */
+  if (full > 0.0) {
+    double tr = rr[0] + rr[2] + rr[5];
+    H[0] += beta * full;
+    H[7] += beta * full;
+    H[14] += beta * full;
+    /* lower-left block [R] (rows 3-5, cols 0-2): [R] = [[0,-Rz,Ry],[Rz,0,-Rx],[-Ry,Rx,0]] */
+    H[6 * 3 + 1] += -beta * R[2];
+    H[6 * 3 + 2] += beta * R[1];
+    H[6 * 4 + 0] += beta * R[2];
+    H[6 * 4 + 2] += -beta * R[0];
+    H[6 * 5 + 0] += -beta * R[1];
+    H[6 * 5 + 1] += beta * R[0];
+    H[6 * 3 + 3] += beta * (tr - rr[0]);
+    H[6 * 4 + 3] += -beta * rr[1];
+    H[6 * 4 + 4] += beta * (tr - rr[2]);
+    H[6 * 5 + 3] += -beta * rr[3];
+    H[6 * 5 + 4] += -beta * rr[4];
+    H[6 * 5 + 5] += beta * (tr - rr[5]);
+  }
+  chol6_factor(H, s->chol + 27 * sb);
+}
+
+/* sum over the body's pieces of J^T applied to each piece's world force f */
+static inline void gather_pieces(const phys_solver *s, int sb, double rhs[6]) {
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double tq[3];
+    if (s->con[p->con].ang) {
+      v3_add(rhs + 3, rhs + 3, p->f);
+      continue;
+    }
+    v3_cross(tq, p->r, p->f);
+    v3_add(rhs, rhs, p->f);
+    v3_add(rhs + 3, rhs + 3, tq);
+  }
+}
+
+/* v-update (34) of one body */
+static inline void update_body(phys_solver *s, int sb) {
+  double rhs[6];
+  memcpy(rhs, s->base + 6 * sb, sizeof rhs);
+  gather_pieces(s, sb, rhs);
+  chol6_solve(s->chol + 27 * sb, rhs, s->v + 6 * sb);
+}
+
+/* metric velocity vm = M^-1 (base + sum J^T lambda) of one body */
+static void metric_body(const phys_world *w, phys_solver *s, int sb) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  double rhs[6];
+  memcpy(rhs, s->base + 6 * sb, sizeof rhs);
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double f[3], tq[3];
+    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    if (s->con[p->con].ang) {
+      v3_add(rhs + 3, rhs + 3, f);
+      continue;
+    }
+    v3_cross(tq, p->r, f);
+    v3_add(rhs, rhs, f);
+    v3_add(rhs + 3, rhs + 3, tq);
+  }
+  double *vm = s->vm + 6 * sb;
+  v3_scale(vm, rhs, b->inv_mass);
+  m3_mulv(vm + 3, s->inertia + 18 * sb + 9, rhs + 3);
+}
+
+/* dynamics residual ||M v - base - sum J^T lambda|| of one body (rule (43)) */
+static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  const double *v = s->v + 6 * sb, *base = s->base + 6 * sb;
+  double r[6];
+  v3_scale(r, v, b->mass);
+  m3_mulv(r + 3, s->inertia + 18 * sb, v + 3);
+  for (int i = 0; i < 6; i++) r[i] -= base[i];
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    const phys_piece *p = &s->piece[s->bp_list[k]];
+    double f[3], tq[3];
+    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
+    if (s->con[p->con].ang) {
+      v3_sub(r + 3, r + 3, f);
+      continue;
+    }
+    v3_cross(tq, p->r, f);
+    v3_sub(r, r, f);
+    v3_sub(r + 3, r + 3, tq);
+  }
+  double n2 = 0.0;
+  for (int i = 0; i < 6; i++) n2 += r[i] * r[i];
+  s->bres[sb] = sqrt(n2);
+}
+
+/* ---- per-subsystem dispatch: a free body, or the whole tree when sb is its root link ---- */
+
+static inline void sub_factor(const phys_world *w, phys_solver *s, int sb, double beta) {
+  int k = s->sb_tree[sb];
+  if (k < 0) factor_body(w, s, sb, beta);
+  else if (s->tree[k].root_sb == sb) phys__tree_factor(w, s, k, beta);
+}
+
+static inline void sub_update(const phys_world *w, phys_solver *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) update_body(s, sb);
+  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 0);
+}
+
+static inline void sub_metric(const phys_world *w, phys_solver *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) metric_body(w, s, sb);
+  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 1);
+}
+
+/* ---- per-constraint kernels --------------------------------------------------------------- */
+
+/* z/lambda update of a frictionless contact: the normal row only */
+static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, double alpha) {
+  const double *n = c->R + 6;
+  double y[2], Y = 0.0;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    const double *v = s->v + 6 * p->sb;
+    double wr[3];
+    v3_cross(wr, v + 3, p->r);
+    double jv = p->sign * (n[0] * (v[0] + wr[0]) + n[1] * (v[1] + wr[1]) + n[2] * (v[2] + wr[2]));
+    y[k] = beta * (alpha * jv + (1.0 - alpha) * p->z[2]) - c->lambda[2];
+    Y += y[k];
+  }
+  double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
+  double x = -(Y + beta * c->e[2]) * inv_np, lam = x > 0.0 ? x : 0.0;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    p->z[2] = (y[k] + lam) * inv_beta;
+    v3_scale(p->f, n, p->sign * (y[k] + 2.0 * lam));
+  }
+  c->lambda[2] = lam;
+}
+
+/* z/lambda update (35)-(38) of one constraint and the new piece forces */
+/* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
+static inline void update_con_limit(phys_solver *s, phys_con *c, double beta, double alpha) {
+  double sign = c->side == 0 ? 1.0 : -1.0;
+  double jv = sign * s->tree[c->tree].qd[c->dof];
+  double y = beta * (alpha * jv + (1.0 - alpha) * c->lz) - c->lambda[2];
+  double x = -(y + beta * c->e[2]), lam = x > 0.0 ? x : 0.0;
+  c->lz = (y + lam) / beta;
+  c->lg = y + 2.0 * lam;
+  c->lambda[2] = lam;
+}
+
+/* first half of (35) for a 3-row constraint: y per piece and their sum Y, with the
+ * constraint's penalty b = beta bs */
+static inline void con_gather_y(phys_solver *s, const phys_con *c, double b, double alpha,
+                                double y[2][3], double Y[3]) {
+  v3_zero(Y);
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->v + 6 * p->sb, jv);
+    for (int i = 0; i < 3; i++) {
+      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * p->z[i]) - c->lambda[i];
+      Y[i] += y[k][i];
+    }
+  }
+}
+
+/* second half: the slacks z = (y + lambda) / b, the pieces' pulls and the new lambda */
+static inline void con_scatter(phys_solver *s, phys_con *c, double b, double y[2][3],
+                               const double lam[3]) {
+  double inv_b = 1.0 / b;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double g[3];
+    for (int i = 0; i < 3; i++) {
+      p->z[i] = (y[k][i] + lam[i]) * inv_b;
+      g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
+    }
+    piece_force(c, p, g, p->f);
+  }
+  v3_copy(c->lambda, lam);
+}
+
+/* z/lambda update of a condim 4/6 contact: its linear record ci and its angular record ci + 1
+ * together, through project_cone6 */
+static void update_con_cone6(phys_solver *s, int ci, double beta, double alpha) {
+  phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
+  double y[2][2][3], Y[2][3], x[2][3], lam[2][3];
+  double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
+  for (int r = 0; r < 2; r++) {
+    double b = beta * cs[r]->bs;
+    con_gather_y(s, cs[r], b, alpha, y[r], Y[r]);
+    for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * cs[r]->e[i]) * inv_np;
+  }
+  project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
+  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * cs[r]->bs, y[r], lam[r]);
+}
+
+static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
+  phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    update_con_limit(s, c, beta, alpha);
+    return;
+  }
+  if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
+    if (!c->ang) update_con_cone6(s, ci, beta, alpha); /* the angular record goes with it */
+    return;
+  }
+  if (c->dim == 1) {
+    update_con_normal(s, c, beta, alpha);
+    return;
+  }
+  beta *= c->bs;
+  double y[2][3], Y[3], x[3], lam[3];
+  con_gather_y(s, c, beta, alpha, y, Y);
+  double inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
+  if (c->soft) {
+    /* spring-damper rows (37): lambda = -(c Y + beta k e) / (c m + beta) */
+    for (int i = 0; i < 3; i++)
+      lam[i] = -(c->cs[i] * Y[i] + beta * c->e[i]) / (c->cs[i] * (double)c->np + beta);
+  } else {
+    for (int i = 0; i < 3; i++) x[i] = -(Y[i] + beta * c->e[i]) * inv_np;
+    project(c, x, lam);
+  }
+  con_scatter(s, c, beta, y, lam);
+}
+
+/* piece forces from the stored z and lambda (after a change of beta) */
+static void refresh_con(phys_solver *s, int ci, double beta) {
+  phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) c->lg = beta * c->lz + c->lambda[2];
+  beta *= c->bs;
+  for (int k = 0; k < c->np; k++) {
+    phys_piece *p = &s->piece[c->p0 + k];
+    double g[3];
+    for (int i = 0; i < 3; i++) g[i] = beta * p->z[i] + c->lambda[i];
+    piece_force(c, p, g, p->f);
+  }
+}
+
+/* squared natural-map residual of one constraint at the metric velocities */
+static void metric_con(phys_solver *s, int ci) {
+  const phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    double sign = c->side == 0 ? 1.0 : -1.0;
+    double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
+    double x = c->lambda[2] - wl, r = c->lambda[2] - (x > 0.0 ? x : 0.0);
+    s->r2[ci] = r * r;
+    return;
+  }
+  if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
+    /* condim 4/6: the natural map of both records through the elliptic cone, on the first */
+    if (c->ang) {
+      s->r2[ci] = 0.0;
+      return;
+    }
+    double x[2][3], lam[2][3], r2 = 0.0;
+    for (int r = 0; r < 2; r++) {
+      const phys_con *cr = &s->con[ci + r];
+      double wr[3];
+      v3_copy(wr, cr->e);
+      for (int k = 0; k < cr->np; k++) {
+        const phys_piece *p = &s->piece[cr->p0 + k];
+        double jv[3];
+        piece_jv(cr, p, s->vm + 6 * p->sb, jv);
+        v3_add(wr, wr, jv);
+      }
+      v3_sub(x[r], cr->lambda, wr);
+    }
+    project_cone6(c->cdim, c->mu, c->mus, c->mur, x[0], x[1], lam[0], lam[1]);
+    for (int r = 0; r < 2; r++)
+      for (int i = 0; i < 3; i++) {
+        double d = s->con[ci + r].lambda[i] - lam[r][i];
+        r2 += d * d;
+      }
+    /* and the angular rows' primal residual J v - z: their impulses are small and settle at
+     * once (a torsional impulse at its bound satisfies the natural map from the first
+     * iteration), while the penalised iterate needs more iterations to apply them in full
+     * (it turned a spinning sphere a quarter as much when the step stopped there) */
+    const phys_con *ca = &s->con[ci + 1];
+    for (int k = 0; k < ca->np; k++) {
+      const phys_piece *p = &s->piece[ca->p0 + k];
+      double jv[3], d[3];
+      piece_jv(ca, p, s->v + 6 * p->sb, jv);
+      v3_sub(d, jv, p->z);
+      if (ca->dim == 1) d[0] = d[1] = 0.0;
+      r2 += v3_dot(d, d);
+    }
+    s->r2[ci] = r2;
+    return;
+  }
+  double wv[3];
+  v3_copy(wv, c->e);
+  if (c->soft) v3_zero(wv);
+  for (int k = 0; k < c->np; k++) {
+    const phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->vm + 6 * p->sb, jv);
+    v3_add(wv, wv, jv);
+  }
+  if (c->soft) {
+    /* soft rows: J v + (lambda + k e) / c, zero exactly when (4) holds */
+    double r[3];
+    for (int i = 0; i < 3; i++) r[i] = wv[i] + (c->lambda[i] + c->e[i]) / c->cs[i];
+    s->r2[ci] = v3_dot(r, r);
+    return;
+  }
+  double x[3], lam[3], r[3];
+  v3_sub(x, c->lambda, wv);
+  project(c, x, lam);
+  v3_sub(r, c->lambda, lam);
+  if (c->dim == 1 && c->kind == PHYS_CON_CONTACT) r[0] = r[1] = 0.0;
+  s->r2[ci] = v3_dot(r, r);
+}
+
+/* primal residual ||J v - z|| of one piece (rule (43)) */
+static void primal_residual_piece(phys_solver *s, int pi) {
+  const phys_piece *p = &s->piece[pi];
+  const phys_con *c = &s->con[p->con];
+  double jv[3], d[3];
+  piece_jv(c, p, s->v + 6 * p->sb, jv);
+  v3_sub(d, jv, p->z);
+  if (c->dim == 1) d[0] = d[1] = 0.0;
+  s->pres[pi] = v3_norm(d);
+}
+
+/* ---- the island driver -------------------------------------------------------------------- */
+
+/* this thread's slice [lo, hi) of [begin, end) when the team shares the work */
+static void slice(int team, int begin, int end, int *lo, int *hi) {
+  if (!team) {
+    *lo = begin;
+    *hi = end;
+    return;
+  }
+  int nt = omp_get_num_threads(), t = omp_get_thread_num(), n = end - begin;
+  *lo = begin + (int)((long)n * t / nt);
+  *hi = begin + (int)((long)n * (t + 1) / nt);
+}
+
+static inline void team_barrier(int team) {
+  if (team) {
+#pragma omp barrier
+  }
+}
+
+/* factor every body of the island and recompute every piece force for `beta` */
+static void refactor_island(const phys_world *w, phys_solver *s, int k, double beta, int team) {
+  int lo, hi;
+  if (s->nosub && s->isl_con_start[k + 1] > s->isl_con_start[k]) {
+    phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
+    return;
+  }
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
+  slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
+  for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
+  team_barrier(team);
+}
+
+/* the sec. 7 metric of island k (every thread of a team gets the same value) */
+static double island_metric(const phys_world *w, phys_solver *s, int k, int team) {
+  int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) sub_metric(w, s, sb);
+  team_barrier(team);
+  slice(team, c0, c1, &lo, &hi);
+  for (int ci = lo; ci < hi; ci++) metric_con(s, ci);
+  team_barrier(team);
+  /* the paper's metric over all constraints; equalities (bilateral rows, which nothing damps:
+   * their errors add up step after step) must also meet the tolerance as a root mean square */
+  double sum = 0.0, sum_eq = 0.0;
+  int neq = 0;
+  for (int ci = c0; ci < c1; ci++) {
+    sum += s->r2[ci];
+    if (s->con[ci].kind == PHYS_CON_CONNECT) {
+      sum_eq += s->r2[ci];
+      neq++;
+    }
+  }
+  double metric = c1 > c0 ? sqrt(sum) / (c1 - c0) : 0.0;
+  return neq ? fmax(metric, sqrt(sum_eq / neq)) : metric;
+}
+
+/* rule (43): the ratio sqrt(theta_p / theta_d) when the residuals are unbalanced, else 1 */
+static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int team) {
+  int lo, hi;
+  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) {
+    if (s->sb_tree[sb] < 0) dual_residual_body(w, s, sb);
+    else s->bres[sb] = 0.0; /* rule (43) balances on the free bodies only */
+  }
+  int p0 = s->con[s->isl_con_start[k]].p0;
+  int p1 = s->con[s->isl_con_start[k + 1] - 1].p0 + s->con[s->isl_con_start[k + 1] - 1].np;
+  slice(team, p0, p1, &lo, &hi);
+  for (int pi = lo; pi < hi; pi++) primal_residual_piece(s, pi);
+  team_barrier(team);
+  double tp = 0.0, td = 0.0, gamma = w->opt.adapt_gamma;
+  for (int pi = p0; pi < p1; pi++) tp = fmax(tp, s->pres[pi]);
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    td = fmax(td, s->bres[sb]);
+  if (tp > 0.0 && td > 0.0 && (tp > gamma * td || td > gamma * tp)) return sqrt(tp / td);
+  return 1.0;
+}
+
+/* iterations until the next metric evaluation: the metric costs about one iteration, so it is
+ * evaluated when the convergence rate seen so far predicts the tolerance, at most every 8 */
+static int next_check_gap(double res, double prev_res, int iters_between, double tol) {
+  if (!(prev_res > 0.0) || !(res < prev_res) || !(res > 0.0) || !(tol > 0.0)) return 4;
+  double rate = log(res / prev_res) / iters_between; /* < 0 per iteration */
+  double need = log(tol / res) / rate;
+  if (!(need < 8.0)) return 8;
+  return need < 1.0 ? 1 : (int)ceil(need);
+}
+
+/* ADMM iterations on island k from the current iterate until the metric reaches the tolerance
+ * or `max_it` iterations ran; returns the iterations run, the last metric in *residual */
+typedef struct island_ctl {
+  double beta, alpha;
+  int refactors, stalls;
+} island_ctl;
+
+static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, int max_it,
+                          island_ctl *ctl, double *residual) {
+  const phys_world_options *o = &w->opt;
+  int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  int paper = o->penalty_rule == PHYS_PENALTY_PAPER;
+  int lo, hi, it, next_check = 0, prev_it = 0;
+  double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
+  *residual = 0.0;
+  for (it = 0; it < max_it; it++) {
+    /* v-update, then z/lambda update */
+    if (s->nosub) {
+      phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
+    } else {
+      slice(team, b0, b1, &lo, &hi);
+      for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      team_barrier(team);
+      slice(team, c0, c1, &lo, &hi);
+      for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
+      team_barrier(team);
+    }
+
+    /* convergence on the sec. 7 metric, at the first iteration, where the rate predicts the
+     * tolerance, and at the cap */
+    if (it == next_check || it + 1 == max_it) {
+      *residual = island_metric(w, s, k, team);
+      if (*residual <= o->tolerance) return it + 1;
+      if (*residual < best) best = *residual;
+      next_check = it + next_check_gap(*residual, prev_res, it - prev_it, o->tolerance);
+      prev_res = *residual;
+      prev_it = it;
+    }
+
+    /* adaptive penalty (43) or the stall detector */
+    double factor = 1.0;
+    if (paper && !s->nosub) { /* No Sub keeps beta0: rule (43) balances per-piece residuals */
+      factor = paper_beta_factor(w, s, k, team);
+    } else if ((it + 1) % STALL_WINDOW == 0) {
+      if (best > STALL_PROGRESS * best_prev_window && ctl->alpha > 1.0 + 1e-3) {
+        ctl->alpha = 1.0 + 0.5 * (ctl->alpha - 1.0);
+        factor = 1.0 / 1.5;
+        ctl->stalls++;
+      }
+      best_prev_window = best;
+      best = INFINITY;
+    }
+    if (factor != 1.0) {
+      ctl->beta *= factor;
+      ctl->refactors++;
+      refactor_island(w, s, k, ctl->beta, team);
+    }
+  }
+  return it;
+}
+
+/* solve island k; `team` = 1 when called by every thread of a parallel team */
+static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
+  const phys_world_options *o = &w->opt;
+  int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  island_ctl ctl = {s->isl_beta[k], o->penalty_rule == PHYS_PENALTY_PAPER ? 1.0
+                                                                          : o->over_relaxation,
+                    0, 0};
+  int lo, hi, it = 0;
+  double residual = 0.0;
+
+  refactor_island(w, s, k, ctl.beta, team);
+  if (c1 == c0) {
+    /* no constraints: one v-update is the unconstrained step */
+    slice(team, b0, b1, &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+    team_barrier(team);
+  } else {
+    it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
+    if (s->nosub) phys__nosub_finish(w, s, k);
+  }
+
+  /* record the outcome once */
+  if (!team || omp_get_thread_num() == 0) {
+    s->isl_iters[k] = it;
+    s->isl_residual[k] = residual;
+    s->isl_refactor[k] = ctl.refactors;
+    s->isl_stall[k] = ctl.stalls;
+  }
+  team_barrier(team);
+}
+
+/* ---- setup -------------------------------------------------------------------------------- */
+
+/* world position and COM offset of a connect side; returns the solver body or -1 */
+static int connect_point(const phys_world *w, const phys_solver *s, phys_id id,
+                         const double anchor[3], double point[3], double r[3]) {
+  if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
+    v3_copy(point, anchor);
+    v3_zero(r);
+    return -1;
+  }
+  const phys_body *b = &w->bodies[id];
+  double R[9];
+  q_to_m3(R, b->q);
+  m3_mulv(r, R, anchor);
+  v3_add(point, b->x, r);
+  return s->sb_of_body[id];
+}
+
+/* orientation error of a weld as a rotation vector (small angles: 2 vec(q1 qrel q2^-1)), whose
+ * rate is w1 - w2 */
+static void weld_error(const phys_world *w, const phys_connect *cn, double err[3]) {
+  double q1[4] = {1, 0, 0, 0}, q2[4] = {1, 0, 0, 0}, t[4], q2c[4], e[4];
+  if (cn->body1 != PHYS_ID_NONE) memcpy(q1, w->bodies[cn->body1].q, sizeof q1);
+  if (cn->body2 != PHYS_ID_NONE) memcpy(q2, w->bodies[cn->body2].q, sizeof q2);
+  q_mul(t, q1, cn->qrel);
+  q_conj(q2c, q2);
+  q_mul(e, t, q2c);
+  double s = e[0] < 0.0 ? -2.0 : 2.0;
+  v3_set(err, s * e[1], s * e[2], s * e[3]);
+}
+
+/* penalty scale of angular rows (a weld's, a contact's torsion and rolling): the mean squared
+ * radius of gyration of the dynamic sides, so that beta (a mass) times it is comparable to
+ * their rotational inertia (a penalty in mass units on rows in rad/s would make the angular
+ * rows converge hundreds of times slower than the point rows) */
+static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
+  double sum = 0.0;
+  int n = 0;
+  phys_id side[2] = {id1, id2};
+  for (int k = 0; k < 2; k++) {
+    if (side[k] == PHYS_ID_NONE || w->bodies[side[k]].is_static) continue;
+    const phys_body *b = &w->bodies[side[k]];
+    if (b->mass <= 0.0) continue;
+    sum += (b->inertia[0] + b->inertia[1] + b->inertia[2]) / (3.0 * b->mass);
+    n++;
+  }
+  return n && sum > 0.0 ? sum / n : 1.0;
+}
+
+/* add a piece for solver body sb (skipped when sb < 0) */
+static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, const double r[3]) {
+  if (sb < 0) return;
+  phys_piece *p = &s->piece[s->np++];
+  memset(p, 0, sizeof *p);
+  p->sb = sb;
+  p->con = ci;
+  p->sign = sign;
+  v3_copy(p->r, r);
+  c->np++;
+}
+
+/* constraint rows, error terms, warm starts and pieces; returns 0 or -1 */
+static int setup_constraints(phys_world *w, phys_solver *s) {
+  const phys_world_options *o = &w->opt;
+  double h = o->timestep;
+  s->piece = ARENA_NEW(&w->arena, phys_piece, 2 * (size_t)s->ncon);
+  if (s->ncon && !s->piece) return -1;
+  s->np = 0;
+  for (int ci = 0; ci < s->ncon; ci++) {
+    phys_con *c = &s->con[ci];
+    c->p0 = s->np;
+    c->np = 0;
+    c->bs = 1.0;
+    c->soft = 0;
+    c->cdim = 0;
+    v3_zero(c->e);
+    if (c->kind == PHYS_CON_CONTACT && c->ang) {
+      /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
+       * term, the penalty scaled like a weld's angular rows */
+      const phys_contact *ct = &w->contacts[c->src];
+      c->dim = ct->dim == 4 ? 1 : 3;
+      c->cdim = ct->dim;
+      c->mu = 0.0;
+      memcpy(c->R, ct->frame, sizeof c->R);
+      v3_copy(c->lambda, ct->lambda + 3);
+      c->bs = gyration_scale(w, ct->body_a, ct->body_b);
+      double zero[3] = {0, 0, 0};
+      if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
+      if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
+    } else if (c->kind == PHYS_CON_CONTACT) {
+      /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
+      const phys_contact *ct = &w->contacts[c->src];
+      c->dim = ct->dim > 3 ? 3 : ct->dim;
+      c->cdim = ct->dim;
+      c->mus = ct->mu_spin;
+      c->mur = ct->mu_roll;
+      c->mu = ct->mu;
+      memcpy(c->R, ct->frame, sizeof c->R);
+      v3_copy(c->lambda, ct->lambda);
+      c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
+      int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
+                    (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
+      if (on_link && ct->dist < 0.0) {
+        /* links are not moved by the position pass: a bounded Baumgarte velocity instead */
+        double en = o->baumgarte * ct->dist / h, cap = -LINK_MAX_RECOVERY_SPEED;
+        c->e[2] = en < cap ? cap : en;
+      }
+      double r[3];
+      if (ct->body_a >= 0) {
+        v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
+        add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
+      }
+      if (ct->body_b >= 0) {
+        v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
+        add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
+      }
+    } else if (c->kind == PHYS_CON_LIMIT) {
+      /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
+      const phys_artic *a = &w->artics[c->src];
+      int d = c->dof;
+      double q = a->qpos[a->qadr[a->dof_body[d]]];
+      double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
+      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+      c->dim = 1;
+      c->mu = 0.0;
+      m3_identity(c->R);
+      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+      c->lambda[2] = a->limit_lambda[2 * d + c->side];
+      c->tree = -1;
+      c->lz = c->lg = 0.0;
+    } else {
+      /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
+       * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
+      const phys_connect *cn = &w->connects[c->src];
+      c->dim = 3;
+      c->mu = 0.0;
+      m3_identity(c->R);
+      v3_copy(c->lambda, cn->lambda + 3 * c->ang);
+      c->bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
+      double p1[3], p2[3], r1[3], r2[3], d[3];
+      int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
+      int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
+      if (c->ang) {
+        weld_error(w, cn, d);
+        v3_zero(r1);
+        v3_zero(r2);
+      } else {
+        v3_sub(d, p1, p2);
+      }
+      c->soft = cn->soft;
+      if (c->soft) {
+        /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */
+        double K = cn->stiffness[c->ang], D = cn->damping[c->ang];
+        v3_scale(c->e, d, h * K);
+        for (int i = 0; i < 3; i++) c->cs[i] = h * h * K + h * D;
+      } else if (!phys__connect_position_corrected(w, c)) {
+        v3_scale(c->e, d, o->baumgarte / h);
+      } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
+      add_piece(s, c, ci, sb1, 1.0, r1);
+      add_piece(s, c, ci, sb2, -1.0, r2);
+    }
+  }
+  return 0;
+}
+
+/* body-side data: world inertia, base = M v + h f, piece lists; returns 0 or -1 */
+static int setup_bodies(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  int nb = s->nb;
+  s->inertia = ARENA_NEW(ar, double, 18 * (size_t)nb);
+  s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
+  s->base = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->v = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->vm = ARENA_NEW(ar, double, 6 * (size_t)nb);
+  s->bres = ARENA_NEW(ar, double, nb);
+  s->bp_start = ARENA_ZNEW(ar, int, nb + 1);
+  s->bp_list = ARENA_NEW(ar, int, s->np);
+  s->pres = ARENA_NEW(ar, double, s->np);
+  s->r2 = ARENA_NEW(ar, double, s->ncon);
+  int *fill = ARENA_NEW(ar, int, nb + 1);
+  if (!s->bp_start || !fill ||
+      (nb && (!s->inertia || !s->chol || !s->base || !s->v || !s->vm || !s->bres)) ||
+      (s->np && (!s->bp_list || !s->pres)) || (s->ncon && !s->r2))
+    return -1;
+
+  /* pieces of each body, in piece order */
+  for (int p = 0; p < s->np; p++) s->bp_start[s->piece[p].sb + 1]++;
+  for (int sb = 0; sb < nb; sb++) s->bp_start[sb + 1] += s->bp_start[sb];
+  memcpy(fill, s->bp_start, (size_t)(nb + 1) * sizeof(int));
+  for (int p = 0; p < s->np; p++) s->bp_list[fill[s->piece[p].sb]++] = p;
+
+  /* inertia in the world and the momentum after the external impulse (independent per body) */
+  double h = w->opt.timestep;
+#pragma omp parallel for num_threads(w->opt.threads) schedule(static) if (nb >= 256)
+  for (int sb = 0; sb < nb; sb++) {
+    const phys_body *b = &w->bodies[s->body_id[sb]];
+    double R[9], D[9] = {0}, T[9], Rt[9];
+    double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
+    q_to_m3(R, b->q);
+    m3_transpose(Rt, R);
+    for (int i = 0; i < 3; i++) D[4 * i] = b->inertia[i];
+    m3_mul(T, R, D);
+    m3_mul(I, T, Rt);
+    for (int i = 0; i < 3; i++) D[4 * i] = b->inv_inertia[i];
+    m3_mul(T, R, D);
+    m3_mul(Iinv, T, Rt);
+
+    /* linear: m v + h (m g + F); angular: I w + h (tau - w x I w) */
+    double Iw[3], gyro[3];
+    for (int i = 0; i < 3; i++)
+      base[i] = b->mass * b->v[i] + h * (b->mass * w->opt.gravity[i] + b->force[i]);
+    m3_mulv(Iw, I, b->w);
+    v3_cross(gyro, b->w, Iw);
+    for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
+    v3_copy(s->v + 6 * sb, b->v);
+    v3_copy(s->v + 6 * sb + 3, b->w);
+  }
+  return 0;
+}
+
+/* beta0 per island: geometric mean over the bodies with pieces of mass / pieces (sec. 6.5),
+ * where a piece counts by its rows (a frictionless contact's single row is a third of a piece):
+ * the penalty acts per row, and counting rows makes the best beta_scale about the same for
+ * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
+static void setup_penalties(phys_world *w, phys_solver *s) {
+  int paper = w->opt.penalty_rule == PHYS_PENALTY_PAPER;
+  for (int k = 0; k < s->nislands; k++) {
+    double sum = 0.0, msum = 0.0;
+    int n = 0, nall = 0;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+      double m = w->bodies[s->body_id[sb]].mass;
+      double rows = 0.0;
+      for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
+        rows += s->con[s->piece[s->bp_list[j]].con].dim;
+      msum += log(m);
+      nall++;
+      if (rows > 0.0) {
+        sum += log(m / (paper ? (double)(s->bp_start[sb + 1] - s->bp_start[sb]) : rows / 3.0));
+        n++;
+      }
+    }
+    double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
+    s->isl_beta[k] = paper ? beta0 : w->opt.beta_scale * beta0;
+  }
+}
+
+/* initial slack z = J v_k and piece forces from the warm-started impulses */
+static void slack_con(const phys_world *w, phys_solver *s, int ci, double beta) {
+  phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT) {
+    const phys_artic *a = &w->artics[c->src];
+    c->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
+  }
+  for (int j = 0; j < c->np; j++) {
+    phys_piece *p = &s->piece[c->p0 + j];
+    piece_jv(c, p, s->v + 6 * p->sb, p->z);
+  }
+  refresh_con(s, ci, beta);
+}
+
+static void setup_slack(phys_world *w, phys_solver *s) {
+  for (int k = 0; k < s->nislands; k++) {
+    double beta = s->isl_beta[k];
+    int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+    if (w->opt.threads > 1 && c1 - c0 >= 512) {
+#pragma omp parallel for num_threads(w->opt.threads) schedule(static)
+      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
+    } else {
+      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
+    }
+  }
+}
+
+int phys__solve(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  int nisl = s->nislands;
+  s->isl_beta = ARENA_NEW(ar, double, nisl);
+  s->isl_iters = ARENA_ZNEW(ar, int, nisl);
+  s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
+  s->isl_stall = ARENA_ZNEW(ar, int, nisl);
+  s->isl_residual = ARENA_ZNEW(ar, double, nisl);
+  int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
+  if (nisl && (!s->isl_beta || !s->isl_iters || !s->isl_refactor ||
+               !s->isl_stall || !s->isl_residual || !big || !small))
+    return -1;
+  if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
+  int trc = phys__tree_setup(w, s);
+  if (trc) return trc;
+  setup_penalties(w, s);
+  setup_slack(w, s);
+  s->nosub = NULL;
+  if (w->opt.admm_variant == PHYS_ADMM_NO_SUB) {
+    s->nosub = ARENA_NEW(ar, phys_nosub, nisl);
+    if (nisl && !s->nosub) return -1;
+    for (int k = 0; k < nisl; k++) {
+      int rc = phys__nosub_setup(w, s, k);
+      if (rc) return rc;
+    }
+  }
+
+  /* big islands go to the whole team, the rest one per thread */
+  int threads = w->opt.threads, nbig = 0, nsmall = 0;
+  for (int k = 0; k < nisl; k++) {
+    int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
+    if (threads > 1 && nbk >= TEAM_MIN_BODIES && !s->nosub) big[nbig++] = k;
+    else small[nsmall++] = k;
+  }
+  /* one thread, or a single small island (a lone robot): no parallel region, whose start
+   * costs more than such a solve */
+  if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
+    for (int k = 0; k < nisl; k++) solve_island(w, s, k, 0);
+    return 0;
+  }
+  /* small islands in chunks of up to 32, at least 8 chunks per thread (22 humanoids are 22
+   * islands: one chunk of 32 would leave the second thread idle) */
+  int chunk = nsmall / (8 * threads);
+  chunk = chunk < 1 ? 1 : (chunk > 32 ? 32 : chunk);
+#pragma omp parallel num_threads(threads)
+  {
+    for (int i = 0; i < nbig; i++) solve_island(w, s, big[i], 1);
+#pragma omp for schedule(dynamic, chunk)
+    for (int i = 0; i < nsmall; i++) solve_island(w, s, small[i], 0);
+  }
+  return 0;
+}
