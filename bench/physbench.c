@@ -27,9 +27,9 @@
 typedef struct bench_args {
   const char *scene;
   long steps, warmup;
-  int threads, repeat, no_sleep, json, list;
-  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_variant;
-  phys_admm_variant variant;
+  int threads, repeat, no_sleep, json, list; /* list: 1 scenes, 2 solvers */
+  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_solver;
+  phys_solver_kind solver;
   int iterations;
   double tolerance, beta_scale, alpha;
   phys_penalty_rule penalty;
@@ -195,13 +195,13 @@ static void usage(FILE *f) {
         "  --warmup W         untimed steps before timing (default 0)\n"
         "  --no-sleep         disable sleeping of islands at rest\n"
         "  --json             print the JSON object on a single line\n"
-        "  --iterations K     SubADMM iteration cap per step and island\n"
-        "  --tolerance X      stop when the accuracy metric is below X\n"
-        "  --penalty RULE     penalty rule: scaled (default) or paper\n"
-        "  --beta-scale C     beta = C * beta0 (scaled rule)\n"
-        "  --alpha A          over-relaxation in [1, 2) (scaled rule)\n"
-        "  --variant V        ADMM splitting: subadmm (default), nosub or nobody (the\n"
-        "                     ablations of paper 002's Table III)\n"
+        "  --solver NAME      contact solver (default: the file's, else subadmm);\n"
+        "                     --list-solvers names them\n"
+        "  --iterations K     the solver's iteration cap per step and island\n"
+        "  --tolerance X      stop when the accuracy metric is below X (>= 0)\n"
+        "  --penalty RULE     SubADMM penalty rule: scaled (default) or paper\n"
+        "  --beta-scale C     SubADMM: beta = C * beta0 (scaled rule)\n"
+        "  --alpha A          SubADMM: over-relaxation in [1, 2) (scaled rule)\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
@@ -209,6 +209,7 @@ static void usage(FILE *f) {
         "                     or is NAME itself (repeatable, searched in order)\n"
         "  --ground           add a static ground plane z = 0 (URDF and MJCF files)\n"
         "  --list             list the built-in scenes\n"
+        "  --list-solvers     list the contact solvers\n"
         "  --help             this text\n"
         "\n"
         "Exit status: 0 ok, 1 load or step error, 2 bad arguments.\n", f);
@@ -218,6 +219,12 @@ static void usage(FILE *f) {
 static void list_scenes(void) {
   for (int i = 0; i < phys_scene_count(); i++)
     printf("builtin:%-18s %s\n", phys_scene_name(i), phys_scene_description(i));
+}
+
+/** Print the solver list (the first is the default). */
+static void list_solvers(void) {
+  for (int i = 0; i < phys_solver_count(); i++)
+    printf("%-18s %s\n", phys_solver_name(i), phys_solver_summary(i));
 }
 
 /** Report a bad argument on stderr; returns EXIT_USAGE. */
@@ -260,13 +267,15 @@ static int apply_arg(bench_args *a, int c, const char *v) {
   case 'a':
     a->have_alpha = 1;
     return parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
-  case 'V':
-    a->have_variant = 1;
-    if (strcmp(v, "subadmm") == 0) a->variant = PHYS_ADMM_SUBADMM;
-    else if (strcmp(v, "nosub") == 0) a->variant = PHYS_ADMM_NO_SUB;
-    else if (strcmp(v, "nobody") == 0) a->variant = PHYS_ADMM_NO_BODY;
-    else return bad_arg("--variant (subadmm, nosub or nobody)", v);
+  case 'V': {
+    phys_error err;
+    a->have_solver = 1;
+    if (phys_solver_find(v, &a->solver, &err)) {
+      fprintf(stderr, "physbench: --solver: %s\n", err.message);
+      return EXIT_USAGE;
+    }
     return 0;
+  }
   case 'r':
     if (parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
@@ -282,6 +291,8 @@ static int apply_arg(bench_args *a, int c, const char *v) {
   }
 }
 
+static void apply_options(const bench_args *a, phys_world_options *o);
+
 /** Parse argv into *a. Returns -1 to go on, or an exit status (0 after --help or --list). */
 static int parse_args(int argc, char **argv, bench_args *a) {
   static const struct option longopts[] = {
@@ -293,7 +304,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"repeat", required_argument, NULL, 'r'},     {"list", no_argument, NULL, 'l'},
     {"floating-base", no_argument, NULL, 'F'},    {"package-path", required_argument, NULL, 'P'},
     {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
-    {"variant", required_argument, NULL, 'V'},
+    {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -306,6 +317,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       return 0;
     } else if (c == 'l') {
       a->list = 1;
+    } else if (c == 'L') {
+      a->list = 2;
     } else if (c == 'S') {
       a->no_sleep = 1;
     } else if (c == 'j') {
@@ -324,7 +337,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     if (rc) return rc;
   }
   if (a->list) {
-    list_scenes();
+    if (a->list == 2) list_solvers();
+    else list_scenes();
     return 0;
   }
   if (optind != argc - 1) {
@@ -336,6 +350,14 @@ static int parse_args(int argc, char **argv, bench_args *a) {
   a->scene = argv[optind];
   if (a->steps < 1 || a->threads < 1) {
     fprintf(stderr, "physbench: --steps N and --threads T are required (see --help)\n");
+    return EXIT_USAGE;
+  }
+  /* solver options out of range are usage errors, named by the library's message */
+  phys_world_options o = phys_world_options_default();
+  phys_error err;
+  apply_options(a, &o);
+  if (phys_world_options_validate(&o, &err) != PHYS_OK) {
+    fprintf(stderr, "physbench: invalid option: %s\n", err.message);
     return EXIT_USAGE;
   }
   if (strncmp(a->scene, "builtin:", 8) == 0 &&
@@ -353,10 +375,10 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
   if (a->no_sleep) o->sleep_enabled = 0;
   if (a->have_iterations) o->max_iterations = a->iterations;
   if (a->have_tolerance) o->tolerance = a->tolerance;
-  if (a->have_penalty) o->penalty_rule = a->penalty;
-  if (a->have_variant) o->admm_variant = a->variant;
-  if (a->have_beta) o->beta_scale = a->beta_scale;
-  if (a->have_alpha) o->over_relaxation = a->alpha;
+  if (a->have_solver) o->solver = a->solver;
+  if (a->have_penalty) o->subadmm.penalty_rule = a->penalty;
+  if (a->have_beta) o->subadmm.beta_scale = a->beta_scale;
+  if (a->have_alpha) o->subadmm.over_relaxation = a->alpha;
 }
 
 /* ---- running ------------------------------------------------------------------------------ */
@@ -540,14 +562,13 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_int(&j, "repeat", a->repeat);
   json_bool(&j, "sleep", r->opt.sleep_enabled);
   json_num(&j, "timestep", r->opt.timestep);
-  json_str(&j, "penalty", r->opt.penalty_rule == PHYS_PENALTY_PAPER ? "paper" : "scaled");
-  json_str(&j, "variant", r->opt.admm_variant == PHYS_ADMM_NO_SUB    ? "nosub"
-                          : r->opt.admm_variant == PHYS_ADMM_NO_BODY ? "nobody"
-                                                                     : "subadmm");
+  json_str(&j, "solver", phys_solver_name(r->opt.solver));
   json_int(&j, "max_iterations", r->opt.max_iterations);
   json_num(&j, "tolerance", r->opt.tolerance);
-  json_num(&j, "beta_scale", r->opt.beta_scale);
-  json_num(&j, "alpha", r->opt.over_relaxation);
+  json_str(&j, "penalty",
+           r->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER ? "paper" : "scaled");
+  json_num(&j, "beta_scale", r->opt.subadmm.beta_scale);
+  json_num(&j, "alpha", r->opt.subadmm.over_relaxation);
   json_num(&j, "ms_per_step_median", med);
   json_num(&j, "ms_per_step_p95", p95);
   json_num(&j, "ms_per_step_mean", mean);

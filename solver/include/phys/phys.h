@@ -34,6 +34,25 @@ phys_world_options phys_world_options_default(void);
 /* Check options; on error fills `err` (nullable) and returns its code. Thread-safe. */
 phys_status phys_world_options_validate(const phys_world_options *opt, phys_error *err);
 
+/* ---- solvers ---------------------------------------------------------------------------- */
+
+/* Number of contact solvers (PHYS_SOLVER_COUNT). Never fails; thread-safe. */
+int phys_solver_count(void);
+
+/* Name of solver `kind` ("subadmm", "subadmm-nosub", ...), or NULL when `kind` is not one. The
+ * string is static; thread-safe. */
+const char *phys_solver_name(int kind);
+
+/* One-line description of solver `kind`, or NULL when `kind` is not one. Static; thread-safe. */
+const char *phys_solver_summary(int kind);
+
+/* The solver called `name` (exact, case-sensitive). On success *out (non-NULL) receives its kind;
+ * an unknown or NULL name gives PHYS_E_NOT_FOUND with a message in `err` (nullable) that lists
+ * the known names. Thread-safe. */
+phys_status phys_solver_find(const char *name, phys_solver_kind *out, phys_error *err);
+
+/* ---- descriptions ------------------------------------------------------------------------- */
+
 /* Default geom: a unit sphere, friction 1, density 1000, mass from density, condim 3,
  * contype = conaffinity = 1 (MuJoCo's defaults). Never fails. */
 phys_geom_desc phys_geom_desc_default(void);

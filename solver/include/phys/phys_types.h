@@ -163,6 +163,23 @@ typedef struct phys_actuator_desc {
   double forcerange[2];
 } phys_actuator_desc;
 
+/* The contact solvers. Every solver reads the same assembled problem of a step (constraints/)
+ * and is scored by the same accuracy metric (paper 002 sec. 7); one table lists them
+ * (solvers/solver_table.c), and phys_solver_name / phys_solver_find map kinds to the names that
+ * every entry point accepts (options, MJCF, the protocol, the daemon's config, physbench,
+ * physctl). PHYS_SOLVER_COUNT is the number of kinds, not a kind. */
+typedef enum phys_solver_kind {
+  PHYS_SOLVER_SUBADMM = 0,        /* "subadmm": SubADMM, paper 002 sec. 6 (per subsystem and
+                                     per body, tree-sparse factor); the default */
+  PHYS_SOLVER_SUBADMM_NOSUB = 1,  /* "subadmm-nosub": the No Sub ablation of Table III, vanilla
+                                     ADMM (28): one dense factorisation of each island's whole
+                                     system, one slack per constraint; islands up to 2048 dofs */
+  PHYS_SOLVER_SUBADMM_NOBODY = 2, /* "subadmm-nobody": the No Body ablation: per subsystem
+                                     without body splitting, each tree's A + beta sum J^T J from
+                                     dense per-constraint products and dense Cholesky (LAPACK) */
+  PHYS_SOLVER_COUNT = 3
+} phys_solver_kind;
+
 /* How the SubADMM penalty beta is chosen each step. */
 typedef enum phys_penalty_rule {
   /* beta = beta_scale * beta0 per island (beta0 = geometric mean of the pseudo-densities mass /
@@ -173,29 +190,24 @@ typedef enum phys_penalty_rule {
   PHYS_PENALTY_PAPER = 1
 } phys_penalty_rule;
 
-/* Which ADMM splitting solves the articulated subsystems (paper 002 sec. 6.7, the ablations of
- * Table III). All three solve the same problem; they differ in speed. */
-typedef enum phys_admm_variant {
-  PHYS_ADMM_SUBADMM = 0, /* per subsystem and per body (eq. 40-41, tree-sparse factor): default */
-  PHYS_ADMM_NO_SUB = 1,  /* vanilla ADMM (28): one dense factorisation of each island's whole
-                            system, one slack per constraint; islands up to 2048 dofs */
-  PHYS_ADMM_NO_BODY = 2  /* per subsystem without body splitting: each tree's
-                            A + beta sum J^T J built from dense per-constraint products and
-                            factorised with dense Cholesky (LAPACK) */
-} phys_admm_variant;
+/* Options of the SubADMM family (subadmm, subadmm-nosub, subadmm-nobody). */
+typedef struct phys_subadmm_options {
+  phys_penalty_rule penalty_rule; /* default PHYS_PENALTY_SCALED */
+  double beta_scale;        /* beta = beta_scale * beta0 (SCALED), > 0; default 4 */
+  double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
+  double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
+} phys_subadmm_options;
 
 /* World options. Start from phys_world_options_default() and change what you need. */
 typedef struct phys_world_options {
   double timestep;          /* s, > 0; default 0.002 */
   double gravity[3];        /* m/s^2; default (0, 0, -9.81) */
   int threads;              /* OpenMP threads used by a step, >= 1; default 1 */
-  int max_iterations;       /* SubADMM iteration cap per step and island, >= 1; default 100 */
-  double tolerance;         /* stop when the sec. 7 accuracy metric is below this; default 1e-5 */
-  phys_penalty_rule penalty_rule; /* default PHYS_PENALTY_SCALED */
-  phys_admm_variant admm_variant; /* default PHYS_ADMM_SUBADMM (the others are ablations) */
-  double beta_scale;        /* beta = beta_scale * beta0 (SCALED); default 4 */
-  double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
-  double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
+  phys_solver_kind solver;  /* the contact solver; default PHYS_SOLVER_SUBADMM */
+  int max_iterations;       /* the solver's iteration cap per step and island, >= 1; default 100 */
+  double tolerance;         /* stop when the sec. 7 accuracy metric is below this, >= 0;
+                               default 1e-5 */
+  phys_subadmm_options subadmm; /* used by the SubADMM family only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -205,26 +217,34 @@ typedef struct phys_world_options {
   double sleep_time;        /* s an island must stay at rest before it sleeps; default 0.5 */
 } phys_world_options;
 
-/* Statistics of the last step. Times are wall-clock seconds of each stage. */
+/* Statistics of the SubADMM family in the last step. */
+typedef struct phys_subadmm_stats {
+  int refactorizations;      /* beta changes that refactored H_b (PAPER rule and stall detector) */
+  int stalls;                /* islands where the stall detector fired */
+} phys_subadmm_stats;
+
+/* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and
+ * residual figures mean the same for every solver: iterations of its main loop, and the
+ * sec. 7 accuracy metric of its result. */
 typedef struct phys_step_stats {
   uint64_t step;             /* index of the step these stats describe (1 for the first step) */
   double time_total;
   double time_collision;     /* broadphase + narrowphase + contact matching */
   double time_islands;       /* union-find, sleeping */
-  double time_solve;         /* SubADMM over all islands */
+  double time_solve;         /* the contact solver over all islands */
   double time_integrate;
   int bodies_awake;
   int bodies_asleep;
   int broadphase_pairs;
   int contacts;              /* contact points in the solve */
   int islands;               /* awake islands solved */
-  int iterations_max;        /* largest SubADMM iteration count over the islands */
+  phys_solver_kind solver;   /* the solver that ran the step */
+  int iterations_max;        /* largest iteration count over the islands */
   double iterations_mean;    /* mean over islands weighted by contacts (0 if no contact) */
   double residual;           /* sec. 7 metric, worst island (0 if no contact) */
   double residual_mean;      /* sec. 7 metric, mean over islands weighted by contacts */
   double penetration_max;    /* m, deepest penetration among the step's contacts before the solve */
-  int refactorizations;      /* beta changes that refactored H_b (PAPER rule and stall detector) */
-  int stalls;                /* islands where the stall detector fired */
+  phys_subadmm_stats subadmm; /* the SubADMM family's own figures (zero for other solvers) */
 } phys_step_stats;
 
 #ifdef __cplusplus

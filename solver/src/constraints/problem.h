@@ -63,6 +63,7 @@ typedef struct phys_nosub {
 } phys_nosub;
 
 typedef struct phys_solver {
+  phys_solver_kind kind; /* the solver running this step (set by the island driver) */
   /* islands: ranges of solver bodies and constraints */
   int nislands;
   int *isl_body_start;   /* nislands + 1 */
@@ -176,10 +177,5 @@ void phys__correct_positions(phys_world *w, const phys_solver *s);
 /* position_correct.c: 1 when the connect constraint `con` has its drift removed by the position
  * pass (a hard connect between free or static bodies) rather than by a Baumgarte term */
 int phys__connect_position_corrected(const phys_world *w, const phys_con *con);
-
-/* solvers/subadmm.c: build pieces, penalties and factors, iterate SubADMM on every island
- * (parallel), leave the velocities in s->v and the impulses in the contacts/connects.
- * Returns 0, -1 on allocation failure, -2 for a singular tree. */
-int phys__solve(phys_world *w, phys_solver *s);
 
 #endif

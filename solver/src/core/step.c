@@ -4,15 +4,16 @@
  *   2. geom poses and speculative margins of awake bodies
  *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
  *   4. islands (union-find) and the solver's flat layout
- *   5. SubADMM on every island (parallel)
+ *   5. the selected contact solver on every island (solvers/: the table and the island driver)
  *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
- *      then remove penetrations at the position level
+ *      then remove penetrations at the position level when the solver declares that it wants
+ *      that pass
  *   7. warm-start store, sleeping, statistics
  */
 #include <math.h>
 #include <string.h>
 #include <time.h>
-#include "constraints/problem.h"
+#include "solvers/solver.h"
 #include "model/actuator.h"
 #include "model/sensor.h"
 #include "core/alloc.h"
@@ -176,8 +177,8 @@ static void fill_stats(phys_world *w, const phys_solver *s) {
   st->broadphase_pairs = w->npairs;
   st->iterations_max = 0;
   st->residual = 0.0;
-  st->refactorizations = 0;
-  st->stalls = 0;
+  st->solver = s->kind;
+  memset(&st->subadmm, 0, sizeof st->subadmm);
   double wsum = 0.0, it_sum = 0.0, res_sum = 0.0;
   for (int k = 0; k < s->nislands; k++) {
     int nc = s->isl_con_start[k + 1] - s->isl_con_start[k];
@@ -187,10 +188,10 @@ static void fill_stats(phys_world *w, const phys_solver *s) {
     wsum += nc;
     it_sum += (double)nc * s->isl_iters[k];
     res_sum += (double)nc * s->isl_residual[k];
-    st->refactorizations += s->isl_refactor[k];
-    st->stalls += s->isl_stall[k];
   }
   st->iterations_mean = wsum > 0 ? it_sum / wsum : 0.0;
+  const phys_solver_def *def = phys__solver_def(s->kind);
+  if (def->stats) def->stats(s, st);
   st->residual_mean = wsum > 0 ? res_sum / wsum : 0.0;
   st->penetration_max = 0.0;
   for (int c = 0; c < w->ncontacts; c++)
@@ -225,21 +226,15 @@ phys_status phys_world_step(phys_world *w) {
   if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
   double t2 = now_seconds();
 
-  /* SubADMM */
-  int src = phys__solve(w, &s);
-  if (src == -2)
-    return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
-                                         "without massive links below it?); nothing changed");
-  if (src == -3)
-    return phys__fail(w, PHYS_E_STATE, "step: an island has more than %d dofs, too many for the "
-                                       "No Sub ablation's dense factor; nothing changed",
-                      PHYS_NOSUB_MAX_DOFS);
-  if (src) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  /* the contact solver on every island */
+  const phys_solver_def *def = phys__solver_def(w->opt.solver);
+  phys_status st = phys__solve_islands(w, &s);
+  if (st) return st;
   double t3 = now_seconds();
 
-  /* integrate, and refuse a non-finite result */
+  /* integrate (and remove penetration when the solver wants it), refuse a non-finite result */
   integrate(w, &s);
-  phys__correct_positions(w, &s);
+  if (def->position_pass) phys__correct_positions(w, &s);
   int bad = find_nonfinite(w, &s);
   if (bad >= 0) {
     restore_state(w);

@@ -15,11 +15,11 @@ phys_world_options phys_world_options_default(void) {
   o.threads = 1;
   o.max_iterations = 100;
   o.tolerance = 1e-5;
-  o.penalty_rule = PHYS_PENALTY_SCALED;
-  o.admm_variant = PHYS_ADMM_SUBADMM;
-  o.beta_scale = 4.0;
-  o.over_relaxation = 1.8;
-  o.adapt_gamma = 10.0;
+  o.solver = PHYS_SOLVER_SUBADMM;
+  o.subadmm.penalty_rule = PHYS_PENALTY_SCALED;
+  o.subadmm.beta_scale = 4.0;
+  o.subadmm.over_relaxation = 1.8;
+  o.subadmm.adapt_gamma = 10.0;
   o.baumgarte = 0.3;
   o.max_correction = 0.02;
   o.contact_margin = 1e-3;
@@ -82,22 +82,31 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!v3_isfinite(o->gravity)) return phys__error(err, PHYS_E_INVALID, "gravity must be finite");
   if (o->threads < 1 || o->threads > 1024)
     return phys__error(err, PHYS_E_INVALID, "threads must be in [1, 1024], got %d", o->threads);
+  if (phys_solver_name((int)o->solver) == NULL) {
+    phys_error e;
+    phys_solver_find(NULL, NULL, &e); /* the list of known names */
+    return phys__error(err, PHYS_E_INVALID, "solver: unknown kind %d (%s)", (int)o->solver,
+                       e.message);
+  }
   if (o->max_iterations < 1)
     return phys__error(err, PHYS_E_INVALID, "max_iterations must be >= 1, got %d",
                        o->max_iterations);
   if (!(isfinite(o->tolerance) && o->tolerance >= 0.0))
-    return phys__error(err, PHYS_E_INVALID, "tolerance must be finite and >= 0");
-  if (o->penalty_rule != PHYS_PENALTY_SCALED && o->penalty_rule != PHYS_PENALTY_PAPER)
-    return phys__error(err, PHYS_E_INVALID, "unknown penalty rule %d", (int)o->penalty_rule);
-  if ((int)o->admm_variant < PHYS_ADMM_SUBADMM || o->admm_variant > PHYS_ADMM_NO_BODY)
-    return phys__error(err, PHYS_E_INVALID, "unknown ADMM variant %d", (int)o->admm_variant);
-  if (!(isfinite(o->beta_scale) && o->beta_scale > 0.0))
-    return phys__error(err, PHYS_E_INVALID, "beta_scale must be > 0, got %g", o->beta_scale);
-  if (!(o->over_relaxation >= 1.0 && o->over_relaxation < 2.0))
-    return phys__error(err, PHYS_E_INVALID, "over_relaxation must be in [1, 2), got %g",
-                       o->over_relaxation);
-  if (!(isfinite(o->adapt_gamma) && o->adapt_gamma > 1.0))
-    return phys__error(err, PHYS_E_INVALID, "adapt_gamma must be > 1, got %g", o->adapt_gamma);
+    return phys__error(err, PHYS_E_INVALID, "tolerance must be finite and >= 0, got %g",
+                       o->tolerance);
+  const phys_subadmm_options *sa = &o->subadmm;
+  if (sa->penalty_rule != PHYS_PENALTY_SCALED && sa->penalty_rule != PHYS_PENALTY_PAPER)
+    return phys__error(err, PHYS_E_INVALID, "subadmm.penalty_rule: unknown rule %d",
+                       (int)sa->penalty_rule);
+  if (!(isfinite(sa->beta_scale) && sa->beta_scale > 0.0))
+    return phys__error(err, PHYS_E_INVALID, "subadmm.beta_scale must be > 0, got %g",
+                       sa->beta_scale);
+  if (!(sa->over_relaxation >= 1.0 && sa->over_relaxation < 2.0))
+    return phys__error(err, PHYS_E_INVALID, "subadmm.over_relaxation must be in [1, 2), got %g",
+                       sa->over_relaxation);
+  if (!(isfinite(sa->adapt_gamma) && sa->adapt_gamma > 1.0))
+    return phys__error(err, PHYS_E_INVALID, "subadmm.adapt_gamma must be > 1, got %g",
+                       sa->adapt_gamma);
   if (!(o->baumgarte > 0.0 && o->baumgarte <= 1.0))
     return phys__error(err, PHYS_E_INVALID, "baumgarte must be in (0, 1], got %g", o->baumgarte);
   if (!(isfinite(o->max_correction) && o->max_correction > 0.0))

@@ -23,10 +23,10 @@
 /* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
 static const char *const top_handled[] = {
   "compiler", "option", "default", "worldbody", "equality", "asset", "actuator", "contact",
-  "keyframe", "sensor", NULL};
+  "keyframe", "sensor", "custom", NULL};
 static const char *const top_ignored[] = {"size", "visual", "statistic", NULL};
 static const char *const top_unsupported[] = {
-  "tendon", "custom", "extension", "deformable", NULL};
+  "tendon", "extension", "deformable", NULL};
 
 /* ---- compiler ------------------------------------------------------------------------------ */
 
@@ -150,13 +150,14 @@ static phys_status flag_parse(mj_ctx *c, const xmlNode *node) {
   return PHYS_OK;
 }
 
-/* <option>: timestep, gravity and iterations override the options; MuJoCo solver settings are
- * accepted and ignored; fluid forces must be off. */
+/* <option>: timestep, gravity and iterations override the options; MuJoCo's solver names map
+ * onto physd's with a notice, its other solver settings are accepted and ignored; fluid forces
+ * must be off. */
 static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
     "timestep", "gravity", "iterations", "wind", "density", "viscosity", "collision",
     "integrator", "cone", "noslip_iterations",
-    "~tolerance", "~solver", "~jacobian",
+    "~tolerance", "solver", "~jacobian",
     "~noslip_tolerance", "~mpr_iterations", "~mpr_tolerance", "~ls_iterations", "~ls_tolerance",
     "~ccd_iterations", "~ccd_tolerance", "~sdf_iterations", "~sdf_initpoints", "~impratio",
     "~apirate", "~magnetic", "~o_margin", "~o_solref", "~o_solimp", "~o_friction",
@@ -183,6 +184,19 @@ static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
     for (int k = 0; k < n; k++)
       if (v[k] != 0.0)
         return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "nonzero '%s' not supported yet", fluid[i]);
+  }
+  /* solver: MuJoCo's names have no physd counterpart yet; the solver stays physd's (the
+   * caller's, or physd:solver in <custom>) */
+  if ((s = phys__mj_attr(node, "solver"))) {
+    static const char *const known[] = {"PGS", "CG", "Newton", NULL};
+    if (!phys__mj_in_list(s, known))
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown solver '%s' (MuJoCo's are PGS, CG, "
+                                                  "Newton)", s);
+    if ((st = phys__mj_note(c, node, "solver",
+                            "attribute 'solver': MuJoCo's '%s' mapped to physd's '%s' (choose "
+                            "another with <custom><text name=\"physd:solver\" data=\"NAME\"/>)",
+                            s, phys_solver_name(c->opt.solver))))
+      return st;
   }
   /* integrator and cone: physd has one of each; the mapping is noted once */
   if ((s = phys__mj_attr(node, "integrator"))) {
@@ -551,6 +565,7 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
   c->opt = opt ? *opt : phys_world_options_default();
   if ((st = each_section(c, root, "compiler", compiler_parse))) return st;
   if ((st = each_section(c, root, "option", option_parse))) return st;
+  if ((st = each_section(c, root, "custom", phys__mj_custom))) return st;
   if (class_new(c, "main", -1) < 0) return phys__mj_fail(c, root, PHYS_E_NOMEM, "out of memory");
   if ((st = each_section(c, root, "default", default_top))) return st;
   /* the world, then bodies and equalities */

@@ -208,6 +208,11 @@ phys_status phys__mj_notice(mj_ctx *c, const xmlNode *node, const char *key, con
 phys_status phys__mj_note(mj_ctx *c, const xmlNode *node, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* ---- <custom> (loader_mjcf_custom.c) ------------------------------------------------------ */
+
+/* <custom>: physd's settings ("physd:solver" texts) into c->opt; other user data noted. */
+phys_status phys__mj_custom(mj_ctx *c, const xmlNode *node);
+
 /* ---- inertia post-processing (loader_mjcf_inertia.c) --------------------------------------- */
 
 /* Explicit mass properties of a moving body: compiler balanceinertia, boundmass, boundinertia,

@@ -28,12 +28,10 @@
 #include <math.h>
 #include <string.h>
 #include <omp.h>
-#include "constraints/problem.h"
+#include "solvers/solver.h"
 #include "constraints/rows.h"
 #include "core/math3.h"
 
-/* islands at least this big are solved by the whole thread team */
-#define TEAM_MIN_BODIES 48
 /* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
 #define LINK_MAX_RECOVERY_SPEED 0.5
 /* penalty scale of the point rows of connects and welds relative to contacts: bilateral rows
@@ -526,7 +524,7 @@ static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int 
   slice(team, p0, p1, &lo, &hi);
   for (int pi = lo; pi < hi; pi++) primal_residual_piece(s, pi);
   team_barrier(team);
-  double tp = 0.0, td = 0.0, gamma = w->opt.adapt_gamma;
+  double tp = 0.0, td = 0.0, gamma = w->opt.subadmm.adapt_gamma;
   for (int pi = p0; pi < p1; pi++) tp = fmax(tp, s->pres[pi]);
   for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
     td = fmax(td, s->bres[sb]);
@@ -556,7 +554,7 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   const phys_world_options *o = &w->opt;
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-  int paper = o->penalty_rule == PHYS_PENALTY_PAPER;
+  int paper = o->subadmm.penalty_rule == PHYS_PENALTY_PAPER;
   int lo, hi, it, next_check = 0, prev_it = 0;
   double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
   *residual = 0.0;
@@ -607,12 +605,13 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
 }
 
 /* solve island k; `team` = 1 when called by every thread of a parallel team */
-static void solve_island(const phys_world *w, phys_solver *s, int k, int team) {
+void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int team) {
   const phys_world_options *o = &w->opt;
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-  island_ctl ctl = {s->isl_beta[k], o->penalty_rule == PHYS_PENALTY_PAPER ? 1.0
-                                                                          : o->over_relaxation,
+  island_ctl ctl = {s->isl_beta[k], o->subadmm.penalty_rule == PHYS_PENALTY_PAPER
+                                        ? 1.0
+                                        : o->subadmm.over_relaxation,
                     0, 0};
   int lo, hi, it = 0;
   double residual = 0.0;
@@ -863,7 +862,7 @@ static int setup_bodies(phys_world *w, phys_solver *s) {
  * the penalty acts per row, and counting rows makes the best beta_scale about the same for
  * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
 static void setup_penalties(phys_world *w, phys_solver *s) {
-  int paper = w->opt.penalty_rule == PHYS_PENALTY_PAPER;
+  int paper = w->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER;
   for (int k = 0; k < s->nislands; k++) {
     double sum = 0.0, msum = 0.0;
     int n = 0, nall = 0;
@@ -880,7 +879,7 @@ static void setup_penalties(phys_world *w, phys_solver *s) {
       }
     }
     double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
-    s->isl_beta[k] = paper ? beta0 : w->opt.beta_scale * beta0;
+    s->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
   }
 }
 
@@ -911,55 +910,42 @@ static void setup_slack(phys_world *w, phys_solver *s) {
   }
 }
 
-int phys__solve(phys_world *w, phys_solver *s) {
+phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands;
   s->isl_beta = ARENA_NEW(ar, double, nisl);
-  s->isl_iters = ARENA_ZNEW(ar, int, nisl);
   s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
   s->isl_stall = ARENA_ZNEW(ar, int, nisl);
-  s->isl_residual = ARENA_ZNEW(ar, double, nisl);
-  int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
-  if (nisl && (!s->isl_beta || !s->isl_iters || !s->isl_refactor ||
-               !s->isl_stall || !s->isl_residual || !big || !small))
-    return -1;
-  if (setup_constraints(w, s) || setup_bodies(w, s)) return -1;
+  if ((nisl && (!s->isl_beta || !s->isl_refactor || !s->isl_stall)) || setup_constraints(w, s) ||
+      setup_bodies(w, s))
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   int trc = phys__tree_setup(w, s);
-  if (trc) return trc;
+  if (trc == -2)
+    return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
+                                         "without massive links below it?); nothing changed");
+  if (trc) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   setup_penalties(w, s);
   setup_slack(w, s);
   s->nosub = NULL;
-  if (w->opt.admm_variant == PHYS_ADMM_NO_SUB) {
+  if (s->kind == PHYS_SOLVER_SUBADMM_NOSUB) {
     s->nosub = ARENA_NEW(ar, phys_nosub, nisl);
-    if (nisl && !s->nosub) return -1;
+    if (nisl && !s->nosub) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
     for (int k = 0; k < nisl; k++) {
       int rc = phys__nosub_setup(w, s, k);
-      if (rc) return rc;
+      if (rc == -3)
+        return phys__fail(w, PHYS_E_STATE, "step: an island has more than %d dofs, too many for "
+                                           "the No Sub ablation's dense factor; nothing changed",
+                          PHYS_NOSUB_MAX_DOFS);
+      if (rc) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
     }
   }
+  return PHYS_OK;
+}
 
-  /* big islands go to the whole team, the rest one per thread */
-  int threads = w->opt.threads, nbig = 0, nsmall = 0;
-  for (int k = 0; k < nisl; k++) {
-    int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
-    if (threads > 1 && nbk >= TEAM_MIN_BODIES && !s->nosub) big[nbig++] = k;
-    else small[nsmall++] = k;
+void phys__subadmm_stats(const phys_solver *s, phys_step_stats *st) {
+  for (int k = 0; k < s->nislands; k++) {
+    if (s->isl_con_start[k + 1] == s->isl_con_start[k]) continue;
+    st->subadmm.refactorizations += s->isl_refactor[k];
+    st->subadmm.stalls += s->isl_stall[k];
   }
-  /* one thread, or a single small island (a lone robot): no parallel region, whose start
-   * costs more than such a solve */
-  if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
-    for (int k = 0; k < nisl; k++) solve_island(w, s, k, 0);
-    return 0;
-  }
-  /* small islands in chunks of up to 32, at least 8 chunks per thread (22 humanoids are 22
-   * islands: one chunk of 32 would leave the second thread idle) */
-  int chunk = nsmall / (8 * threads);
-  chunk = chunk < 1 ? 1 : (chunk > 32 ? 32 : chunk);
-#pragma omp parallel num_threads(threads)
-  {
-    for (int i = 0; i < nbig; i++) solve_island(w, s, big[i], 1);
-#pragma omp for schedule(dynamic, chunk)
-    for (int i = 0; i < nsmall; i++) solve_island(w, s, small[i], 0);
-  }
-  return 0;
 }

@@ -262,7 +262,7 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
 }
 
 void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) {
-  if (w->opt.admm_variant == PHYS_ADMM_NO_BODY) {
+  if (s->kind == PHYS_SOLVER_SUBADMM_NOBODY) {
     tree_factor_dense(w, s, k, beta);
     return;
   }
@@ -359,7 +359,7 @@ void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
 
   /* generalised solve (the No Body ablation keeps a dense Cholesky factor of the penalised
    * matrix) */
-  if (!metric && w->opt.admm_variant == PHYS_ADMM_NO_BODY)
+  if (!metric && s->kind == PHYS_SOLVER_SUBADMM_NOBODY)
     LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, t->H, nv, t->rhs, nv);
   else
     phys__tree_ltdl_solve_packed(metric ? &t->Afp : &t->Hp, t->rhs);

@@ -195,7 +195,7 @@ static void test_bad_options(void) {
   o.threads = 0;
   CU_ASSERT_EQUAL(phys_world_create(&o, &w, &err), PHYS_E_INVALID);
   o = phys_world_options_default();
-  o.over_relaxation = 2.0;
+  o.subadmm.over_relaxation = 2.0;
   CU_ASSERT_EQUAL(phys_world_create(&o, &w, &err), PHYS_E_INVALID);
 
   /* set_options rejects and keeps the old options */

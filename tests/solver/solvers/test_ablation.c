@@ -1,5 +1,5 @@
-/* test_ablation.c - the ADMM variants of paper 002's Table III (PHYS_ADMM_NO_SUB: one dense
- * factor per island; PHYS_ADMM_NO_BODY: dense per-tree factors) solve the same problem as
+/* test_ablation.c - the ablations of paper 002's Table III (subadmm-nosub: one dense factor per
+ * island; subadmm-nobody: dense per-tree factors) solve the same problem as
  * SubADMM: on a scene where trees, free boxes, a weld and a joint limit meet in islands, the
  * three end within 1e-7 m of each other when all converge tightly; No Sub refuses islands above
  * its dof limit with the world unchanged; the variant option is validated. */
@@ -37,9 +37,9 @@ static phys_id add_arm(phys_world *w, const double p[3], double q0) {
 }
 
 /* two arms pressing on boxes on the ground, a third box welded to the second arm's tip */
-static phys_world *make_scene(phys_admm_variant v, int threads) {
+static phys_world *make_scene(phys_solver_kind v, int threads) {
   phys_world_options o = phys_world_options_default();
-  o.admm_variant = v;
+  o.solver = v;
   o.threads = threads;
   o.tolerance = 1e-12;
   o.max_iterations = 2000;
@@ -62,7 +62,7 @@ static void test_variants_agree(void) {
   int nb = 0;
   const char *names[3] = {"SubADMM", "No Sub", "No Body"};
   for (int v = 0; v < 3; v++) {
-    phys_world *w = make_scene((phys_admm_variant)v, 1);
+    phys_world *w = make_scene((phys_solver_kind)v, 1);
     double res = 0.0;
     int contacts = 0;
     for (int i = 0; i < 300; i++) {
@@ -91,7 +91,7 @@ static void test_variants_agree(void) {
 /* the dense variants are bit-identical for 1 and 2 threads too */
 static void test_variants_threads(void) {
   for (int v = 1; v < 3; v++) {
-    phys_world *w1 = make_scene((phys_admm_variant)v, 1), *w2 = make_scene((phys_admm_variant)v, 2);
+    phys_world *w1 = make_scene((phys_solver_kind)v, 1), *w2 = make_scene((phys_solver_kind)v, 2);
     step_n(w1, 100);
     step_n(w2, 100);
     CU_ASSERT_EQUAL(phys_world_state_hash(w1), phys_world_state_hash(w2));
@@ -103,15 +103,16 @@ static void test_variants_threads(void) {
 /* No Sub refuses an island bigger than its dense limit; the option is validated */
 static void test_variant_errors(void) {
   phys_world_options o = phys_world_options_default();
-  o.admm_variant = (phys_admm_variant)7;
+  o.solver = (phys_solver_kind)7;
   phys_world *w = NULL;
   phys_error err;
   CU_ASSERT_EQUAL(phys_world_create(&o, &w, &err), PHYS_E_INVALID);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "ADMM variant"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "solver"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "subadmm-nosub")); /* the known names */
 
   /* 400 touching spheres in a bin: one island of 2400 dofs */
   o = phys_world_options_default();
-  o.admm_variant = PHYS_ADMM_NO_SUB;
+  o.solver = PHYS_SOLVER_SUBADMM_NOSUB;
   w = make_world(&o);
   add_ground(w, 0.5);
   for (int i = 0; i < 400; i++) {
@@ -123,7 +124,7 @@ static void test_variant_errors(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "No Sub"));
   CU_ASSERT_EQUAL(phys_world_state_hash(w), h);
   /* switching back to SubADMM lets it step */
-  o.admm_variant = PHYS_ADMM_SUBADMM;
+  o.solver = PHYS_SOLVER_SUBADMM;
   CU_ASSERT_EQUAL(phys_world_set_options(w, &o), PHYS_OK);
   CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
   phys_world_destroy(w);

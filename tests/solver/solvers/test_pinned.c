@@ -27,34 +27,34 @@ typedef enum { SRC_BUILTIN, SRC_PEER, SRC_WORLDS, SRC_MUJOCO } scene_src;
 typedef struct pin_case {
   const char *name;    /* builtin scene name, or file name in its directory */
   scene_src src;
-  phys_admm_variant variant;
+  phys_solver_kind variant;
   int steps;
   uint64_t hash;       /* expected, for 1 and 2 threads */
 } pin_case;
 
 static const pin_case cases[] = {
-  {"pile_spheres_512", SRC_BUILTIN, PHYS_ADMM_SUBADMM, 40, 0x08faee1f44c0b99cULL},
-  {"pile_boxes_512", SRC_BUILTIN, PHYS_ADMM_SUBADMM, 40, 0x08026fa592661718ULL},
-  {"pyramid_20", SRC_BUILTIN, PHYS_ADMM_SUBADMM, 40, 0x37e24dfabece556eULL},
-  {"pile_spheres_512_settled.xml", SRC_PEER, PHYS_ADMM_SUBADMM, 30, 0x4ef2c1d403091cd8ULL},
-  {"pile_boxes_512_settled.xml", SRC_PEER, PHYS_ADMM_SUBADMM, 30, 0x190eb130fa0e00a9ULL},
-  {"pile_spheres_1000_frictionless_settled.xml", SRC_PEER, PHYS_ADMM_SUBADMM, 20, 0xa8ae730b7e6928aeULL},
-  {"pyramid_wall_20.xml", SRC_PEER, PHYS_ADMM_SUBADMM, 40, 0x8d6b3f96c0bcfc50ULL},
-  {"joint_grid_32.xml", SRC_PEER, PHYS_ADMM_SUBADMM, 30, 0x308d3faa264ed596ULL},
-  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_ADMM_SUBADMM, 200, 0xa1e99cc37130a55fULL},
-  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_ADMM_NO_SUB, 200, 0xa3395ea5942a19adULL},
-  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_ADMM_NO_BODY, 200, 0xd7c4c66cfb977182ULL},
-  {"quadrupeds8.xml", SRC_WORLDS, PHYS_ADMM_SUBADMM, 100, 0x69a70f197a95e2aaULL},
-  {"quadrupeds8.xml", SRC_WORLDS, PHYS_ADMM_NO_SUB, 100, 0x21529899b360fca3ULL},
-  {"quadrupeds8.xml", SRC_WORLDS, PHYS_ADMM_NO_BODY, 100, 0x5ff4e61e6a415c2fULL},
-  {"arm_gripper.xml", SRC_WORLDS, PHYS_ADMM_SUBADMM, 150, 0x856a80af1235759bULL},
-  {"arm_gripper.xml", SRC_WORLDS, PHYS_ADMM_NO_SUB, 150, 0x736e622ec2139700ULL},
-  {"arm_gripper.xml", SRC_WORLDS, PHYS_ADMM_NO_BODY, 150, 0x736e622ec2139700ULL},
+  {"pile_spheres_512", SRC_BUILTIN, PHYS_SOLVER_SUBADMM, 40, 0x08faee1f44c0b99cULL},
+  {"pile_boxes_512", SRC_BUILTIN, PHYS_SOLVER_SUBADMM, 40, 0x08026fa592661718ULL},
+  {"pyramid_20", SRC_BUILTIN, PHYS_SOLVER_SUBADMM, 40, 0x37e24dfabece556eULL},
+  {"pile_spheres_512_settled.xml", SRC_PEER, PHYS_SOLVER_SUBADMM, 30, 0x4ef2c1d403091cd8ULL},
+  {"pile_boxes_512_settled.xml", SRC_PEER, PHYS_SOLVER_SUBADMM, 30, 0x190eb130fa0e00a9ULL},
+  {"pile_spheres_1000_frictionless_settled.xml", SRC_PEER, PHYS_SOLVER_SUBADMM, 20, 0xa8ae730b7e6928aeULL},
+  {"pyramid_wall_20.xml", SRC_PEER, PHYS_SOLVER_SUBADMM, 40, 0x8d6b3f96c0bcfc50ULL},
+  {"joint_grid_32.xml", SRC_PEER, PHYS_SOLVER_SUBADMM, 30, 0x308d3faa264ed596ULL},
+  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_SOLVER_SUBADMM, 200, 0xa1e99cc37130a55fULL},
+  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_SOLVER_SUBADMM_NOSUB, 200, 0xa3395ea5942a19adULL},
+  {"humanoid/humanoid.xml", SRC_MUJOCO, PHYS_SOLVER_SUBADMM_NOBODY, 200, 0xd7c4c66cfb977182ULL},
+  {"quadrupeds8.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM, 100, 0x69a70f197a95e2aaULL},
+  {"quadrupeds8.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM_NOSUB, 100, 0x21529899b360fca3ULL},
+  {"quadrupeds8.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM_NOBODY, 100, 0x5ff4e61e6a415c2fULL},
+  {"arm_gripper.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM, 150, 0x856a80af1235759bULL},
+  {"arm_gripper.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM_NOSUB, 150, 0x736e622ec2139700ULL},
+  {"arm_gripper.xml", SRC_WORLDS, PHYS_SOLVER_SUBADMM_NOBODY, 150, 0x736e622ec2139700ULL},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-static const char *variant_name(phys_admm_variant v) {
-  return v == PHYS_ADMM_NO_SUB ? "nosub" : v == PHYS_ADMM_NO_BODY ? "nobody" : "subadmm";
+static const char *variant_name(phys_solver_kind v) {
+  return v == PHYS_SOLVER_SUBADMM_NOSUB ? "nosub" : v == PHYS_SOLVER_SUBADMM_NOBODY ? "nobody" : "subadmm";
 }
 
 /* FNV-1a over n bytes */
@@ -105,7 +105,7 @@ static int case_path(const pin_case *c, char *path, size_t len) {
 static int run_case(const pin_case *c, int threads, uint64_t *hash) {
   phys_world_options o = phys_world_options_default();
   o.threads = threads;
-  o.admm_variant = c->variant;
+  o.solver = c->variant;
   phys_world *w = NULL;
   if (c->src == SRC_BUILTIN) {
     char err[256];
@@ -121,7 +121,7 @@ static int run_case(const pin_case *c, int threads, uint64_t *hash) {
     /* the file's own timestep stays; the solver options are the case's */
     phys_world_options fo = phys_world_get_options(w);
     fo.threads = threads;
-    fo.admm_variant = c->variant;
+    fo.solver = c->variant;
     CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &fo), PHYS_OK);
   }
   for (int i = 0; i < c->steps; i++) {

@@ -108,7 +108,7 @@ static void test_cap_and_tolerance(void) {
 /* iterations for the first (cold) step of a 10-sphere column to reach 1e-6 */
 static int column_cold_iterations(phys_penalty_rule rule) {
   phys_world_options o = phys_world_options_default();
-  o.penalty_rule = rule;
+  o.subadmm.penalty_rule = rule;
   o.tolerance = 1e-6;
   o.max_iterations = 20000;
   phys_world *w = make_world(&o);
@@ -136,7 +136,7 @@ static void test_scaled_beats_paper(void) {
 /* the paper's rule also keeps a stack standing */
 static void test_paper_rule_stack(void) {
   phys_world_options o = phys_world_options_default();
-  o.penalty_rule = PHYS_PENALTY_PAPER;
+  o.subadmm.penalty_rule = PHYS_PENALTY_PAPER;
   o.max_iterations = 500;
   o.sleep_enabled = 0;
   phys_world *w = make_world(&o);

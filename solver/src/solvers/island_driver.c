@@ -1,0 +1,53 @@
+/* island_driver.c - the island driver: runs the selected solver over the step's islands on the
+ * OpenMP team.
+ *
+ * Islands are independent problems. An island with at least TEAM_MIN_BODIES solver bodies is
+ * solved by the whole team together (when the solver allows it: each thread takes a fixed slice
+ * of bodies and constraints between barriers); the other islands go one per thread in dynamic
+ * chunks. Which thread solves which island does not change any value, and a team's slicing does
+ * not either (the solvers compute every value by the same arithmetic in the same order), so
+ * results are bit-identical for any thread count. */
+#include <omp.h>
+#include "solvers/solver.h"
+
+/* islands at least this big are solved by the whole thread team */
+#define TEAM_MIN_BODIES 48
+
+phys_status phys__solve_islands(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  const phys_solver_def *def = phys__solver_def(w->opt.solver);
+  int nisl = s->nislands;
+  s->kind = def->kind;
+  s->isl_iters = ARENA_ZNEW(ar, int, nisl);
+  s->isl_residual = ARENA_ZNEW(ar, double, nisl);
+  int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
+  if (nisl && (!s->isl_iters || !s->isl_residual || !big || !small))
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  phys_status st = def->prepare(w, s);
+  if (st) return st;
+
+  /* big islands go to the whole team, the rest one per thread */
+  int threads = w->opt.threads, nbig = 0, nsmall = 0;
+  for (int k = 0; k < nisl; k++) {
+    int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
+    if (threads > 1 && nbk >= TEAM_MIN_BODIES && def->team_islands) big[nbig++] = k;
+    else small[nsmall++] = k;
+  }
+  /* one thread, or a single small island (a lone robot): no parallel region, whose start
+   * costs more than such a solve */
+  if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
+    for (int k = 0; k < nisl; k++) def->solve_island(w, s, k, 0);
+    return PHYS_OK;
+  }
+  /* small islands in chunks of up to 32, at least 8 chunks per thread (22 humanoids are 22
+   * islands: one chunk of 32 would leave the second thread idle) */
+  int chunk = nsmall / (8 * threads);
+  chunk = chunk < 1 ? 1 : (chunk > 32 ? 32 : chunk);
+#pragma omp parallel num_threads(threads)
+  {
+    for (int i = 0; i < nbig; i++) def->solve_island(w, s, big[i], 1);
+#pragma omp for schedule(dynamic, chunk)
+    for (int i = 0; i < nsmall; i++) def->solve_island(w, s, small[i], 0);
+  }
+  return PHYS_OK;
+}

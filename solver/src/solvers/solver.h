@@ -1,0 +1,53 @@
+/* solver.h - the contact solver interface: one table of solvers, each a consumer of the step's
+ * assembled problem (constraints/problem.h), and the island driver that runs the selected one.
+ *
+ * A solver reads the problem (islands, subsystems with their momenta and inertias, constraint
+ * rows with their bias, friction and warm start, Jacobian attachments) and writes its result:
+ * the new velocities in s->v (and the trees' qd) and the impulses in s->con[].lambda. It does
+ * not assemble, schedule or integrate: the step assembles (constraints/), the driver here
+ * schedules islands over the OpenMP team, and the step integrates (core/step.c). Every solver
+ * is scored by the same accuracy metric (paper 002 sec. 7) and reports the same per-island
+ * figures (iterations, residual); its own figures go to a per-solver block of the stats. */
+#ifndef PHYS_SOLVERS_SOLVER_H
+#define PHYS_SOLVERS_SOLVER_H
+
+#include "constraints/problem.h"
+
+typedef struct phys_solver_def {
+  phys_solver_kind kind;
+  const char *name;      /* the name every entry point accepts */
+  const char *summary;   /* one line for listings */
+  /* 1: the step removes penetration at the position level after integration (a solver that
+   * models penetration, such as a compliant one, declares 0) */
+  int position_pass;
+  /* 1: an island big enough may be solved by the whole thread team (prepare and solve_island
+   * must then give bit-identical results for any team size) */
+  int team_islands;
+  /* Per-step setup of the solver's workspaces over the assembled problem, serial, between the
+   * assembly and the island solves. Returns PHYS_OK, or an error code after recording its
+   * message with phys__fail (nothing of the world has changed yet). */
+  phys_status (*prepare)(phys_world *w, phys_solver *s);
+  /* Solve island k: called once per island, by one thread (team = 0) or by every thread of the
+   * team together (team = 1, only when team_islands). Writes s->isl_iters[k] and
+   * s->isl_residual[k] (once, from thread 0 of a team). */
+  void (*solve_island)(const phys_world *w, phys_solver *s, int k, int team);
+  /* Its own figures of the step into `st` (NULL: none). */
+  void (*stats)(const phys_solver *s, phys_step_stats *st);
+} phys_solver_def;
+
+/* The table entry of `kind`, or NULL when it is not a solver kind. */
+const phys_solver_def *phys__solver_def(phys_solver_kind kind);
+
+/* island_driver.c: run the world's solver (w->opt.solver) on every island of the assembled
+ * problem `s`: prepare, then the islands over the thread team (big islands by the whole team
+ * when the solver allows it, the others one per thread). Returns PHYS_OK or the error the
+ * solver recorded. Results are bit-identical for any thread count. */
+phys_status phys__solve_islands(phys_world *w, phys_solver *s);
+
+/* subadmm.c: the SubADMM family's table entries' callbacks (subadmm, subadmm-nosub and
+ * subadmm-nobody share them; s->kind tells the variant) */
+phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s);
+void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int team);
+void phys__subadmm_stats(const phys_solver *s, phys_step_stats *st);
+
+#endif
