@@ -1,0 +1,379 @@
+/* mjbench.c - time MuJoCo (libmujoco) on an MJCF file on the same phase as physbench; print JSON.
+ *
+ *   mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--json]
+ *
+ * The peer side of bench/compare_mujoco.py. mujoco-testspeed times from step 0, physbench after
+ * W warm-up steps; on scenes that settle the two phases cost differently, so this program runs
+ * exactly physbench's protocol with MuJoCo: load the file with mj_loadXML, start from the
+ * model's reference state (mj_makeData, no keyframe), run W untimed mj_step calls, then time N
+ * mj_step calls one by one with CLOCK_MONOTONIC, on one thread (MuJoCo 2.2.2 steps serially).
+ * With --repeat R the model is loaded afresh for each of R runs and ms_per_step_median is the
+ * median of the runs' medians; every other figure is the last run's (as in physbench).
+ *
+ * Penetration is reported as physbench reports it: physd's penetration_max is the deepest
+ * penetration among a step's contacts before the solve. MuJoCo's d->contact after mj_step holds
+ * the contacts found at the start of that step (before the solve and the integration), and a
+ * contact's dist < 0 is penetration, so a step's penetration is max(0, -min dist) and
+ * penetration_max_m is the largest over the timed steps.
+ *
+ * This program links libmujoco only, never libphys: both export mj_-prefixed symbols.
+ * Exit status: 0 ok, 1 load error (or a MuJoCo error while stepping), 2 bad arguments.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <mujoco/mujoco.h>
+
+#define EXIT_USAGE 2
+#define EXIT_LOAD 1
+#define PROGRESS_PERIOD_S 2.0
+
+/* Command-line settings. */
+typedef struct bench_args {
+  const char *file;
+  long steps, warmup;
+  int repeat, json;
+} bench_args;
+
+/* Per-step samples and end-of-run figures of one timed run. */
+typedef struct run_result {
+  double *ms;                /* wall time of each timed step, ms */
+  double contacts_sum;       /* sum of d->ncon over the timed steps */
+  double penetration_max;    /* m, deepest contact penetration over the timed steps */
+  double wall_s;             /* wall time of the timed loop, s */
+  int warnings;              /* MuJoCo warnings raised during warm-up and timed steps */
+  int nbody, nv, ngeom;
+  double timestep;
+} run_result;
+
+/* ---- small utilities ---------------------------------------------------------------------- */
+
+/** Seconds on the monotonic clock. */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/** qsort comparator for doubles. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/** Percentile q in [0, 1] of v[0..n) by nearest rank (sorts v in place); 0 for n == 0. */
+static double percentile(double *v, long n, double q) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  long rank = (long)ceil(q * (double)n);
+  if (rank < 1) rank = 1;
+  if (rank > n) rank = n;
+  return v[rank - 1];
+}
+
+/** Median of v[0..n) (mean of the two middle values for even n; sorts v in place). */
+static double median(double *v, long n) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/** Parse a whole decimal integer in [lo, hi]; 0 on success. */
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end = NULL;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+/** Write s as a JSON string literal. */
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* ---- MuJoCo's message hooks --------------------------------------------------------------- */
+
+/* MuJoCo's default handlers also append to MUJOCO_LOG.TXT in the working directory and exit
+ * with their own status on errors; these print on stderr and keep physbench's exit codes. */
+
+/** Error while stepping (load errors come back through mj_loadXML's buffer): exit 1. */
+static void on_mujoco_error(const char *msg) {
+  fprintf(stderr, "mjbench: MuJoCo error: %s\n", msg);
+  exit(EXIT_LOAD);
+}
+
+/** Warning (unstable simulation, full contact buffer, ...): print it; it is counted per run. */
+static void on_mujoco_warning(const char *msg) {
+  fprintf(stderr, "mjbench: MuJoCo warning: %s\n", msg);
+}
+
+/* ---- arguments ---------------------------------------------------------------------------- */
+
+/** Print the usage text. */
+static void usage(FILE *f) {
+  fputs("usage: mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--json]\n"
+        "\n"
+        "Times N steps of MuJoCo (libmujoco, one thread) on an MJCF file after W untimed\n"
+        "warm-up steps, the phase physbench times, and prints one JSON object (indented; one\n"
+        "line with --json) on stdout. Progress and MuJoCo's warnings go to stderr.\n"
+        "\n"
+        "  --steps N          timed steps (required, >= 1)\n"
+        "  --warmup W         untimed steps before timing (default 0)\n"
+        "  --repeat R         time R runs, each from a fresh load; report the median of\n"
+        "                     their medians (other figures from the last run)\n"
+        "  --json             print the JSON object on a single line\n"
+        "  --help             this text\n"
+        "\n"
+        "Exit status: 0 ok, 1 load or step error, 2 bad arguments.\n", f);
+}
+
+/** Report a bad argument on stderr; returns EXIT_USAGE. */
+static int bad_arg(const char *what, const char *value) {
+  fprintf(stderr, "mjbench: invalid %s '%s' (see --help)\n", what, value ? value : "");
+  return EXIT_USAGE;
+}
+
+/** Parse argv into *a. Returns -1 to go on, or an exit status (0 after --help). */
+static int parse_args(int argc, char **argv, bench_args *a) {
+  static const struct option longopts[] = {
+    {"steps", required_argument, NULL, 's'},  {"warmup", required_argument, NULL, 'w'},
+    {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  memset(a, 0, sizeof *a);
+  a->repeat = 1;
+  opterr = 0;
+  int c;
+  long n = 0;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'h':
+      usage(stdout);
+      return 0;
+    case 'j':
+      a->json = 1;
+      break;
+    case 's':
+      if (parse_long(optarg, 1, 1000000000L, &a->steps)) return bad_arg("--steps", optarg);
+      break;
+    case 'w':
+      if (parse_long(optarg, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", optarg);
+      break;
+    case 'r':
+      if (parse_long(optarg, 1, 1000, &n)) return bad_arg("--repeat", optarg);
+      a->repeat = (int)n;
+      break;
+    default:
+      fprintf(stderr, "mjbench: %s option '%s' (see --help)\n",
+              c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "mjbench: expected exactly one MJCF file\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  a->file = argv[optind];
+  if (a->steps < 1) {
+    fprintf(stderr, "mjbench: --steps N is required\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+/** Total count of MuJoCo warnings raised in d so far. */
+static int warning_count(const mjData *d) {
+  int n = 0;
+  for (int i = 0; i < mjNWARNING; i++) n += d->warning[i].number;
+  return n;
+}
+
+/** Deepest penetration among d's current contacts (dist < 0), in m; 0 without one. */
+static double penetration(const mjData *d) {
+  double deepest = 0.0;
+  for (int i = 0; i < d->ncon; i++)
+    if (-d->contact[i].dist > deepest) deepest = -d->contact[i].dist;
+  return deepest;
+}
+
+/** Load a->file; 0 or EXIT_LOAD with MuJoCo's message on stderr. */
+static int load_model(const bench_args *a, mjModel **out) {
+  char err[1024] = "";
+  *out = mj_loadXML(a->file, NULL, err, (int)sizeof err);
+  /* MuJoCo's messages end in newlines */
+  for (size_t n = strlen(err); n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '); n--)
+    err[n - 1] = '\0';
+  if (!*out) {
+    fprintf(stderr, "mjbench: cannot load %s: %s\n", a->file, err[0] ? err : "unknown error");
+    return EXIT_LOAD;
+  }
+  if (err[0]) fprintf(stderr, "mjbench: notice: %s: %s\n", a->file, err);
+  return 0;
+}
+
+/** One run from a fresh load: warm-up, then N timed steps into *r. 0 or exit code. */
+static int run_once(const bench_args *a, const char *tag, run_result *r) {
+  mjModel *m = NULL;
+  int rc = load_model(a, &m);
+  if (rc) return rc;
+  mjData *d = mj_makeData(m);
+  if (!d) {
+    fprintf(stderr, "mjbench: out of memory for the model's data\n");
+    mj_deleteModel(m);
+    return EXIT_LOAD;
+  }
+
+  /* warm-up: untimed, as physbench's --warmup */
+  double last = now_s();
+  for (long i = 0; i < a->warmup; i++) {
+    mj_step(m, d);
+    if (now_s() - last >= PROGRESS_PERIOD_S) {
+      fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
+      last = now_s();
+    }
+  }
+
+  /* timed steps: only mj_step lies between the two clock reads */
+  r->contacts_sum = r->penetration_max = 0.0;
+  double start = now_s();
+  last = start;
+  for (long i = 0; i < a->steps; i++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    mj_step(m, d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+    r->contacts_sum += d->ncon;
+    double p = penetration(d);
+    if (p > r->penetration_max) r->penetration_max = p;
+    double t = now_s();
+    if (t - last >= PROGRESS_PERIOD_S) {
+      fprintf(stderr, "%sstep %ld/%ld\n", tag, i + 1, a->steps);
+      last = t;
+    }
+  }
+  r->wall_s = now_s() - start;
+
+  /* end figures */
+  r->warnings = warning_count(d);
+  r->nbody = m->nbody;
+  r->nv = m->nv;
+  r->ngeom = m->ngeom;
+  r->timestep = m->opt.timestep;
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return 0;
+}
+
+/* ---- report ------------------------------------------------------------------------------- */
+
+/** Print one number member ("key": v), non-finite values as null. */
+static void put_num(FILE *f, const char *sep, const char *key, double v) {
+  fprintf(f, "%s\"%s\": ", sep, key);
+  if (isfinite(v)) fprintf(f, "%.9g", v);
+  else fputs("null", f);
+}
+
+/** Print the JSON report of the last run `r`; `medians` holds the median of each of R runs. */
+static void report(const bench_args *a, run_result *r, double *medians) {
+  long n = a->steps;
+  double mean = 0.0;
+  for (long i = 0; i < n; i++) mean += r->ms[i];
+  mean /= (double)n;
+  double p95 = percentile(r->ms, n, 0.95);
+  double run_median = median(r->ms, n);
+  double med = a->repeat > 1 ? median(medians, a->repeat) : run_median;
+  int v = mj_version();
+  char version[32];
+  snprintf(version, sizeof version, "%d.%d.%d", v / 100, (v / 10) % 10, v % 10);
+
+  /* pretty: one member per line; --json: one line */
+  FILE *f = stdout;
+  const char *sep0 = a->json ? "" : "\n  ", *sep = a->json ? ", " : ",\n  ";
+  fprintf(f, "{%s\"file\": ", sep0);
+  json_string(f, a->file);
+  fprintf(f, "%s\"mujoco_version\": \"%s\"", sep, version);
+  fprintf(f, "%s\"nbody\": %d%s\"nv\": %d%s\"ngeom\": %d", sep, r->nbody, sep, r->nv, sep,
+          r->ngeom);
+  fprintf(f, "%s\"steps\": %ld%s\"warmup\": %ld%s\"repeat\": %d%s\"threads\": 1", sep, n, sep,
+          a->warmup, sep, a->repeat, sep);
+  put_num(f, sep, "timestep", r->timestep);
+  put_num(f, sep, "ms_per_step_median", med);
+  put_num(f, sep, "ms_per_step_p95", p95);
+  put_num(f, sep, "ms_per_step_mean", mean);
+  put_num(f, sep, "ms_per_step_min", r->ms[0]);
+  put_num(f, sep, "ms_per_step_max", r->ms[n - 1]);
+  /* as physbench: steps_per_second from the median; the mean's figure beside it */
+  put_num(f, sep, "steps_per_second", med > 0 ? 1000.0 / med : 0.0);
+  put_num(f, sep, "steps_per_second_mean", mean > 0 ? 1000.0 / mean : 0.0);
+  put_num(f, sep, "wall_s", r->wall_s);
+  put_num(f, sep, "contacts_mean", r->contacts_sum / (double)n);
+  put_num(f, sep, "penetration_max_m", r->penetration_max);
+  fprintf(f, "%s\"warnings\": %d", sep, r->warnings);
+  if (a->repeat > 1) {
+    fprintf(f, "%s\"ms_per_step_median_runs\": [", sep);
+    for (int k = 0; k < a->repeat; k++) {
+      if (k) fputs(", ", f);
+      fprintf(f, "%.9g", medians[k]);
+    }
+    fputc(']', f);
+  }
+  fprintf(f, "%s}\n", a->json ? "" : "\n");
+  fflush(f);
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+/** Parse the arguments, run R times and print the report. */
+int main(int argc, char **argv) {
+  bench_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  mju_user_error = on_mujoco_error;
+  mju_user_warning = on_mujoco_warning;
+  if (mj_version() != mjVERSION_HEADER)
+    fprintf(stderr, "mjbench: notice: libmujoco %d, headers %d\n", mj_version(),
+            mjVERSION_HEADER);
+
+  run_result r;
+  memset(&r, 0, sizeof r);
+  r.ms = calloc((size_t)a.steps, sizeof(double));
+  double *medians = calloc((size_t)a.repeat, sizeof(double));
+  double *copy = malloc(sizeof(double) * (size_t)a.steps);
+  if (!r.ms || !medians || !copy) {
+    fprintf(stderr, "mjbench: out of memory for %ld steps\n", a.steps);
+    free(r.ms);
+    free(medians);
+    free(copy);
+    return EXIT_LOAD;
+  }
+  rc = 0;
+  for (int k = 0; k < a.repeat && rc == 0; k++) {
+    char tag[32] = "";
+    if (a.repeat > 1) snprintf(tag, sizeof tag, "run %d/%d: ", k + 1, a.repeat);
+    rc = run_once(&a, tag, &r);
+    if (rc == 0) {
+      memcpy(copy, r.ms, sizeof(double) * (size_t)a.steps);
+      medians[k] = median(copy, a.steps);
+    }
+  }
+  if (rc == 0) report(&a, &r, medians);
+  free(r.ms);
+  free(medians);
+  free(copy);
+  return rc;
+}
