@@ -16,7 +16,7 @@
  * contact's dist < 0 is penetration, so a step's penetration is max(0, -min dist) and
  * penetration_max_m is the largest over the timed steps.
  *
- * This program links libmujoco only, never libphys: both export mj_-prefixed symbols.
+ * This program links libmujoco only, never libphys: physd is timed by physbench, in its own process.
  * Exit status: 0 ok, 1 load error (or a MuJoCo error while stepping), 2 bad arguments.
  */
 #include <getopt.h>
