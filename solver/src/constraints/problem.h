@@ -13,6 +13,7 @@
 #define PHYS_SOLVER_H
 
 #include "core/world_internal.h"
+#include "dynamics/tree_step.h"
 
 enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2 };
 
@@ -99,34 +100,11 @@ typedef struct phys_solver {
   double *bres;          /* per body: ||M v - base - J^T lambda|| (PAPER rule) */
 } phys_solver;
 
-/* per articulation in the solve: generalised quantities of one step */
-typedef struct phys_tree_solve {
-  int artic;             /* index into w->artics */
-  int root_sb;           /* solver body of link 0: the thread that owns it updates the tree */
-  int nv;
-  double *Iw;            /* 36 per link: true spatial inertias about the world origin */
-  double *A;             /* nv x nv: M + armature + h damping + h^2 stiffness (unfactored) */
-  double *Afac;          /* its LTDL factor (the accuracy metric's solve) */
-  double *H;             /* LTDL factor of A + beta sum J^T J (the v-update) */
-  phys_ltdl_packed Hp, Afp; /* H and Afac packed for the iterations' solves */
-  double *base;          /* nv: (M + armature) qd_k + h (tau_ext - bias - k (q - springref)) */
-  double *qd;            /* nv: the iterate */
-  double *jdiag;         /* nv: armature + h damping + h^2 stiffness */
-  double *force;         /* 6 per link: spatial forces, accumulated over subtrees */
-  double *rhs;           /* nv */
-  double *Hb;            /* 36 per link: penalised link inertias */
-  double *scratch;       /* 36 per link: CRBA and RNEA scratch */
-  double *qdm;           /* nv: the metric's generalised velocity */
-  double *cmd_kp, *cmd_kd; /* nv: implicit command gains this step (0 when saturated) */
-  double *cmd_ref;       /* nv: tau + kp (q_ref - q) + kd qd_ref of an implicit command */
-  int *limits;           /* its limit constraints (indices into con) */
-  int nlimits;
-} phys_tree_solve;
 
-/* solvers/subadmm_tree.c: find the trees among the solver bodies and set up their matrices and
- * right-hand sides; 0, -1 on allocation failure, -2 when a tree's mass matrix is singular
- * (a massless link without massive descendants) */
-int phys__tree_setup(phys_world *w, phys_solver *s);
+/* problem.c: after phys__build_islands, assemble the step's problem in `s` (subsystems,
+ * rows, attachments; see problem.c). Returns PHYS_OK or an error recorded on the world (out of
+ * memory; a singular tree); the world is not changed. */
+phys_status phys__problem_assemble(phys_world *w, phys_solver *s);
 
 /* solvers/subadmm_tree.c: penalised factor of tree k for penalty beta (paper 002 eq. 40-41) */
 void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta);

@@ -3,7 +3,8 @@
  *   1. save the state (restored if the step goes non-finite), reset the arena
  *   2. geom poses and speculative margins of awake bodies
  *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
- *   4. islands (union-find) and the solver's flat layout
+ *   4. islands (union-find), then the assembled problem (constraints/: subsystems, rows,
+ *      attachments)
  *   5. the selected contact solver on every island (solvers/: the table and the island driver)
  *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
  *      then remove penetrations at the position level when the solver declares that it wants
@@ -226,9 +227,13 @@ phys_status phys_world_step(phys_world *w) {
   if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
   double t2 = now_seconds();
 
+  /* the problem every solver reads: subsystems, rows, attachments */
+  phys_status st = phys__problem_assemble(w, &s);
+  if (st) return st;
+
   /* the contact solver on every island */
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
-  phys_status st = phys__solve_islands(w, &s);
+  st = phys__solve_islands(w, &s);
   if (st) return st;
   double t3 = now_seconds();
 

@@ -18,10 +18,8 @@ phys_status phys__solve_islands(phys_world *w, phys_solver *s) {
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
   int nisl = s->nislands;
   s->kind = def->kind;
-  s->isl_iters = ARENA_ZNEW(ar, int, nisl);
-  s->isl_residual = ARENA_ZNEW(ar, double, nisl);
   int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
-  if (nisl && (!s->isl_iters || !s->isl_residual || !big || !small))
+  if (nisl && (!big || !small))
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   phys_status st = def->prepare(w, s);
   if (st) return st;

@@ -32,8 +32,6 @@
 #include "constraints/rows.h"
 #include "core/math3.h"
 
-/* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
-#define LINK_MAX_RECOVERY_SPEED 0.5
 /* penalty scale of the point rows of connects and welds relative to contacts: bilateral rows
  * never open, and a higher penalty propagates them faster along chains (joint_grid_32: 86
  * iterations per step at 1, 58 at 2, 38 at 4; two welded bodies converge slower above 2) */
@@ -639,35 +637,6 @@ void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int 
 
 /* ---- setup -------------------------------------------------------------------------------- */
 
-/* world position and COM offset of a connect side; returns the solver body or -1 */
-static int connect_point(const phys_world *w, const phys_solver *s, phys_id id,
-                         const double anchor[3], double point[3], double r[3]) {
-  if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
-    v3_copy(point, anchor);
-    v3_zero(r);
-    return -1;
-  }
-  const phys_body *b = &w->bodies[id];
-  double R[9];
-  q_to_m3(R, b->q);
-  m3_mulv(r, R, anchor);
-  v3_add(point, b->x, r);
-  return s->sb_of_body[id];
-}
-
-/* orientation error of a weld as a rotation vector (small angles: 2 vec(q1 qrel q2^-1)), whose
- * rate is w1 - w2 */
-static void weld_error(const phys_world *w, const phys_connect *cn, double err[3]) {
-  double q1[4] = {1, 0, 0, 0}, q2[4] = {1, 0, 0, 0}, t[4], q2c[4], e[4];
-  if (cn->body1 != PHYS_ID_NONE) memcpy(q1, w->bodies[cn->body1].q, sizeof q1);
-  if (cn->body2 != PHYS_ID_NONE) memcpy(q2, w->bodies[cn->body2].q, sizeof q2);
-  q_mul(t, q1, cn->qrel);
-  q_conj(q2c, q2);
-  q_mul(e, t, q2c);
-  double s = e[0] < 0.0 ? -2.0 : 2.0;
-  v3_set(err, s * e[1], s * e[2], s * e[3]);
-}
-
 /* penalty scale of angular rows (a weld's, a contact's torsion and rolling): the mean squared
  * radius of gyration of the dynamic sides, so that beta (a mass) times it is comparable to
  * their rotational inertia (a penalty in mass units on rows in rad/s would make the angular
@@ -684,177 +653,6 @@ static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
     n++;
   }
   return n && sum > 0.0 ? sum / n : 1.0;
-}
-
-/* add a piece for solver body sb (skipped when sb < 0) */
-static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, const double r[3]) {
-  if (sb < 0) return;
-  phys_piece *p = &s->piece[s->np++];
-  memset(p, 0, sizeof *p);
-  p->sb = sb;
-  p->con = ci;
-  p->sign = sign;
-  v3_copy(p->r, r);
-  c->np++;
-}
-
-/* constraint rows, error terms, warm starts and pieces; returns 0 or -1 */
-static int setup_constraints(phys_world *w, phys_solver *s) {
-  const phys_world_options *o = &w->opt;
-  double h = o->timestep;
-  s->piece = ARENA_NEW(&w->arena, phys_piece, 2 * (size_t)s->ncon);
-  if (s->ncon && !s->piece) return -1;
-  s->np = 0;
-  for (int ci = 0; ci < s->ncon; ci++) {
-    phys_con *c = &s->con[ci];
-    c->p0 = s->np;
-    c->np = 0;
-    c->bs = 1.0;
-    c->soft = 0;
-    c->cdim = 0;
-    v3_zero(c->e);
-    if (c->kind == PHYS_CON_CONTACT && c->ang) {
-      /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
-       * term, the penalty scaled like a weld's angular rows */
-      const phys_contact *ct = &w->contacts[c->src];
-      c->dim = ct->dim == 4 ? 1 : 3;
-      c->cdim = ct->dim;
-      c->mu = 0.0;
-      memcpy(c->R, ct->frame, sizeof c->R);
-      v3_copy(c->lambda, ct->lambda + 3);
-      c->bs = gyration_scale(w, ct->body_a, ct->body_b);
-      double zero[3] = {0, 0, 0};
-      if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
-      if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
-    } else if (c->kind == PHYS_CON_CONTACT) {
-      /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
-      const phys_contact *ct = &w->contacts[c->src];
-      c->dim = ct->dim > 3 ? 3 : ct->dim;
-      c->cdim = ct->dim;
-      c->mus = ct->mu_spin;
-      c->mur = ct->mu_roll;
-      c->mu = ct->mu;
-      memcpy(c->R, ct->frame, sizeof c->R);
-      v3_copy(c->lambda, ct->lambda);
-      c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
-      int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
-                    (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
-      if (on_link && ct->dist < 0.0) {
-        /* links are not moved by the position pass: a bounded Baumgarte velocity instead */
-        double en = o->baumgarte * ct->dist / h, cap = -LINK_MAX_RECOVERY_SPEED;
-        c->e[2] = en < cap ? cap : en;
-      }
-      double r[3];
-      if (ct->body_a >= 0) {
-        v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
-        add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
-      }
-      if (ct->body_b >= 0) {
-        v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
-        add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
-      }
-    } else if (c->kind == PHYS_CON_LIMIT) {
-      /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
-      const phys_artic *a = &w->artics[c->src];
-      int d = c->dof;
-      double q = a->qpos[a->qadr[a->dof_body[d]]];
-      double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
-      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
-      c->dim = 1;
-      c->mu = 0.0;
-      m3_identity(c->R);
-      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-      c->lambda[2] = a->limit_lambda[2 * d + c->side];
-      c->tree = -1;
-      c->lz = c->lg = 0.0;
-    } else {
-      /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
-       * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
-      const phys_connect *cn = &w->connects[c->src];
-      c->dim = 3;
-      c->mu = 0.0;
-      m3_identity(c->R);
-      v3_copy(c->lambda, cn->lambda + 3 * c->ang);
-      c->bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
-      double p1[3], p2[3], r1[3], r2[3], d[3];
-      int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
-      int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
-      if (c->ang) {
-        weld_error(w, cn, d);
-        v3_zero(r1);
-        v3_zero(r2);
-      } else {
-        v3_sub(d, p1, p2);
-      }
-      c->soft = cn->soft;
-      if (c->soft) {
-        /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */
-        double K = cn->stiffness[c->ang], D = cn->damping[c->ang];
-        v3_scale(c->e, d, h * K);
-        for (int i = 0; i < 3; i++) c->cs[i] = h * h * K + h * D;
-      } else if (!phys__connect_position_corrected(w, c)) {
-        v3_scale(c->e, d, o->baumgarte / h);
-      } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
-      add_piece(s, c, ci, sb1, 1.0, r1);
-      add_piece(s, c, ci, sb2, -1.0, r2);
-    }
-  }
-  return 0;
-}
-
-/* body-side data: world inertia, base = M v + h f, piece lists; returns 0 or -1 */
-static int setup_bodies(phys_world *w, phys_solver *s) {
-  phys_arena *ar = &w->arena;
-  int nb = s->nb;
-  s->inertia = ARENA_NEW(ar, double, 18 * (size_t)nb);
-  s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
-  s->base = ARENA_NEW(ar, double, 6 * (size_t)nb);
-  s->v = ARENA_NEW(ar, double, 6 * (size_t)nb);
-  s->vm = ARENA_NEW(ar, double, 6 * (size_t)nb);
-  s->bres = ARENA_NEW(ar, double, nb);
-  s->bp_start = ARENA_ZNEW(ar, int, nb + 1);
-  s->bp_list = ARENA_NEW(ar, int, s->np);
-  s->pres = ARENA_NEW(ar, double, s->np);
-  s->r2 = ARENA_NEW(ar, double, s->ncon);
-  int *fill = ARENA_NEW(ar, int, nb + 1);
-  if (!s->bp_start || !fill ||
-      (nb && (!s->inertia || !s->chol || !s->base || !s->v || !s->vm || !s->bres)) ||
-      (s->np && (!s->bp_list || !s->pres)) || (s->ncon && !s->r2))
-    return -1;
-
-  /* pieces of each body, in piece order */
-  for (int p = 0; p < s->np; p++) s->bp_start[s->piece[p].sb + 1]++;
-  for (int sb = 0; sb < nb; sb++) s->bp_start[sb + 1] += s->bp_start[sb];
-  memcpy(fill, s->bp_start, (size_t)(nb + 1) * sizeof(int));
-  for (int p = 0; p < s->np; p++) s->bp_list[fill[s->piece[p].sb]++] = p;
-
-  /* inertia in the world and the momentum after the external impulse (independent per body) */
-  double h = w->opt.timestep;
-#pragma omp parallel for num_threads(w->opt.threads) schedule(static) if (nb >= 256)
-  for (int sb = 0; sb < nb; sb++) {
-    const phys_body *b = &w->bodies[s->body_id[sb]];
-    double R[9], D[9] = {0}, T[9], Rt[9];
-    double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
-    q_to_m3(R, b->q);
-    m3_transpose(Rt, R);
-    for (int i = 0; i < 3; i++) D[4 * i] = b->inertia[i];
-    m3_mul(T, R, D);
-    m3_mul(I, T, Rt);
-    for (int i = 0; i < 3; i++) D[4 * i] = b->inv_inertia[i];
-    m3_mul(T, R, D);
-    m3_mul(Iinv, T, Rt);
-
-    /* linear: m v + h (m g + F); angular: I w + h (tau - w x I w) */
-    double Iw[3], gyro[3];
-    for (int i = 0; i < 3; i++)
-      base[i] = b->mass * b->v[i] + h * (b->mass * w->opt.gravity[i] + b->force[i]);
-    m3_mulv(Iw, I, b->w);
-    v3_cross(gyro, b->w, Iw);
-    for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
-    v3_copy(s->v + 6 * sb, b->v);
-    v3_copy(s->v + 6 * sb + 3, b->w);
-  }
-  return 0;
 }
 
 /* beta0 per island: geometric mean over the bodies with pieces of mass / pieces (sec. 6.5),
@@ -910,20 +708,51 @@ static void setup_slack(phys_world *w, phys_solver *s) {
   }
 }
 
-phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s) {
+/* penalty scale of each row set: 1, a weld's or a contact's angular rows by the squared radius
+ * of gyration, equality point rows by EQUALITY_PENALTY_SCALE */
+static void setup_row_scales(const phys_world *w, phys_solver *s) {
+  for (int ci = 0; ci < s->ncon; ci++) {
+    phys_con *c = &s->con[ci];
+    c->bs = 1.0;
+    if (c->kind == PHYS_CON_CONTACT && c->ang) {
+      const phys_contact *ct = &w->contacts[c->src];
+      c->bs = gyration_scale(w, ct->body_a, ct->body_b);
+    } else if (c->kind == PHYS_CON_CONNECT) {
+      const phys_connect *cn = &w->connects[c->src];
+      c->bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
+    }
+  }
+}
+
+/* the workspaces: per body its H_b factor and dual residual, per piece its primal residual,
+ * per tree its penalised factors; 0 or -1 */
+static int setup_workspace(phys_world *w, phys_solver *s) {
   phys_arena *ar = &w->arena;
-  int nisl = s->nislands;
+  int nisl = s->nislands, nb = s->nb;
   s->isl_beta = ARENA_NEW(ar, double, nisl);
   s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
   s->isl_stall = ARENA_ZNEW(ar, int, nisl);
-  if ((nisl && (!s->isl_beta || !s->isl_refactor || !s->isl_stall)) || setup_constraints(w, s) ||
-      setup_bodies(w, s))
-    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
-  int trc = phys__tree_setup(w, s);
-  if (trc == -2)
-    return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
-                                         "without massive links below it?); nothing changed");
-  if (trc) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
+  s->bres = ARENA_NEW(ar, double, nb);
+  s->pres = ARENA_NEW(ar, double, s->np);
+  if ((nisl && (!s->isl_beta || !s->isl_refactor || !s->isl_stall)) ||
+      (nb && (!s->chol || !s->bres)) || (s->np && !s->pres))
+    return -1;
+  for (int k = 0; k < s->ntrees; k++) {
+    phys_tree_solve *t = &s->tree[k];
+    const phys_artic *a = &w->artics[t->artic];
+    t->H = ARENA_NEW(ar, double, (size_t)t->nv * (size_t)t->nv);
+    t->Hb = ARENA_NEW(ar, double, 36 * (size_t)a->nlink);
+    if (!t->H || !t->Hb || phys__ltdl_packed_alloc(ar, &a->t, &t->Hp)) return -1;
+  }
+  return 0;
+}
+
+phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s) {
+  phys_arena *ar = &w->arena;
+  int nisl = s->nislands;
+  if (setup_workspace(w, s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  setup_row_scales(w, s);
   setup_penalties(w, s);
   setup_slack(w, s);
   s->nosub = NULL;

@@ -1,0 +1,46 @@
+/* tree_step.h - a kinematic tree's terms of one step (tree_step.c): the matrix A with its
+ * factor and the free-motion momentum, in the arrays of one phys_tree_solve. */
+#ifndef PHYS_DYNAMICS_TREE_STEP_H
+#define PHYS_DYNAMICS_TREE_STEP_H
+
+#include "core/world_internal.h"
+#include "dynamics/tree.h"
+
+/* per articulation in the solve: generalised quantities of one step. The step's problem
+ * (constraints/problem.c) owns these; the SubADMM family adds its penalised factors (H, Hb,
+ * Hp), allocated by its prepare. All arrays live in the world's arena for one step. */
+typedef struct phys_tree_solve {
+  int artic;             /* index into w->artics */
+  int root_sb;           /* solver body of link 0: the thread that owns it updates the tree */
+  int nv;
+  double *Iw;            /* 36 per link: true spatial inertias about the world origin */
+  double *A;             /* nv x nv: M + armature + h (damping + kd) + h^2 (stiffness + kp) */
+  double *Afac;          /* its LTDL factor (A^-1 solves: free motion, the accuracy metric) */
+  phys_ltdl_packed Afp;  /* Afac packed for repeated solves */
+  double *base;          /* nv: (M + armature) qd_k + h (tau_ext + tau_cmd - bias - k (q - q_ref)) */
+  double *qd;            /* nv: the solver's iterate, the new joint velocity at the end */
+  double *jdiag;         /* nv: armature + h (damping + kd) + h^2 (stiffness + kp) */
+  double *force;         /* 6 per link: spatial forces, accumulated over subtrees (scratch) */
+  double *rhs;           /* nv: scratch of the solves */
+  double *scratch;       /* 36 per link: CRBA and RNEA scratch */
+  double *qdm;           /* nv: the metric's generalised velocity */
+  double *cmd_kp, *cmd_kd; /* nv: implicit command gains this step (0 when saturated) */
+  double *cmd_ref;       /* nv: tau + kp (q_ref - q) + kd qd_ref of an implicit command */
+  int *limits;           /* its limit constraints (indices into the problem's rows) */
+  int nlimits;
+  /* the SubADMM family's penalised factors */
+  double *H;             /* LTDL factor of A + beta sum J^T J (the v-update) */
+  phys_ltdl_packed Hp;   /* H packed */
+  double *Hb;            /* 36 per link: penalised link inertias */
+} phys_tree_solve;
+
+/* Allocate a packed LTDL factor for tree `tr` from the arena; 0 or -1. */
+int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packed *pk);
+
+/* Articulation ai's terms of this step into t (arrays from the world's arena): A and its
+ * factor, base, the implicit command gains; writes a->cmd_force for explicit commands. t->qd
+ * and t->qdm start at the joint velocity. Returns 0, -1 when the arena is out of memory, -2 when
+ * A is not positive definite (a massless link without massive links below it). */
+int phys__tree_step_setup(phys_world *w, int ai, int root_sb, phys_tree_solve *t);
+
+#endif
