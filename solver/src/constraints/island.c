@@ -47,7 +47,7 @@ static int limit_active(const phys_world *w, const phys_artic *a, int d, int sid
   return gap < w->opt.contact_margin + w->opt.timestep * fabs(a->qvel[d]);
 }
 
-int phys__build_islands(phys_world *w, phys_solver *s) {
+int phys__build_islands(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nbody = w->nbodies;
   int *parent = ARENA_NEW(ar, int, nbody);
@@ -202,7 +202,7 @@ static int tree_passive(const phys_world *w, int ai) {
   return 1;
 }
 
-void phys__update_sleep(phys_world *w, const phys_solver *s) {
+void phys__update_sleep(phys_world *w, const phys_problem *s) {
   double h = w->opt.timestep, vmax = w->opt.sleep_speed;
   for (int k = 0; k < s->nislands; k++) {
     /* rest timers: a body rests while its points move slower than the sleep speed */

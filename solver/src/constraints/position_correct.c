@@ -42,7 +42,7 @@ static void make_anchor(const phys_world *w, int b, const double p[3], double ou
 }
 
 /* current world point of an anchor; r receives its offset from the body's COM */
-static inline void anchor_point(const phys_world *w, const phys_solver *s, const corr_data *cd,
+static inline void anchor_point(const phys_world *w, const phys_problem *s, const corr_data *cd,
                                 int b, const double anchor[3], double out[3], double r[3]) {
   if (b < 0) {
     v3_copy(out, anchor);
@@ -54,7 +54,7 @@ static inline void anchor_point(const phys_world *w, const phys_solver *s, const
 }
 
 /* inverse effective mass along n of one side (links do not move here: infinite mass) */
-static inline double side_inverse_mass(const phys_world *w, const phys_solver *s, int b,
+static inline double side_inverse_mass(const phys_world *w, const phys_problem *s, int b,
                                        const double r[3], const double n[3]) {
   if (b < 0 || w->bodies[b].artic >= 0) return 0.0;
   double rn[3], t[3];
@@ -64,7 +64,7 @@ static inline double side_inverse_mass(const phys_world *w, const phys_solver *s
 }
 
 /* move body b by the position impulse P (world) applied at offset r from its COM */
-static void apply_position_impulse(phys_world *w, const phys_solver *s, corr_data *cd, int b,
+static void apply_position_impulse(phys_world *w, const phys_problem *s, corr_data *cd, int b,
                                    const double P[3], const double r[3]) {
   phys_body *body = &w->bodies[b];
   int sb = s->sb_of_body[b];
@@ -95,7 +95,7 @@ int phys__connect_position_corrected(const phys_world *w, const phys_con *con) {
 
 /* the current world point of a connect side's anchor (inertial frame, or world for a static
  * side); r receives its offset from the COM and the return value is the dynamic body or -1 */
-static int connect_side_point(const phys_world *w, const phys_solver *s, const corr_data *cd,
+static int connect_side_point(const phys_world *w, const phys_problem *s, const corr_data *cd,
                               phys_id id, const double anchor[3], double p[3], double r[3]) {
   if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
     v3_copy(p, anchor);
@@ -127,7 +127,7 @@ static int m3_inverse(double out[9], const double m[9]) {
 }
 
 /* add the 3x3 inverse effective mass of a side at offset r: (1/m) I - [r] I^-1 [r] */
-static void add_inverse_mass3(const phys_world *w, const phys_solver *s, int b, const double r[3],
+static void add_inverse_mass3(const phys_world *w, const phys_problem *s, int b, const double r[3],
                               double K[9]) {
   if (b < 0) return;
   const double *Ii = s->inertia + 18 * s->sb_of_body[b] + 9;
@@ -140,7 +140,7 @@ static void add_inverse_mass3(const phys_world *w, const phys_solver *s, int b, 
 
 /* one Gauss-Seidel correction of a hard connect between free bodies: a position impulse P with
  * K P = -xi C moves the anchors together; returns 1 when it moved something */
-static int correct_connect(phys_world *w, const phys_solver *s, corr_data *cd, const phys_con *con,
+static int correct_connect(phys_world *w, const phys_problem *s, corr_data *cd, const phys_con *con,
                            double xi, double max_corr) {
   const phys_connect *cn = &w->connects[con->src];
   double p1[3], p2[3], r1[3], r2[3], C[3];
@@ -162,7 +162,7 @@ static int correct_connect(phys_world *w, const phys_solver *s, corr_data *cd, c
 }
 
 /* sweeps over the contacts and free-body connects of island k */
-static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, int k) {
+static void correct_island(phys_world *w, const phys_problem *s, corr_data *cd, int k) {
   double xi = w->opt.baumgarte, max_corr = w->opt.max_correction;
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
 
@@ -224,7 +224,7 @@ static void correct_island(phys_world *w, const phys_solver *s, corr_data *cd, i
   }
 }
 
-void phys__correct_positions(phys_world *w, const phys_solver *s) {
+void phys__correct_positions(phys_world *w, const phys_problem *s) {
   corr_data cd;
   cd.rot = ARENA_NEW(&w->arena, double, 9 * (size_t)s->nb);
   cd.anchor = ARENA_NEW(&w->arena, double, 6 * (size_t)s->ncon);

@@ -20,7 +20,7 @@
 #define LINK_MAX_RECOVERY_SPEED 0.5
 
 /* world position and COM offset of a connect side; returns the solver body or -1 */
-static int connect_point(const phys_world *w, const phys_solver *s, phys_id id,
+static int connect_point(const phys_world *w, const phys_problem *s, phys_id id,
                          const double anchor[3], double point[3], double r[3]) {
   if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
     v3_copy(point, anchor);
@@ -49,7 +49,8 @@ static void weld_error(const phys_world *w, const phys_connect *cn, double err[3
 }
 
 /* add a piece for solver body sb (skipped when sb < 0) */
-static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, const double r[3]) {
+static void add_piece(phys_problem *s, phys_con *c, int ci, int sb, double sign,
+                      const double r[3]) {
   if (sb < 0) return;
   phys_piece *p = &s->piece[s->np++];
   memset(p, 0, sizeof *p);
@@ -61,7 +62,7 @@ static void add_piece(phys_solver *s, phys_con *c, int ci, int sb, double sign, 
 }
 
 /* constraint rows (frame, friction, bias), warm starts and attachments; returns 0 or -1 */
-static int assemble_rows(phys_world *w, phys_solver *s) {
+static int assemble_rows(phys_world *w, phys_problem *s) {
   const phys_world_options *o = &w->opt;
   double h = o->timestep;
   s->piece = ARENA_NEW(&w->arena, phys_piece, 2 * (size_t)s->ncon);
@@ -126,7 +127,6 @@ static int assemble_rows(phys_world *w, phys_solver *s) {
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
       c->lambda[2] = a->limit_lambda[2 * d + c->side];
       c->tree = -1;
-      c->lz = c->lg = 0.0;
     } else {
       /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
        * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
@@ -163,7 +163,7 @@ static int assemble_rows(phys_world *w, phys_solver *s) {
 
 /* free bodies: world inertia, base = M v + h f, the start of the iterate, each body's
  * attachments; returns 0 or -1 */
-static int assemble_bodies(phys_world *w, phys_solver *s) {
+static int assemble_bodies(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nb = s->nb;
   s->inertia = ARENA_NEW(ar, double, 18 * (size_t)nb);
@@ -216,7 +216,7 @@ static int assemble_bodies(phys_world *w, phys_solver *s) {
 
 
 /* every tree in the solve: its step terms and its joint-limit rows; 0, -1 or -2 */
-static int assemble_trees(phys_world *w, phys_solver *s) {
+static int assemble_trees(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   s->sb_tree = ARENA_NEW(ar, int, s->nb);
   s->tree = ARENA_NEW(ar, phys_tree_solve, w->nartics);
@@ -253,7 +253,7 @@ static int assemble_trees(phys_world *w, phys_solver *s) {
   return 0;
 }
 
-phys_status phys__problem_assemble(phys_world *w, phys_solver *s) {
+phys_status phys__problem_assemble(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands;
   s->isl_iters = ARENA_ZNEW(ar, int, nisl);
@@ -265,6 +265,7 @@ phys_status phys__problem_assemble(phys_world *w, phys_solver *s) {
   if (rc == -2)
     return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "
                                          "without massive links below it?); nothing changed");
-  if (rc) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory assembling the constraint problem");
+  if (rc)
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory assembling the constraint problem");
   return PHYS_OK;
 }

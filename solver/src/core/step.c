@@ -109,7 +109,7 @@ static double *geom_margins(phys_world *w) {
 
 /* x += h v; q <- exp(h w / 2) q for every solved free body; trees integrate their joints and
  * refresh their links by forward kinematics */
-static void integrate(phys_world *w, const phys_solver *s) {
+static void integrate(phys_world *w, const phys_problem *s) {
   double h = w->opt.timestep;
   for (int sb = 0; sb < s->nb; sb++) {
     if (s->sb_tree[sb] >= 0) continue;
@@ -146,7 +146,7 @@ static void integrate(phys_world *w, const phys_solver *s) {
 }
 
 /* first awake body whose state is not finite, or -1 */
-static int find_nonfinite(const phys_world *w, const phys_solver *s) {
+static int find_nonfinite(const phys_world *w, const phys_problem *s) {
   for (int sb = 0; sb < s->nb; sb++) {
     const phys_body *b = &w->bodies[s->body_id[sb]];
     if (!v3_isfinite(b->x) || !v3_isfinite(b->v) || !v3_isfinite(b->w) || !isfinite(b->q[0]) ||
@@ -157,7 +157,7 @@ static int find_nonfinite(const phys_world *w, const phys_solver *s) {
 }
 
 /* copy solved impulses back to the contacts and connects */
-static void store_impulses(phys_world *w, const phys_solver *s) {
+static void store_impulses(phys_world *w, const phys_problem *s) {
   for (int i = 0; i < w->nartics; i++)
     memset(w->artics[i].limit_lambda, 0, 2 * sizeof(double) * (size_t)w->artics[i].t.nv);
   for (int ci = 0; ci < s->ncon; ci++) {
@@ -171,7 +171,7 @@ static void store_impulses(phys_world *w, const phys_solver *s) {
 }
 
 /* statistics of the step from the solver's per-island results */
-static void fill_stats(phys_world *w, const phys_solver *s) {
+static void fill_stats(phys_world *w, const phys_problem *s) {
   phys_step_stats *st = &w->stats;
   st->contacts = w->ncontacts;
   st->islands = s->nislands;
@@ -222,7 +222,7 @@ phys_status phys_world_step(phys_world *w) {
   double t1 = now_seconds();
 
   /* islands and the solver layout */
-  phys_solver s;
+  phys_problem s;
   memset(&s, 0, sizeof s);
   if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
   double t2 = now_seconds();

@@ -7,8 +7,7 @@
 #include "dynamics/tree.h"
 
 /* per articulation in the solve: generalised quantities of one step. The step's problem
- * (constraints/problem.c) owns these; the SubADMM family adds its penalised factors (H, Hb,
- * Hp), allocated by its prepare. All arrays live in the world's arena for one step. */
+ * (constraints/problem.c) owns these. All arrays live in the world's arena for one step. */
 typedef struct phys_tree_solve {
   int artic;             /* index into w->artics */
   int root_sb;           /* solver body of link 0: the thread that owns it updates the tree */
@@ -17,7 +16,8 @@ typedef struct phys_tree_solve {
   double *A;             /* nv x nv: M + armature + h (damping + kd) + h^2 (stiffness + kp) */
   double *Afac;          /* its LTDL factor (A^-1 solves: free motion, the accuracy metric) */
   phys_ltdl_packed Afp;  /* Afac packed for repeated solves */
-  double *base;          /* nv: (M + armature) qd_k + h (tau_ext + tau_cmd - bias - k (q - q_ref)) */
+  double *base;          /* nv: (M + armature) qd_k
+                            + h (tau_ext + tau_cmd - bias - k (q - q_ref)) */
   double *qd;            /* nv: the solver's iterate, the new joint velocity at the end */
   double *jdiag;         /* nv: armature + h (damping + kd) + h^2 (stiffness + kp) */
   double *force;         /* 6 per link: spatial forces, accumulated over subtrees (scratch) */
@@ -28,10 +28,6 @@ typedef struct phys_tree_solve {
   double *cmd_ref;       /* nv: tau + kp (q_ref - q) + kd qd_ref of an implicit command */
   int *limits;           /* its limit constraints (indices into the problem's rows) */
   int nlimits;
-  /* the SubADMM family's penalised factors */
-  double *H;             /* LTDL factor of A + beta sum J^T J (the v-update) */
-  phys_ltdl_packed Hp;   /* H packed */
-  double *Hb;            /* 36 per link: penalised link inertias */
 } phys_tree_solve;
 
 /* Allocate a packed LTDL factor for tree `tr` from the arena; 0 or -1. */

@@ -13,7 +13,7 @@
 /* islands at least this big are solved by the whole thread team */
 #define TEAM_MIN_BODIES 48
 
-phys_status phys__solve_islands(phys_world *w, phys_solver *s) {
+phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
   int nisl = s->nislands;

@@ -26,13 +26,13 @@ typedef struct phys_solver_def {
   /* Per-step setup of the solver's workspaces over the assembled problem, serial, between the
    * assembly and the island solves. Returns PHYS_OK, or an error code after recording its
    * message with phys__fail (nothing of the world has changed yet). */
-  phys_status (*prepare)(phys_world *w, phys_solver *s);
+  phys_status (*prepare)(phys_world *w, phys_problem *s);
   /* Solve island k: called once per island, by one thread (team = 0) or by every thread of the
    * team together (team = 1, only when team_islands). Writes s->isl_iters[k] and
    * s->isl_residual[k] (once, from thread 0 of a team). */
-  void (*solve_island)(const phys_world *w, phys_solver *s, int k, int team);
+  void (*solve_island)(const phys_world *w, phys_problem *s, int k, int team);
   /* Its own figures of the step into `st` (NULL: none). */
-  void (*stats)(const phys_solver *s, phys_step_stats *st);
+  void (*stats)(const phys_problem *s, phys_step_stats *st);
 } phys_solver_def;
 
 /* The table entry of `kind`, or NULL when it is not a solver kind. */
@@ -42,12 +42,12 @@ const phys_solver_def *phys__solver_def(phys_solver_kind kind);
  * problem `s`: prepare, then the islands over the thread team (big islands by the whole team
  * when the solver allows it, the others one per thread). Returns PHYS_OK or the error the
  * solver recorded. Results are bit-identical for any thread count. */
-phys_status phys__solve_islands(phys_world *w, phys_solver *s);
+phys_status phys__solve_islands(phys_world *w, phys_problem *s);
 
 /* subadmm.c: the SubADMM family's table entries' callbacks (subadmm, subadmm-nosub and
  * subadmm-nobody share them; s->kind tells the variant) */
-phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s);
-void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int team);
-void phys__subadmm_stats(const phys_solver *s, phys_step_stats *st);
+phys_status phys__subadmm_prepare(phys_world *w, phys_problem *s);
+void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__subadmm_stats(const phys_problem *s, phys_step_stats *st);
 
 #endif

@@ -28,7 +28,7 @@
 #include <math.h>
 #include <string.h>
 #include <omp.h>
-#include "solvers/solver.h"
+#include "solvers/subadmm.h"
 #include "constraints/rows.h"
 #include "core/math3.h"
 
@@ -39,6 +39,14 @@
 /* stall detector window (iterations) and the progress it expects per window */
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
+
+/* SubADMM's data of row set c and of piece p */
+static inline phys_subadmm_row *row_of(const phys_problem *s, const phys_con *c) {
+  return &subadmm_ws(s)->row[c - s->con];
+}
+static inline phys_subadmm_piece *pc_of(const phys_problem *s, const phys_piece *p) {
+  return &subadmm_ws(s)->pc[p - s->piece];
+}
 
 /* ---- 6x6 Cholesky ------------------------------------------------------------------------ */
 
@@ -84,7 +92,7 @@ static void chol6_solve(const double *f, const double b[6], double x[6]) {
 /* H_b = M_b + beta sum J^T J over the body's pieces, factorised. The lower triangle is built
  * in closed form: a 3-row piece adds beta [I, -[r]; [r], |r|^2 I - r r^T] (its frame drops
  * out, App. A), a 1-row piece adds beta u u^T with u = [n; r x n]. */
-static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta) {
+static void factor_body(const phys_world *w, phys_problem *s, int sb, double beta) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
   double H[36] = {0};
   const double *I = s->inertia + 18 * sb;
@@ -101,14 +109,15 @@ static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta
       /* a contact's torsional row: beta n n^T on the angular block */
       const double *n = c->R + 6;
       for (int i = 0; i < 3; i++)
-        for (int j = 0; j <= i; j++) H[6 * (3 + i) + 3 + j] += beta * c->bs * n[i] * n[j];
+        for (int j = 0; j <= i; j++)
+          H[6 * (3 + i) + 3 + j] += beta * row_of(s, c)->bs * n[i] * n[j];
     } else if (c->ang) {
       /* angular rows: beta R^T R = beta I on the angular block (penalty scaled by bs) */
-      for (int i = 3; i < 6; i++) H[6 * i + i] += beta * c->bs;
+      for (int i = 3; i < 6; i++) H[6 * i + i] += beta * row_of(s, c)->bs;
     } else if (c->dim == 3) {
       /* accumulate the count, sum of r and sum of r r^T of the 3-row pieces, each weighted by
        * its penalty scale */
-      double ws = c->bs;
+      double ws = row_of(s, c)->bs;
       full += ws;
       v3_madd(R, R, ws, r);
       rr[0] += ws * r[0] * r[0];
@@ -122,7 +131,7 @@ static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta
       v3_copy(u, c->R + 6);
       v3_cross(u + 3, r, c->R + 6);
       for (int i = 0; i < 6; i++)
-        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * c->bs * u[i] * u[j];
+        for (int j = 0; j <= i; j++) H[6 * i + j] += beta * row_of(s, c)->bs * u[i] * u[j];
     }
   }
 
@@ -146,34 +155,34 @@ static void factor_body(const phys_world *w, phys_solver *s, int sb, double beta
     H[6 * 5 + 4] += -beta * rr[4];
     H[6 * 5 + 5] += beta * (tr - rr[5]);
   }
-  chol6_factor(H, s->chol + 27 * sb);
+  chol6_factor(H, subadmm_ws(s)->chol + 27 * sb);
 }
 
 /* sum over the body's pieces of J^T applied to each piece's world force f */
-static inline void gather_pieces(const phys_solver *s, int sb, double rhs[6]) {
+static inline void gather_pieces(const phys_problem *s, int sb, double rhs[6]) {
   for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
     const phys_piece *p = &s->piece[s->bp_list[k]];
     double tq[3];
     if (s->con[p->con].ang) {
-      v3_add(rhs + 3, rhs + 3, p->f);
+      v3_add(rhs + 3, rhs + 3, pc_of(s, p)->f);
       continue;
     }
-    v3_cross(tq, p->r, p->f);
-    v3_add(rhs, rhs, p->f);
+    v3_cross(tq, p->r, pc_of(s, p)->f);
+    v3_add(rhs, rhs, pc_of(s, p)->f);
     v3_add(rhs + 3, rhs + 3, tq);
   }
 }
 
 /* v-update (34) of one body */
-static inline void update_body(phys_solver *s, int sb) {
+static inline void update_body(phys_problem *s, int sb) {
   double rhs[6];
   memcpy(rhs, s->base + 6 * sb, sizeof rhs);
   gather_pieces(s, sb, rhs);
-  chol6_solve(s->chol + 27 * sb, rhs, s->v + 6 * sb);
+  chol6_solve(subadmm_ws(s)->chol + 27 * sb, rhs, s->v + 6 * sb);
 }
 
 /* metric velocity vm = M^-1 (base + sum J^T lambda) of one body */
-static void metric_body(const phys_world *w, phys_solver *s, int sb) {
+static void metric_body(const phys_world *w, phys_problem *s, int sb) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
   double rhs[6];
   memcpy(rhs, s->base + 6 * sb, sizeof rhs);
@@ -195,7 +204,7 @@ static void metric_body(const phys_world *w, phys_solver *s, int sb) {
 }
 
 /* dynamics residual ||M v - base - sum J^T lambda|| of one body (rule (43)) */
-static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
+static void dual_residual_body(const phys_world *w, phys_problem *s, int sb) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
   const double *v = s->v + 6 * sb, *base = s->base + 6 * sb;
   double r[6];
@@ -216,24 +225,24 @@ static void dual_residual_body(const phys_world *w, phys_solver *s, int sb) {
   }
   double n2 = 0.0;
   for (int i = 0; i < 6; i++) n2 += r[i] * r[i];
-  s->bres[sb] = sqrt(n2);
+  subadmm_ws(s)->bres[sb] = sqrt(n2);
 }
 
 /* ---- per-subsystem dispatch: a free body, or the whole tree when sb is its root link ---- */
 
-static inline void sub_factor(const phys_world *w, phys_solver *s, int sb, double beta) {
+static inline void sub_factor(const phys_world *w, phys_problem *s, int sb, double beta) {
   int k = s->sb_tree[sb];
   if (k < 0) factor_body(w, s, sb, beta);
   else if (s->tree[k].root_sb == sb) phys__tree_factor(w, s, k, beta);
 }
 
-static inline void sub_update(const phys_world *w, phys_solver *s, int sb) {
+static inline void sub_update(const phys_world *w, phys_problem *s, int sb) {
   int k = s->sb_tree[sb];
   if (k < 0) update_body(s, sb);
   else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 0);
 }
 
-static inline void sub_metric(const phys_world *w, phys_solver *s, int sb) {
+static inline void sub_metric(const phys_world *w, phys_problem *s, int sb) {
   int k = s->sb_tree[sb];
   if (k < 0) metric_body(w, s, sb);
   else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 1);
@@ -242,7 +251,7 @@ static inline void sub_metric(const phys_world *w, phys_solver *s, int sb) {
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
 /* z/lambda update of a frictionless contact: the normal row only */
-static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, double alpha) {
+static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, double alpha) {
   const double *n = c->R + 6;
   double y[2], Y = 0.0;
   for (int k = 0; k < c->np; k++) {
@@ -251,34 +260,34 @@ static inline void update_con_normal(phys_solver *s, phys_con *c, double beta, d
     double wr[3];
     v3_cross(wr, v + 3, p->r);
     double jv = p->sign * (n[0] * (v[0] + wr[0]) + n[1] * (v[1] + wr[1]) + n[2] * (v[2] + wr[2]));
-    y[k] = beta * (alpha * jv + (1.0 - alpha) * p->z[2]) - c->lambda[2];
+    y[k] = beta * (alpha * jv + (1.0 - alpha) * pc_of(s, p)->z[2]) - c->lambda[2];
     Y += y[k];
   }
   double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
   double x = -(Y + beta * c->e[2]) * inv_np, lam = x > 0.0 ? x : 0.0;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
-    p->z[2] = (y[k] + lam) * inv_beta;
-    v3_scale(p->f, n, p->sign * (y[k] + 2.0 * lam));
+    pc_of(s, p)->z[2] = (y[k] + lam) * inv_beta;
+    v3_scale(pc_of(s, p)->f, n, p->sign * (y[k] + 2.0 * lam));
   }
   c->lambda[2] = lam;
 }
 
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
 /* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
-static inline void update_con_limit(phys_solver *s, phys_con *c, double beta, double alpha) {
+static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
-  double y = beta * (alpha * jv + (1.0 - alpha) * c->lz) - c->lambda[2];
+  double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
   double x = -(y + beta * c->e[2]), lam = x > 0.0 ? x : 0.0;
-  c->lz = (y + lam) / beta;
-  c->lg = y + 2.0 * lam;
+  row_of(s, c)->lz = (y + lam) / beta;
+  row_of(s, c)->lg = y + 2.0 * lam;
   c->lambda[2] = lam;
 }
 
 /* first half of (35) for a 3-row constraint: y per piece and their sum Y, with the
  * constraint's penalty b = beta bs */
-static inline void con_gather_y(phys_solver *s, const phys_con *c, double b, double alpha,
+static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, double alpha,
                                 double y[2][3], double Y[3]) {
   v3_zero(Y);
   for (int k = 0; k < c->np; k++) {
@@ -286,44 +295,44 @@ static inline void con_gather_y(phys_solver *s, const phys_con *c, double b, dou
     double jv[3];
     piece_jv(c, p, s->v + 6 * p->sb, jv);
     for (int i = 0; i < 3; i++) {
-      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * p->z[i]) - c->lambda[i];
+      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * pc_of(s, p)->z[i]) - c->lambda[i];
       Y[i] += y[k][i];
     }
   }
 }
 
 /* second half: the slacks z = (y + lambda) / b, the pieces' pulls and the new lambda */
-static inline void con_scatter(phys_solver *s, phys_con *c, double b, double y[2][3],
+static inline void con_scatter(phys_problem *s, phys_con *c, double b, double y[2][3],
                                const double lam[3]) {
   double inv_b = 1.0 / b;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
     for (int i = 0; i < 3; i++) {
-      p->z[i] = (y[k][i] + lam[i]) * inv_b;
+      pc_of(s, p)->z[i] = (y[k][i] + lam[i]) * inv_b;
       g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
     }
-    piece_force(c, p, g, p->f);
+    piece_force(c, p, g, pc_of(s, p)->f);
   }
   v3_copy(c->lambda, lam);
 }
 
 /* z/lambda update of a condim 4/6 contact: its linear record ci and its angular record ci + 1
  * together, through project_cone6 */
-static void update_con_cone6(phys_solver *s, int ci, double beta, double alpha) {
+static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
   double y[2][2][3], Y[2][3], x[2][3], lam[2][3];
   double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
   for (int r = 0; r < 2; r++) {
-    double b = beta * cs[r]->bs;
+    double b = beta * row_of(s, cs[r])->bs;
     con_gather_y(s, cs[r], b, alpha, y[r], Y[r]);
     for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * cs[r]->e[i]) * inv_np;
   }
   project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
-  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * cs[r]->bs, y[r], lam[r]);
+  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * row_of(s, cs[r])->bs, y[r], lam[r]);
 }
 
-static inline void update_con(phys_solver *s, int ci, double beta, double alpha) {
+static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
   if (c->kind == PHYS_CON_LIMIT) {
     update_con_limit(s, c, beta, alpha);
@@ -337,7 +346,7 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
     update_con_normal(s, c, beta, alpha);
     return;
   }
-  beta *= c->bs;
+  beta *= row_of(s, c)->bs;
   double y[2][3], Y[3], x[3], lam[3];
   con_gather_y(s, c, beta, alpha, y, Y);
   double inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
@@ -353,20 +362,20 @@ static inline void update_con(phys_solver *s, int ci, double beta, double alpha)
 }
 
 /* piece forces from the stored z and lambda (after a change of beta) */
-static void refresh_con(phys_solver *s, int ci, double beta) {
+static void refresh_con(phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) c->lg = beta * c->lz + c->lambda[2];
-  beta *= c->bs;
+  if (c->kind == PHYS_CON_LIMIT) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
+  beta *= row_of(s, c)->bs;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
-    for (int i = 0; i < 3; i++) g[i] = beta * p->z[i] + c->lambda[i];
-    piece_force(c, p, g, p->f);
+    for (int i = 0; i < 3; i++) g[i] = beta * pc_of(s, p)->z[i] + c->lambda[i];
+    piece_force(c, p, g, pc_of(s, p)->f);
   }
 }
 
 /* squared natural-map residual of one constraint at the metric velocities */
-static void metric_con(phys_solver *s, int ci) {
+static void metric_con(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
   if (c->kind == PHYS_CON_LIMIT) {
     double sign = c->side == 0 ? 1.0 : -1.0;
@@ -409,7 +418,7 @@ static void metric_con(phys_solver *s, int ci) {
       const phys_piece *p = &s->piece[ca->p0 + k];
       double jv[3], d[3];
       piece_jv(ca, p, s->v + 6 * p->sb, jv);
-      v3_sub(d, jv, p->z);
+      v3_sub(d, jv, pc_of(s, p)->z);
       if (ca->dim == 1) d[0] = d[1] = 0.0;
       r2 += v3_dot(d, d);
     }
@@ -441,14 +450,14 @@ static void metric_con(phys_solver *s, int ci) {
 }
 
 /* primal residual ||J v - z|| of one piece (rule (43)) */
-static void primal_residual_piece(phys_solver *s, int pi) {
+static void primal_residual_piece(phys_problem *s, int pi) {
   const phys_piece *p = &s->piece[pi];
   const phys_con *c = &s->con[p->con];
   double jv[3], d[3];
   piece_jv(c, p, s->v + 6 * p->sb, jv);
-  v3_sub(d, jv, p->z);
+  v3_sub(d, jv, pc_of(s, p)->z);
   if (c->dim == 1) d[0] = d[1] = 0.0;
-  s->pres[pi] = v3_norm(d);
+  subadmm_ws(s)->pres[pi] = v3_norm(d);
 }
 
 /* ---- the island driver -------------------------------------------------------------------- */
@@ -472,9 +481,9 @@ static inline void team_barrier(int team) {
 }
 
 /* factor every body of the island and recompute every piece force for `beta` */
-static void refactor_island(const phys_world *w, phys_solver *s, int k, double beta, int team) {
+static void refactor_island(const phys_world *w, phys_problem *s, int k, double beta, int team) {
   int lo, hi;
-  if (s->nosub && s->isl_con_start[k + 1] > s->isl_con_start[k]) {
+  if (subadmm_ws(s)->nosub && s->isl_con_start[k + 1] > s->isl_con_start[k]) {
     phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
     return;
   }
@@ -486,7 +495,7 @@ static void refactor_island(const phys_world *w, phys_solver *s, int k, double b
 }
 
 /* the sec. 7 metric of island k (every thread of a team gets the same value) */
-static double island_metric(const phys_world *w, phys_solver *s, int k, int team) {
+static double island_metric(const phys_world *w, phys_problem *s, int k, int team) {
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) sub_metric(w, s, sb);
@@ -510,12 +519,12 @@ static double island_metric(const phys_world *w, phys_solver *s, int k, int team
 }
 
 /* rule (43): the ratio sqrt(theta_p / theta_d) when the residuals are unbalanced, else 1 */
-static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int team) {
+static double paper_beta_factor(const phys_world *w, phys_problem *s, int k, int team) {
   int lo, hi;
   slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) {
     if (s->sb_tree[sb] < 0) dual_residual_body(w, s, sb);
-    else s->bres[sb] = 0.0; /* rule (43) balances on the free bodies only */
+    else subadmm_ws(s)->bres[sb] = 0.0; /* rule (43) balances on the free bodies only */
   }
   int p0 = s->con[s->isl_con_start[k]].p0;
   int p1 = s->con[s->isl_con_start[k + 1] - 1].p0 + s->con[s->isl_con_start[k + 1] - 1].np;
@@ -523,9 +532,9 @@ static double paper_beta_factor(const phys_world *w, phys_solver *s, int k, int 
   for (int pi = lo; pi < hi; pi++) primal_residual_piece(s, pi);
   team_barrier(team);
   double tp = 0.0, td = 0.0, gamma = w->opt.subadmm.adapt_gamma;
-  for (int pi = p0; pi < p1; pi++) tp = fmax(tp, s->pres[pi]);
+  for (int pi = p0; pi < p1; pi++) tp = fmax(tp, subadmm_ws(s)->pres[pi]);
   for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
-    td = fmax(td, s->bres[sb]);
+    td = fmax(td, subadmm_ws(s)->bres[sb]);
   if (tp > 0.0 && td > 0.0 && (tp > gamma * td || td > gamma * tp)) return sqrt(tp / td);
   return 1.0;
 }
@@ -547,7 +556,7 @@ typedef struct island_ctl {
   int refactors, stalls;
 } island_ctl;
 
-static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, int max_it,
+static int iterate_island(const phys_world *w, phys_problem *s, int k, int team, int max_it,
                           island_ctl *ctl, double *residual) {
   const phys_world_options *o = &w->opt;
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
@@ -558,7 +567,7 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
   *residual = 0.0;
   for (it = 0; it < max_it; it++) {
     /* v-update, then z/lambda update */
-    if (s->nosub) {
+    if (subadmm_ws(s)->nosub) {
       phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
     } else {
       slice(team, b0, b1, &lo, &hi);
@@ -582,7 +591,8 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
 
     /* adaptive penalty (43) or the stall detector */
     double factor = 1.0;
-    if (paper && !s->nosub) { /* No Sub keeps beta0: rule (43) balances per-piece residuals */
+    /* No Sub keeps beta0: rule (43) balances per-piece residuals */
+    if (paper && !subadmm_ws(s)->nosub) {
       factor = paper_beta_factor(w, s, k, team);
     } else if ((it + 1) % STALL_WINDOW == 0) {
       if (best > STALL_PROGRESS * best_prev_window && ctl->alpha > 1.0 + 1e-3) {
@@ -603,11 +613,11 @@ static int iterate_island(const phys_world *w, phys_solver *s, int k, int team, 
 }
 
 /* solve island k; `team` = 1 when called by every thread of a parallel team */
-void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int team) {
+void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
   const phys_world_options *o = &w->opt;
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-  island_ctl ctl = {s->isl_beta[k], o->subadmm.penalty_rule == PHYS_PENALTY_PAPER
+  island_ctl ctl = {subadmm_ws(s)->isl_beta[k], o->subadmm.penalty_rule == PHYS_PENALTY_PAPER
                                         ? 1.0
                                         : o->subadmm.over_relaxation,
                     0, 0};
@@ -622,15 +632,15 @@ void phys__subadmm_solve_island(const phys_world *w, phys_solver *s, int k, int 
     team_barrier(team);
   } else {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
-    if (s->nosub) phys__nosub_finish(w, s, k);
+    if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
   }
 
   /* record the outcome once */
   if (!team || omp_get_thread_num() == 0) {
     s->isl_iters[k] = it;
     s->isl_residual[k] = residual;
-    s->isl_refactor[k] = ctl.refactors;
-    s->isl_stall[k] = ctl.stalls;
+    subadmm_ws(s)->isl_refactor[k] = ctl.refactors;
+    subadmm_ws(s)->isl_stall[k] = ctl.stalls;
   }
   team_barrier(team);
 }
@@ -659,7 +669,7 @@ static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
  * where a piece counts by its rows (a frictionless contact's single row is a third of a piece):
  * the penalty acts per row, and counting rows makes the best beta_scale about the same for
  * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
-static void setup_penalties(phys_world *w, phys_solver *s) {
+static void setup_penalties(phys_world *w, phys_problem *s) {
   int paper = w->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER;
   for (int k = 0; k < s->nislands; k++) {
     double sum = 0.0, msum = 0.0;
@@ -677,27 +687,27 @@ static void setup_penalties(phys_world *w, phys_solver *s) {
       }
     }
     double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
-    s->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
+    subadmm_ws(s)->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
   }
 }
 
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
-static void slack_con(const phys_world *w, phys_solver *s, int ci, double beta) {
+static void slack_con(const phys_world *w, phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
   if (c->kind == PHYS_CON_LIMIT) {
     const phys_artic *a = &w->artics[c->src];
-    c->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
+    row_of(s, c)->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
   }
   for (int j = 0; j < c->np; j++) {
     phys_piece *p = &s->piece[c->p0 + j];
-    piece_jv(c, p, s->v + 6 * p->sb, p->z);
+    piece_jv(c, p, s->v + 6 * p->sb, pc_of(s, p)->z);
   }
   refresh_con(s, ci, beta);
 }
 
-static void setup_slack(phys_world *w, phys_solver *s) {
+static void setup_slack(phys_world *w, phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
-    double beta = s->isl_beta[k];
+    double beta = subadmm_ws(s)->isl_beta[k];
     int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
     if (w->opt.threads > 1 && c1 - c0 >= 512) {
 #pragma omp parallel for num_threads(w->opt.threads) schedule(static)
@@ -710,55 +720,65 @@ static void setup_slack(phys_world *w, phys_solver *s) {
 
 /* penalty scale of each row set: 1, a weld's or a contact's angular rows by the squared radius
  * of gyration, equality point rows by EQUALITY_PENALTY_SCALE */
-static void setup_row_scales(const phys_world *w, phys_solver *s) {
+static void setup_row_scales(const phys_world *w, phys_problem *s) {
   for (int ci = 0; ci < s->ncon; ci++) {
-    phys_con *c = &s->con[ci];
-    c->bs = 1.0;
+    const phys_con *c = &s->con[ci];
+    double *bs = &subadmm_ws(s)->row[ci].bs;
+    *bs = 1.0;
     if (c->kind == PHYS_CON_CONTACT && c->ang) {
       const phys_contact *ct = &w->contacts[c->src];
-      c->bs = gyration_scale(w, ct->body_a, ct->body_b);
+      *bs = gyration_scale(w, ct->body_a, ct->body_b);
     } else if (c->kind == PHYS_CON_CONNECT) {
       const phys_connect *cn = &w->connects[c->src];
-      c->bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
+      *bs = c->ang ? gyration_scale(w, cn->body1, cn->body2) : EQUALITY_PENALTY_SCALE;
     }
   }
 }
 
 /* the workspaces: per body its H_b factor and dual residual, per piece its primal residual,
  * per tree its penalised factors; 0 or -1 */
-static int setup_workspace(phys_world *w, phys_solver *s) {
+static int setup_workspace(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands, nb = s->nb;
-  s->isl_beta = ARENA_NEW(ar, double, nisl);
-  s->isl_refactor = ARENA_ZNEW(ar, int, nisl);
-  s->isl_stall = ARENA_ZNEW(ar, int, nisl);
-  s->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
-  s->bres = ARENA_NEW(ar, double, nb);
-  s->pres = ARENA_NEW(ar, double, s->np);
-  if ((nisl && (!s->isl_beta || !s->isl_refactor || !s->isl_stall)) ||
-      (nb && (!s->chol || !s->bres)) || (s->np && !s->pres))
+  phys_subadmm *ws = ARENA_ZNEW(ar, phys_subadmm, 1);
+  if (!ws) return -1;
+  s->ws = ws;
+  ws->isl_beta = ARENA_NEW(ar, double, nisl);
+  ws->isl_refactor = ARENA_ZNEW(ar, int, nisl);
+  ws->isl_stall = ARENA_ZNEW(ar, int, nisl);
+  ws->chol = ARENA_NEW(ar, double, 27 * (size_t)nb);
+  ws->bres = ARENA_NEW(ar, double, nb);
+  ws->pres = ARENA_NEW(ar, double, s->np);
+  ws->row = ARENA_ZNEW(ar, phys_subadmm_row, s->ncon);
+  ws->pc = ARENA_NEW(ar, phys_subadmm_piece, s->np);
+  ws->tree = ARENA_NEW(ar, phys_subadmm_tree, s->ntrees);
+  if ((nisl && (!ws->isl_beta || !ws->isl_refactor || !ws->isl_stall)) ||
+      (nb && (!ws->chol || !ws->bres)) || (s->np && (!ws->pres || !ws->pc)) ||
+      (s->ncon && !ws->row) || (s->ntrees && !ws->tree))
     return -1;
   for (int k = 0; k < s->ntrees; k++) {
-    phys_tree_solve *t = &s->tree[k];
+    const phys_tree_solve *t = &s->tree[k];
     const phys_artic *a = &w->artics[t->artic];
-    t->H = ARENA_NEW(ar, double, (size_t)t->nv * (size_t)t->nv);
-    t->Hb = ARENA_NEW(ar, double, 36 * (size_t)a->nlink);
-    if (!t->H || !t->Hb || phys__ltdl_packed_alloc(ar, &a->t, &t->Hp)) return -1;
+    phys_subadmm_tree *wt = &ws->tree[k];
+    wt->H = ARENA_NEW(ar, double, (size_t)t->nv * (size_t)t->nv);
+    wt->Hb = ARENA_NEW(ar, double, 36 * (size_t)a->nlink);
+    if (!wt->H || !wt->Hb || phys__ltdl_packed_alloc(ar, &a->t, &wt->Hp)) return -1;
   }
   return 0;
 }
 
-phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s) {
+phys_status phys__subadmm_prepare(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands;
-  if (setup_workspace(w, s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  if (setup_workspace(w, s))
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   setup_row_scales(w, s);
   setup_penalties(w, s);
   setup_slack(w, s);
-  s->nosub = NULL;
+  phys_subadmm *ws = subadmm_ws(s);
   if (s->kind == PHYS_SOLVER_SUBADMM_NOSUB) {
-    s->nosub = ARENA_NEW(ar, phys_nosub, nisl);
-    if (nisl && !s->nosub) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+    ws->nosub = ARENA_NEW(ar, phys_nosub, nisl);
+    if (nisl && !ws->nosub) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
     for (int k = 0; k < nisl; k++) {
       int rc = phys__nosub_setup(w, s, k);
       if (rc == -3)
@@ -771,10 +791,10 @@ phys_status phys__subadmm_prepare(phys_world *w, phys_solver *s) {
   return PHYS_OK;
 }
 
-void phys__subadmm_stats(const phys_solver *s, phys_step_stats *st) {
+void phys__subadmm_stats(const phys_problem *s, phys_step_stats *st) {
   for (int k = 0; k < s->nislands; k++) {
     if (s->isl_con_start[k + 1] == s->isl_con_start[k]) continue;
-    st->subadmm.refactorizations += s->isl_refactor[k];
-    st->subadmm.stalls += s->isl_stall[k];
+    st->subadmm.refactorizations += subadmm_ws(s)->isl_refactor[k];
+    st->subadmm.stalls += subadmm_ws(s)->isl_stall[k];
   }
 }

@@ -10,12 +10,12 @@
  * the dense factor costs O(n^3) per step, so islands above PHYS_NOSUB_MAX_DOFS are refused. */
 #include <string.h>
 #include <lapacke.h>
-#include "constraints/problem.h"
+#include "solvers/subadmm.h"
 #include "constraints/rows.h"
 #include "core/math3.h"
 
 /* the solver body's subsystem: its dof offset in the island and its dof count */
-static void sub_range(const phys_solver *s, const phys_nosub *ns, int sb, int *off, int *n) {
+static void sub_range(const phys_problem *s, const phys_nosub *ns, int sb, int *off, int *n) {
   int k = s->sb_tree[sb];
   if (k < 0) {
     *off = ns->off[sb - ns->b0];
@@ -27,7 +27,7 @@ static void sub_range(const phys_solver *s, const phys_nosub *ns, int sb, int *o
 }
 
 /* the three rows (over the subsystem's dofs) of piece p, into row[3 * n] */
-static void piece_rows(const phys_world *w, const phys_solver *s, const phys_piece *p,
+static void piece_rows(const phys_world *w, const phys_problem *s, const phys_piece *p,
                        double *row, int n) {
   const phys_con *c = &s->con[p->con];
   int k = s->sb_tree[p->sb];
@@ -51,9 +51,9 @@ static void piece_rows(const phys_world *w, const phys_solver *s, const phys_pie
   }
 }
 
-int phys__nosub_setup(phys_world *w, phys_solver *s, int k) {
+int phys__nosub_setup(phys_world *w, phys_problem *s, int k) {
   phys_arena *ar = &w->arena;
-  phys_nosub *ns = &s->nosub[k];
+  phys_nosub *ns = &subadmm_ws(s)->nosub[k];
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   memset(ns, 0, sizeof *ns);
@@ -114,8 +114,8 @@ int phys__nosub_setup(phys_world *w, phys_solver *s, int k) {
   for (int ci = c0; ci < c1; ci++) {
     phys_con *c = &s->con[ci];
     if (c->np < 1) continue;
-    phys_piece *first = &s->piece[c->p0];
-    for (int j = 1; j < c->np; j++) v3_add(first->z, first->z, s->piece[c->p0 + j].z);
+    phys_subadmm_piece *first = &subadmm_ws(s)->pc[c->p0];
+    for (int j = 1; j < c->np; j++) v3_add(first->z, first->z, subadmm_ws(s)->pc[c->p0 + j].z);
   }
   return 0;
 }
@@ -123,8 +123,8 @@ int phys__nosub_setup(phys_world *w, phys_solver *s, int k) {
 /* rows of constraint c this variant uses: all three, or the normal row of a 1-row contact */
 static inline int first_row(const phys_con *c) { return c->dim == 1 ? 2 : 0; }
 
-void phys__nosub_factor(const phys_world *w, phys_solver *s, int k, double beta) {
-  phys_nosub *ns = &s->nosub[k];
+void phys__nosub_factor(const phys_world *w, phys_problem *s, int k, double beta) {
+  phys_nosub *ns = &subadmm_ws(s)->nosub[k];
   int n = ns->n, b0 = ns->b0, b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   double *K = ns->K;
@@ -152,7 +152,7 @@ void phys__nosub_factor(const phys_world *w, phys_solver *s, int k, double beta)
   /* beta_i J_i^T J_i of every constraint row, across the subsystems it couples */
   for (int ci = c0; ci < c1; ci++) {
     const phys_con *c = &s->con[ci];
-    double bb = beta * c->bs;
+    double bb = beta * subadmm_ws(s)->row[c - s->con].bs;
     if (c->kind == PHYS_CON_LIMIT) {
       int d = ns->off[s->tree[c->tree].root_sb - b0] + c->dof;
       K[(size_t)d * n + d] += bb;
@@ -176,7 +176,7 @@ void phys__nosub_factor(const phys_world *w, phys_solver *s, int k, double beta)
 }
 
 /* J v of constraint c's row r over the island's velocity v */
-static double con_row_jv(const phys_solver *s, const phys_nosub *ns, const phys_con *c, int r,
+static double con_row_jv(const phys_problem *s, const phys_nosub *ns, const phys_con *c, int r,
                          const double *v) {
   double jv = 0.0;
   for (int pj = 0; pj < c->np; pj++) {
@@ -189,12 +189,12 @@ static double con_row_jv(const phys_solver *s, const phys_nosub *ns, const phys_
 }
 
 /* z/lambda update of a condim 4/6 contact (record ci and its angular record ci + 1) */
-static void nosub_cone6(phys_solver *s, const phys_nosub *ns, int ci, double beta, double alpha) {
+static void nosub_cone6(phys_problem *s, const phys_nosub *ns, int ci, double beta, double alpha) {
   phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
   double y[2][3] = {{0, 0, 0}, {0, 0, 0}}, x[2][3] = {{0, 0, 0}, {0, 0, 0}}, lam[2][3];
   for (int r = 0; r < 2; r++) {
     phys_con *c = cs[r];
-    double bb = beta * c->bs, *z = s->piece[c->p0].z;
+    double bb = beta * subadmm_ws(s)->row[c - s->con].bs, *z = subadmm_ws(s)->pc[c->p0].z;
     for (int i = first_row(c); i < 3; i++) {
       double jv = con_row_jv(s, ns, c, i, ns->v);
       y[r][i] = bb * (alpha * jv + (1.0 - alpha) * z[i]) - c->lambda[i];
@@ -204,7 +204,7 @@ static void nosub_cone6(phys_solver *s, const phys_nosub *ns, int ci, double bet
   project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
   for (int r = 0; r < 2; r++) {
     phys_con *c = cs[r];
-    double bb = beta * c->bs, *z = s->piece[c->p0].z;
+    double bb = beta * subadmm_ws(s)->row[c - s->con].bs, *z = subadmm_ws(s)->pc[c->p0].z;
     for (int i = first_row(c); i < 3; i++) {
       z[i] = (y[r][i] + lam[r][i]) / bb;
       c->lambda[i] = lam[r][i];
@@ -212,8 +212,8 @@ static void nosub_cone6(phys_solver *s, const phys_nosub *ns, int ci, double bet
   }
 }
 
-void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta, double alpha) {
-  phys_nosub *ns = &s->nosub[k];
+void phys__nosub_iterate(const phys_world *w, phys_problem *s, int k, double beta, double alpha) {
+  phys_nosub *ns = &subadmm_ws(s)->nosub[k];
   int n = ns->n, b0 = ns->b0;
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   double *v = ns->v;
@@ -222,13 +222,13 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
   memcpy(v, ns->b, (size_t)n * sizeof(double));
   for (int ci = c0; ci < c1; ci++) {
     const phys_con *c = &s->con[ci];
-    double bb = beta * c->bs;
+    double bb = beta * subadmm_ws(s)->row[c - s->con].bs;
     if (c->kind == PHYS_CON_LIMIT) {
       int d = ns->off[s->tree[c->tree].root_sb - b0] + c->dof;
-      v[d] += (c->side == 0 ? 1.0 : -1.0) * (bb * c->lz + c->lambda[2]);
+      v[d] += (c->side == 0 ? 1.0 : -1.0) * (bb * subadmm_ws(s)->row[c - s->con].lz + c->lambda[2]);
       continue;
     }
-    const double *z = s->piece[c->p0].z;
+    const double *z = subadmm_ws(s)->pc[c->p0].z;
     for (int r = first_row(c); r < 3; r++) {
       double g = bb * z[r] + c->lambda[r];
       for (int pj = 0; pj < c->np; pj++) {
@@ -244,7 +244,7 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
   /* z/lambda update, one slack per constraint (m = 1) */
   for (int ci = c0; ci < c1; ci++) {
     phys_con *c = &s->con[ci];
-    double bb = beta * c->bs;
+    double bb = beta * subadmm_ws(s)->row[c - s->con].bs;
     if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
       if (!c->ang) nosub_cone6(s, ns, ci, beta, alpha); /* with its angular record */
       continue;
@@ -252,13 +252,14 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
     if (c->kind == PHYS_CON_LIMIT) {
       double sign = c->side == 0 ? 1.0 : -1.0;
       double jv = sign * v[ns->off[s->tree[c->tree].root_sb - b0] + c->dof];
-      double y = bb * (alpha * jv + (1.0 - alpha) * c->lz) - c->lambda[2];
+      double lz = subadmm_ws(s)->row[c - s->con].lz;
+      double y = bb * (alpha * jv + (1.0 - alpha) * lz) - c->lambda[2];
       double x = -(y + bb * c->e[2]), lam = x > 0.0 ? x : 0.0;
-      c->lz = (y + lam) / bb;
+      subadmm_ws(s)->row[c - s->con].lz = (y + lam) / bb;
       c->lambda[2] = lam;
       continue;
     }
-    double *z = s->piece[c->p0].z, y[3] = {0, 0, 0}, x[3] = {0, 0, 0}, lam[3] = {0, 0, 0};
+    double *z = subadmm_ws(s)->pc[c->p0].z, y[3] = {0, 0, 0}, x[3] = {0, 0, 0}, lam[3] = {0, 0, 0};
     for (int r = first_row(c); r < 3; r++) {
       double jv = con_row_jv(s, ns, c, r, v);
       y[r] = bb * (alpha * jv + (1.0 - alpha) * z[r]) - c->lambda[r];
@@ -276,8 +277,8 @@ void phys__nosub_iterate(const phys_world *w, phys_solver *s, int k, double beta
   }
 }
 
-void phys__nosub_finish(const phys_world *w, phys_solver *s, int k) {
-  phys_nosub *ns = &s->nosub[k];
+void phys__nosub_finish(const phys_world *w, phys_problem *s, int k) {
+  phys_nosub *ns = &subadmm_ws(s)->nosub[k];
   int b0 = ns->b0, b1 = s->isl_body_start[k + 1];
   for (int sb = b0; sb < b1; sb++) {
     int t = s->sb_tree[sb], off = ns->off[sb - b0];

@@ -12,18 +12,19 @@
 #include <math.h>
 #include <string.h>
 #include <lapacke.h>
-#include "constraints/problem.h"
+#include "solvers/subadmm.h"
 #include "core/spatial.h"
 #include "core/math3.h"
 
 /* The No Body ablation (paper 002 sec. 6.7): A + beta sum J^T J of tree k from dense
  * per-row products J_row^T J_row over the tree's dofs, factorised by LAPACK's dense Cholesky
- * (column-major lower factor in t->H) */
-static void tree_factor_dense(const phys_world *w, phys_solver *s, int k, double beta) {
+ * (column-major lower factor in wt->H) */
+static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, double beta) {
   phys_tree_solve *t = &s->tree[k];
+  phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
   int nl = a->nlink, nv = t->nv;
-  double *H = t->H, *g = t->rhs; /* rhs is free between v-updates */
+  double *H = wt->H, *g = t->rhs; /* rhs is free between v-updates */
   memcpy(H, t->A, (size_t)nv * (size_t)nv * sizeof(double));
   for (int l = 0; l < nl; l++) {
     int sb = s->sb_of_body[a->body[l]];
@@ -36,7 +37,7 @@ static void tree_factor_dense(const phys_world *w, phys_solver *s, int k, double
       for (int row = 3 - c->dim; row < 3; row++) {
         /* the row's Jacobian over the tree: u . S_d on the dofs of the path to the root */
         phys__tree_row(a, l, c->ang, pt, c->R + 3 * row, g);
-        double bb = beta * c->bs;
+        double bb = beta * subadmm_ws(s)->row[p->con].bs;
         for (int r = 0; r < nv; r++) {
           if (g[r] == 0.0) continue;
           for (int q = 0; q < nv; q++) H[(size_t)r * nv + q] += bb * g[r] * g[q];
@@ -75,21 +76,22 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
     }
 }
 
-void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) {
+void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta) {
   if (s->kind == PHYS_SOLVER_SUBADMM_NOBODY) {
     tree_factor_dense(w, s, k, beta);
     return;
   }
   phys_tree_solve *t = &s->tree[k];
+  phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
   int nl = a->nlink, nv = t->nv;
 
   /* H_b = I_b + beta sum u u^T with rows u = [t; p x t] about the world origin (App. A) */
-  memcpy(t->Hb, t->Iw, 36 * sizeof(double) * (size_t)nl);
+  memcpy(wt->Hb, t->Iw, 36 * sizeof(double) * (size_t)nl);
   for (int l = 0; l < nl; l++) {
     int sb = s->sb_of_body[a->body[l]];
     const phys_body *b = &w->bodies[a->body[l]];
-    double *H = t->Hb + 36 * l;
+    double *H = wt->Hb + 36 * l;
     for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
       const phys_piece *p = &s->piece[s->bp_list[j]];
       const phys_con *c = &s->con[p->con];
@@ -99,24 +101,26 @@ void phys__tree_factor(const phys_world *w, phys_solver *s, int k, double beta) 
         double u[6];
         row_spatial(c->ang, pt, c->R + 3 * row, u);
         for (int r = 0; r < 6; r++)
-          for (int q = 0; q < 6; q++) H[6 * r + q] += beta * c->bs * u[r] * u[q];
+          for (int q = 0; q < 6; q++)
+            H[6 * r + q] += beta * subadmm_ws(s)->row[p->con].bs * u[r] * u[q];
       }
     }
   }
 
   /* CRBA with H_b plus the joint terms, factorised along the tree */
-  phys__tree_crba(&a->t, a->S, t->Hb, t->H, t->scratch);
-  for (int d = 0; d < nv; d++) t->H[(size_t)d * nv + d] += t->jdiag[d];
+  phys__tree_crba(&a->t, a->S, wt->Hb, wt->H, t->scratch);
+  for (int d = 0; d < nv; d++) wt->H[(size_t)d * nv + d] += t->jdiag[d];
   for (int i = 0; i < t->nlimits; i++) {
     int d = s->con[t->limits[i]].dof;
-    t->H[(size_t)d * nv + d] += beta; /* a limit's row is a unit row on its dof */
+    wt->H[(size_t)d * nv + d] += beta; /* a limit's row is a unit row on its dof */
   }
-  phys__tree_ltdl(&a->t, t->H);
-  phys__tree_ltdl_pack(&a->t, t->H, &t->Hp);
+  phys__tree_ltdl(&a->t, wt->H);
+  phys__tree_ltdl_pack(&a->t, wt->H, &wt->Hp);
 }
 
-void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
+void phys__tree_update(const phys_world *w, phys_problem *s, int k, int metric) {
   phys_tree_solve *t = &s->tree[k];
+  phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
   int nl = a->nlink, nv = t->nv;
   double *out = metric ? s->vm : s->v;
@@ -138,7 +142,7 @@ void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
           v3_scale(pf, pf, p->sign);
         }
       } else {
-        v3_copy(pf, p->f);
+        v3_copy(pf, subadmm_ws(s)->pc[s->bp_list[j]].f);
       }
       if (s->con[p->con].ang) {
         v3_add(tq, tq, pf); /* a weld's angular rows pull with a pure torque */
@@ -168,20 +172,21 @@ void phys__tree_update(const phys_world *w, phys_solver *s, int k, int metric) {
   /* joint limits push on their dofs directly */
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
-    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * (metric ? c->lambda[2] : c->lg);
+    double pull = metric ? c->lambda[2] : subadmm_ws(s)->row[t->limits[i]].lg;
+    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * pull;
   }
 
   /* generalised solve (the No Body ablation keeps a dense Cholesky factor of the penalised
    * matrix) */
   if (!metric && s->kind == PHYS_SOLVER_SUBADMM_NOBODY)
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, t->H, nv, t->rhs, nv);
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, wt->H, nv, t->rhs, nv);
   else
-    phys__tree_ltdl_solve_packed(metric ? &t->Afp : &t->Hp, t->rhs);
+    phys__tree_ltdl_solve_packed(metric ? &t->Afp : &wt->Hp, t->rhs);
   memcpy(metric ? t->qdm : t->qd, t->rhs, (size_t)nv * sizeof(double));
   phys__tree_link_velocities(w, s, k, t->rhs, out);
 }
 
-void phys__tree_link_velocities(const phys_world *w, phys_solver *s, int k, const double *qd,
+void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
                                 double *out) {
   phys_tree_solve *t = &s->tree[k];
   const phys_artic *a = &w->artics[t->artic];
