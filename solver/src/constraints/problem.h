@@ -89,15 +89,38 @@ typedef struct phys_problem {
  * memory; a singular tree); the world is not changed. */
 phys_status phys__problem_assemble(phys_world *w, phys_problem *s);
 
-/* solvers/subadmm_tree.c: the COM velocities of tree k's links (6 per link, at their solver bodies in
- * `out`) for the generalised velocity qd */
+/* ---- shared kernels (kernels.c) ---- */
+
+/* the COM velocities of tree k's links (6 per link, at their solver bodies in `out`) for the
+ * generalised velocity qd; uses t->force as scratch */
 void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
                                 double *out);
 
-/* solvers/subadmm_tree.c: one constraint row's Jacobian g (nv) over articulation a's dofs: the row acts
- * along `dir` at world point pt of link `link` (ang = 1: on its angular velocity) */
+/* one constraint row's Jacobian g (nv) over articulation a's dofs: the row acts along `dir` at
+ * world point pt of link `link` (ang = 1: on its angular velocity) */
 void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
                     const double dir[3], double *g);
+
+/* the spatial row u (about the world origin) of a constraint row along `dir` at point pt:
+ * [dir; pt x dir], or [0; dir] for angular rows (paper 002 App. A) */
+void phys__row_spatial(int ang, const double pt[3], const double dir[3], double u[6]);
+
+/* rhs = t->base + S^T F over tree a, where F (t->force, 6 per link, spatial forces about the
+ * origin) is summed over subtrees in place */
+void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *rhs);
+
+/* ---- the accuracy metric of paper 002 sec. 7 (residual.c) ---- */
+
+/* metric velocity of solver body sb: vm = A^-1 (base + J^T lambda) for a free body; for the
+ * root link of a tree the whole tree (t->qdm and every link's vm); other links: nothing */
+void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb);
+
+/* r2[ci]: the squared natural-map residual of row set ci at vm (a condim 4/6 contact's two
+ * records on its first, 0 on the second); after phys__metric_velocity of the island */
+void phys__metric_row(phys_problem *s, int ci);
+
+/* island k's metric from its rows' r2 (after phys__metric_row of every row set) */
+double phys__metric_island(const phys_problem *s, int k);
 
 /* island.c: union-find over contacts and connects, islands and the solver ordering. Fills the
  * island and body parts of `s` and the constraint order (con[].kind/src); returns 0 or -1 on

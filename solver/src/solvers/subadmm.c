@@ -29,6 +29,7 @@
 #include <string.h>
 #include <omp.h>
 #include "solvers/subadmm.h"
+#include "solvers/team.h"
 #include "constraints/rows.h"
 #include "core/math3.h"
 
@@ -181,28 +182,6 @@ static inline void update_body(phys_problem *s, int sb) {
   chol6_solve(subadmm_ws(s)->chol + 27 * sb, rhs, s->v + 6 * sb);
 }
 
-/* metric velocity vm = M^-1 (base + sum J^T lambda) of one body */
-static void metric_body(const phys_world *w, phys_problem *s, int sb) {
-  const phys_body *b = &w->bodies[s->body_id[sb]];
-  double rhs[6];
-  memcpy(rhs, s->base + 6 * sb, sizeof rhs);
-  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
-    const phys_piece *p = &s->piece[s->bp_list[k]];
-    double f[3], tq[3];
-    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
-    if (s->con[p->con].ang) {
-      v3_add(rhs + 3, rhs + 3, f);
-      continue;
-    }
-    v3_cross(tq, p->r, f);
-    v3_add(rhs, rhs, f);
-    v3_add(rhs + 3, rhs + 3, tq);
-  }
-  double *vm = s->vm + 6 * sb;
-  v3_scale(vm, rhs, b->inv_mass);
-  m3_mulv(vm + 3, s->inertia + 18 * sb + 9, rhs + 3);
-}
-
 /* dynamics residual ||M v - base - sum J^T lambda|| of one body (rule (43)) */
 static void dual_residual_body(const phys_world *w, phys_problem *s, int sb) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
@@ -239,14 +218,9 @@ static inline void sub_factor(const phys_world *w, phys_problem *s, int sb, doub
 static inline void sub_update(const phys_world *w, phys_problem *s, int sb) {
   int k = s->sb_tree[sb];
   if (k < 0) update_body(s, sb);
-  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 0);
+  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k);
 }
 
-static inline void sub_metric(const phys_world *w, phys_problem *s, int sb) {
-  int k = s->sb_tree[sb];
-  if (k < 0) metric_body(w, s, sb);
-  else if (s->tree[k].root_sb == sb) phys__tree_update(w, s, k, 1);
-}
 
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
@@ -374,81 +348,6 @@ static void refresh_con(phys_problem *s, int ci, double beta) {
   }
 }
 
-/* squared natural-map residual of one constraint at the metric velocities */
-static void metric_con(phys_problem *s, int ci) {
-  const phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
-    double sign = c->side == 0 ? 1.0 : -1.0;
-    double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
-    double x = c->lambda[2] - wl, r = c->lambda[2] - (x > 0.0 ? x : 0.0);
-    s->r2[ci] = r * r;
-    return;
-  }
-  if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
-    /* condim 4/6: the natural map of both records through the elliptic cone, on the first */
-    if (c->ang) {
-      s->r2[ci] = 0.0;
-      return;
-    }
-    double x[2][3], lam[2][3], r2 = 0.0;
-    for (int r = 0; r < 2; r++) {
-      const phys_con *cr = &s->con[ci + r];
-      double wr[3];
-      v3_copy(wr, cr->e);
-      for (int k = 0; k < cr->np; k++) {
-        const phys_piece *p = &s->piece[cr->p0 + k];
-        double jv[3];
-        piece_jv(cr, p, s->vm + 6 * p->sb, jv);
-        v3_add(wr, wr, jv);
-      }
-      v3_sub(x[r], cr->lambda, wr);
-    }
-    project_cone6(c->cdim, c->mu, c->mus, c->mur, x[0], x[1], lam[0], lam[1]);
-    for (int r = 0; r < 2; r++)
-      for (int i = 0; i < 3; i++) {
-        double d = s->con[ci + r].lambda[i] - lam[r][i];
-        r2 += d * d;
-      }
-    /* and the angular rows' primal residual J v - z: their impulses are small and settle at
-     * once (a torsional impulse at its bound satisfies the natural map from the first
-     * iteration), while the penalised iterate needs more iterations to apply them in full
-     * (it turned a spinning sphere a quarter as much when the step stopped there) */
-    const phys_con *ca = &s->con[ci + 1];
-    for (int k = 0; k < ca->np; k++) {
-      const phys_piece *p = &s->piece[ca->p0 + k];
-      double jv[3], d[3];
-      piece_jv(ca, p, s->v + 6 * p->sb, jv);
-      v3_sub(d, jv, pc_of(s, p)->z);
-      if (ca->dim == 1) d[0] = d[1] = 0.0;
-      r2 += v3_dot(d, d);
-    }
-    s->r2[ci] = r2;
-    return;
-  }
-  double wv[3];
-  v3_copy(wv, c->e);
-  if (c->soft) v3_zero(wv);
-  for (int k = 0; k < c->np; k++) {
-    const phys_piece *p = &s->piece[c->p0 + k];
-    double jv[3];
-    piece_jv(c, p, s->vm + 6 * p->sb, jv);
-    v3_add(wv, wv, jv);
-  }
-  if (c->soft) {
-    /* soft rows: J v + (lambda + k e) / c, zero exactly when (4) holds */
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = wv[i] + (c->lambda[i] + c->e[i]) / c->cs[i];
-    s->r2[ci] = v3_dot(r, r);
-    return;
-  }
-  double x[3], lam[3], r[3];
-  v3_sub(x, c->lambda, wv);
-  project(c, x, lam);
-  v3_sub(r, c->lambda, lam);
-  if (c->dim == 1 && c->kind == PHYS_CON_CONTACT) r[0] = r[1] = 0.0;
-  s->r2[ci] = v3_dot(r, r);
-}
-
 /* primal residual ||J v - z|| of one piece (rule (43)) */
 static void primal_residual_piece(phys_problem *s, int pi) {
   const phys_piece *p = &s->piece[pi];
@@ -462,24 +361,6 @@ static void primal_residual_piece(phys_problem *s, int pi) {
 
 /* ---- the island driver -------------------------------------------------------------------- */
 
-/* this thread's slice [lo, hi) of [begin, end) when the team shares the work */
-static void slice(int team, int begin, int end, int *lo, int *hi) {
-  if (!team) {
-    *lo = begin;
-    *hi = end;
-    return;
-  }
-  int nt = omp_get_num_threads(), t = omp_get_thread_num(), n = end - begin;
-  *lo = begin + (int)((long)n * t / nt);
-  *hi = begin + (int)((long)n * (t + 1) / nt);
-}
-
-static inline void team_barrier(int team) {
-  if (team) {
-#pragma omp barrier
-  }
-}
-
 /* factor every body of the island and recompute every piece force for `beta` */
 static void refactor_island(const phys_world *w, phys_problem *s, int k, double beta, int team) {
   int lo, hi;
@@ -487,50 +368,61 @@ static void refactor_island(const phys_world *w, phys_problem *s, int k, double 
     phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
     return;
   }
-  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
-  slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
+  phys_slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
   for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
-  team_barrier(team);
+  phys_team_barrier(team);
+}
+
+/* the angular rows' primal residual J v - z of a condim 4/6 contact, added to its metric term:
+ * their impulses are small and settle at once (a torsional impulse at its bound satisfies the
+ * natural map from the first iteration), while the penalised iterate needs more iterations to
+ * apply them in full (it turned a spinning sphere a quarter as much when the step stopped
+ * there). SubADMM's own addition to the shared metric, for its stop test. */
+static void cone6_primal(phys_problem *s, int ci) {
+  const phys_con *ca = &s->con[ci + 1];
+  double r2 = s->r2[ci];
+  for (int k = 0; k < ca->np; k++) {
+    const phys_piece *p = &s->piece[ca->p0 + k];
+    double jv[3], d[3];
+    piece_jv(ca, p, s->v + 6 * p->sb, jv);
+    v3_sub(d, jv, pc_of(s, p)->z);
+    if (ca->dim == 1) d[0] = d[1] = 0.0;
+    r2 += v3_dot(d, d);
+  }
+  s->r2[ci] = r2;
 }
 
 /* the sec. 7 metric of island k (every thread of a team gets the same value) */
 static double island_metric(const phys_world *w, phys_problem *s, int k, int team) {
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) sub_metric(w, s, sb);
-  team_barrier(team);
-  slice(team, c0, c1, &lo, &hi);
-  for (int ci = lo; ci < hi; ci++) metric_con(s, ci);
-  team_barrier(team);
-  /* the paper's metric over all constraints; equalities (bilateral rows, which nothing damps:
-   * their errors add up step after step) must also meet the tolerance as a root mean square */
-  double sum = 0.0, sum_eq = 0.0;
-  int neq = 0;
-  for (int ci = c0; ci < c1; ci++) {
-    sum += s->r2[ci];
-    if (s->con[ci].kind == PHYS_CON_CONNECT) {
-      sum_eq += s->r2[ci];
-      neq++;
-    }
+  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
+  phys_team_barrier(team);
+  phys_slice(team, c0, c1, &lo, &hi);
+  for (int ci = lo; ci < hi; ci++) {
+    phys__metric_row(s, ci);
+    const phys_con *c = &s->con[ci];
+    if (c->kind == PHYS_CON_CONTACT && !c->ang && c->cdim > 3) cone6_primal(s, ci);
   }
-  double metric = c1 > c0 ? sqrt(sum) / (c1 - c0) : 0.0;
-  return neq ? fmax(metric, sqrt(sum_eq / neq)) : metric;
+  phys_team_barrier(team);
+  return phys__metric_island(s, k);
 }
 
 /* rule (43): the ratio sqrt(theta_p / theta_d) when the residuals are unbalanced, else 1 */
 static double paper_beta_factor(const phys_world *w, phys_problem *s, int k, int team) {
   int lo, hi;
-  slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) {
     if (s->sb_tree[sb] < 0) dual_residual_body(w, s, sb);
     else subadmm_ws(s)->bres[sb] = 0.0; /* rule (43) balances on the free bodies only */
   }
   int p0 = s->con[s->isl_con_start[k]].p0;
   int p1 = s->con[s->isl_con_start[k + 1] - 1].p0 + s->con[s->isl_con_start[k + 1] - 1].np;
-  slice(team, p0, p1, &lo, &hi);
+  phys_slice(team, p0, p1, &lo, &hi);
   for (int pi = lo; pi < hi; pi++) primal_residual_piece(s, pi);
-  team_barrier(team);
+  phys_team_barrier(team);
   double tp = 0.0, td = 0.0, gamma = w->opt.subadmm.adapt_gamma;
   for (int pi = p0; pi < p1; pi++) tp = fmax(tp, subadmm_ws(s)->pres[pi]);
   for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
@@ -570,12 +462,12 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
     if (subadmm_ws(s)->nosub) {
       phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
     } else {
-      slice(team, b0, b1, &lo, &hi);
+      phys_slice(team, b0, b1, &lo, &hi);
       for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
-      team_barrier(team);
-      slice(team, c0, c1, &lo, &hi);
+      phys_team_barrier(team);
+      phys_slice(team, c0, c1, &lo, &hi);
       for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
-      team_barrier(team);
+      phys_team_barrier(team);
     }
 
     /* convergence on the sec. 7 metric, at the first iteration, where the rate predicts the
@@ -627,9 +519,9 @@ void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int
   refactor_island(w, s, k, ctl.beta, team);
   if (c1 == c0) {
     /* no constraints: one v-update is the unconstrained step */
-    slice(team, b0, b1, &lo, &hi);
+    phys_slice(team, b0, b1, &lo, &hi);
     for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
-    team_barrier(team);
+    phys_team_barrier(team);
   } else {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
     if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
@@ -642,7 +534,7 @@ void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int
     subadmm_ws(s)->isl_refactor[k] = ctl.refactors;
     subadmm_ws(s)->isl_stall[k] = ctl.stalls;
   }
-  team_barrier(team);
+  phys_team_barrier(team);
 }
 
 /* ---- setup -------------------------------------------------------------------------------- */

@@ -64,8 +64,8 @@ static inline phys_subadmm *subadmm_ws(const phys_problem *s) { return (phys_sub
 void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta);
 
 /* subadmm_tree.c: v-update of tree k: generalised solve, then every link's COM velocity into
- * s->v (metric = 1: unpenalised solve with the impulses lambda into s->vm) */
-void phys__tree_update(const phys_world *w, phys_problem *s, int k, int metric);
+ * s->v */
+void phys__tree_update(const phys_world *w, phys_problem *s, int k);
 
 /* subadmm_nosub.c (the No Sub ablation): set up island k's dofs, rows and right-hand side
  * (serial: allocates from the arena); 0, -1 on allocation failure, -3 when the island has more

@@ -52,30 +52,6 @@ static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, doubl
   LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, H, nv);
 }
 
-/* the spatial row u (about the world origin) of a constraint row along `dir` at point pt:
- * [dir; pt x dir], or [0; dir] for angular rows (App. A) */
-static void row_spatial(int ang, const double pt[3], const double dir[3], double u[6]) {
-  if (ang) {
-    v3_zero(u);
-    v3_copy(u + 3, dir);
-  } else {
-    v3_copy(u, dir);
-    v3_cross(u + 3, pt, dir);
-  }
-}
-
-void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
-                    const double dir[3], double *g) {
-  double u[6];
-  row_spatial(ang, pt, dir, u);
-  memset(g, 0, (size_t)a->t.nv * sizeof(double));
-  for (int l = link; l >= 0; l = a->tb[l].parent)
-    for (int d = 0; d < a->vnum[l]; d++) {
-      int dof = a->vadr[l] + d;
-      g[dof] = sp_dot(a->S + 6 * dof, u);
-    }
-}
-
 void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta) {
   if (s->kind == PHYS_SOLVER_SUBADMM_NOBODY) {
     tree_factor_dense(w, s, k, beta);
@@ -99,7 +75,7 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
       v3_add(pt, b->x, p->r);
       for (int row = 3 - c->dim; row < 3; row++) {
         double u[6];
-        row_spatial(c->ang, pt, c->R + 3 * row, u);
+        phys__row_spatial(c->ang, pt, c->R + 3 * row, u);
         for (int r = 0; r < 6; r++)
           for (int q = 0; q < 6; q++)
             H[6 * r + q] += beta * subadmm_ws(s)->row[p->con].bs * u[r] * u[q];
@@ -118,12 +94,11 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
   phys__tree_ltdl_pack(&a->t, wt->H, &wt->Hp);
 }
 
-void phys__tree_update(const phys_world *w, phys_problem *s, int k, int metric) {
+void phys__tree_update(const phys_world *w, phys_problem *s, int k) {
   phys_tree_solve *t = &s->tree[k];
   phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
   int nl = a->nlink, nv = t->nv;
-  double *out = metric ? s->vm : s->v;
 
   /* each link's pull from its pieces, as a spatial force about the world origin */
   for (int l = 0; l < nl; l++) {
@@ -132,20 +107,10 @@ void phys__tree_update(const phys_world *w, phys_problem *s, int k, int metric) 
     double f[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
     for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
       const phys_piece *p = &s->piece[s->bp_list[j]];
-      double pf[3], rf[3];
-      if (metric) {
-        const phys_con *c = &s->con[p->con];
-        /* s R^T lambda on the rows the constraint uses */
-        if (c->dim == 1) v3_scale(pf, c->R + 6, p->sign * c->lambda[2]);
-        else {
-          m3_tmulv(pf, c->R, c->lambda);
-          v3_scale(pf, pf, p->sign);
-        }
-      } else {
-        v3_copy(pf, subadmm_ws(s)->pc[s->bp_list[j]].f);
-      }
+      const double *pf = subadmm_ws(s)->pc[s->bp_list[j]].f;
+      double rf[3];
       if (s->con[p->con].ang) {
-        v3_add(tq, tq, pf); /* a weld's angular rows pull with a pure torque */
+        v3_add(tq, tq, pf); /* angular rows pull with a pure torque */
         continue;
       }
       v3_add(f, f, pf);
@@ -158,55 +123,21 @@ void phys__tree_update(const phys_world *w, phys_problem *s, int k, int metric) 
     v3_add(F + 3, cf, tq);
   }
 
-  /* subtree sums, projected on each joint: rhs = base + sum J^T (...) */
-  for (int l = nl - 1; l >= 0; l--) {
-    for (int d = 0; d < a->vnum[l]; d++) {
-      int dof = a->vadr[l] + d;
-      t->rhs[dof] = t->base[dof] + sp_dot(a->S + 6 * dof, t->force + 6 * l);
-    }
-    int p = a->tb[l].parent;
-    if (p >= 0)
-      for (int r = 0; r < 6; r++) t->force[6 * p + r] += t->force[6 * l + r];
-  }
-
-  /* joint limits push on their dofs directly */
+  /* subtree sums projected on each joint (rhs = base + sum J^T (...)); limits push on their
+   * dofs directly */
+  phys__tree_gather_forces(a, t, t->rhs);
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
-    double pull = metric ? c->lambda[2] : subadmm_ws(s)->row[t->limits[i]].lg;
-    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * pull;
+    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * subadmm_ws(s)->row[t->limits[i]].lg;
   }
 
   /* generalised solve (the No Body ablation keeps a dense Cholesky factor of the penalised
    * matrix) */
-  if (!metric && s->kind == PHYS_SOLVER_SUBADMM_NOBODY)
+  if (s->kind == PHYS_SOLVER_SUBADMM_NOBODY)
     LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, wt->H, nv, t->rhs, nv);
   else
-    phys__tree_ltdl_solve_packed(metric ? &t->Afp : &wt->Hp, t->rhs);
-  memcpy(metric ? t->qdm : t->qd, t->rhs, (size_t)nv * sizeof(double));
-  phys__tree_link_velocities(w, s, k, t->rhs, out);
+    phys__tree_ltdl_solve_packed(&wt->Hp, t->rhs);
+  memcpy(t->qd, t->rhs, (size_t)nv * sizeof(double));
+  phys__tree_link_velocities(w, s, k, t->rhs, s->v);
 }
 
-void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
-                                double *out) {
-  phys_tree_solve *t = &s->tree[k];
-  const phys_artic *a = &w->artics[t->artic];
-  int nl = a->nlink;
-
-  /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c */
-  double *sv = t->force; /* reuse: 6 per link */
-  for (int l = 0; l < nl; l++) {
-    int p = a->tb[l].parent;
-    double *v = sv + 6 * l;
-    if (p >= 0) memcpy(v, sv + 6 * p, 6 * sizeof(double));
-    else memset(v, 0, 6 * sizeof(double));
-    for (int d = 0; d < a->vnum[l]; d++) {
-      int dof = a->vadr[l] + d;
-      for (int r = 0; r < 6; r++) v[r] += a->S[6 * dof + r] * qd[dof];
-    }
-    const phys_body *b = &w->bodies[a->body[l]];
-    double *o = out + 6 * s->sb_of_body[a->body[l]], wx[3];
-    v3_cross(wx, v + 3, b->x);
-    v3_add(o, v, wx);
-    v3_copy(o + 3, v + 3);
-  }
-}
