@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <mujoco/mujoco.h>
+#include "bench_util.h"
 
 #define EXIT_USAGE 2
 #define EXIT_LOAD 1
@@ -51,44 +52,6 @@ typedef struct run_result {
 
 /* ---- small utilities ---------------------------------------------------------------------- */
 
-/** Seconds on the monotonic clock. */
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/** qsort comparator for doubles. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/** Percentile q in [0, 1] of v[0..n) by nearest rank (sorts v in place); 0 for n == 0. */
-static double percentile(double *v, long n, double q) {
-  if (n <= 0) return 0.0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  long rank = (long)ceil(q * (double)n);
-  if (rank < 1) rank = 1;
-  if (rank > n) rank = n;
-  return v[rank - 1];
-}
-
-/** Median of v[0..n) (mean of the two middle values for even n; sorts v in place). */
-static double median(double *v, long n) {
-  if (n <= 0) return 0.0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/** Parse a whole decimal integer in [lo, hi]; 0 on success. */
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end = NULL;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
 
 /** Write s as a JSON string literal. */
 static void json_string(FILE *f, const char *s) {
@@ -163,13 +126,13 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->json = 1;
       break;
     case 's':
-      if (parse_long(optarg, 1, 1000000000L, &a->steps)) return bad_arg("--steps", optarg);
+      if (bench_parse_long(optarg, 1, 1000000000L, &a->steps)) return bad_arg("--steps", optarg);
       break;
     case 'w':
-      if (parse_long(optarg, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", optarg);
+      if (bench_parse_long(optarg, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", optarg);
       break;
     case 'r':
-      if (parse_long(optarg, 1, 1000, &n)) return bad_arg("--repeat", optarg);
+      if (bench_parse_long(optarg, 1, 1000, &n)) return bad_arg("--repeat", optarg);
       a->repeat = (int)n;
       break;
     default:
@@ -238,18 +201,18 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   }
 
   /* warm-up: untimed, as physbench's --warmup */
-  double last = now_s();
+  double last = bench_now_s();
   for (long i = 0; i < a->warmup; i++) {
     mj_step(m, d);
-    if (now_s() - last >= PROGRESS_PERIOD_S) {
+    if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
-      last = now_s();
+      last = bench_now_s();
     }
   }
 
   /* timed steps: only mj_step lies between the two clock reads */
   r->contacts_sum = r->penetration_max = 0.0;
-  double start = now_s();
+  double start = bench_now_s();
   last = start;
   for (long i = 0; i < a->steps; i++) {
     struct timespec t0, t1;
@@ -260,13 +223,13 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
     r->contacts_sum += d->ncon;
     double p = penetration(d);
     if (p > r->penetration_max) r->penetration_max = p;
-    double t = now_s();
+    double t = bench_now_s();
     if (t - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%sstep %ld/%ld\n", tag, i + 1, a->steps);
       last = t;
     }
   }
-  r->wall_s = now_s() - start;
+  r->wall_s = bench_now_s() - start;
 
   /* end figures */
   r->warnings = warning_count(d);
@@ -294,9 +257,9 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   double mean = 0.0;
   for (long i = 0; i < n; i++) mean += r->ms[i];
   mean /= (double)n;
-  double p95 = percentile(r->ms, n, 0.95);
-  double run_median = median(r->ms, n);
-  double med = a->repeat > 1 ? median(medians, a->repeat) : run_median;
+  double p95 = bench_percentile(r->ms, n, 0.95);
+  double run_median = bench_median(r->ms, n);
+  double med = a->repeat > 1 ? bench_median(medians, a->repeat) : run_median;
   int v = mj_version();
   char version[32];
   snprintf(version, sizeof version, "%d.%d.%d", v / 100, (v / 10) % 10, v % 10);
@@ -368,7 +331,7 @@ int main(int argc, char **argv) {
     rc = run_once(&a, tag, &r);
     if (rc == 0) {
       memcpy(copy, r.ms, sizeof(double) * (size_t)a.steps);
-      medians[k] = median(copy, a.steps);
+      medians[k] = bench_median(copy, a.steps);
     }
   }
   if (rc == 0) report(&a, &r, medians);

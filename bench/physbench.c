@@ -18,6 +18,7 @@
 #include <time.h>
 #include "phys/phys.h"
 #include "scenes.h"
+#include "bench_util.h"
 
 #define EXIT_USAGE 2
 #define EXIT_LOAD 1
@@ -54,53 +55,6 @@ static const char *const stage_names[4] = {"collision", "islands", "solve", "int
 
 /* ---- small utilities ---------------------------------------------------------------------- */
 
-/** Seconds on the monotonic clock. */
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/** qsort comparator for doubles. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/** Percentile q in [0, 1] of v[0..n) by nearest rank (sorts v in place); 0 for n == 0. */
-static double percentile(double *v, long n, double q) {
-  if (n <= 0) return 0.0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  long rank = (long)ceil(q * (double)n);
-  if (rank < 1) rank = 1;
-  if (rank > n) rank = n;
-  return v[rank - 1];
-}
-
-/** Median of v[0..n) (mean of the two middle values for even n; sorts v in place). */
-static double median(double *v, long n) {
-  if (n <= 0) return 0.0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/** Parse a whole decimal integer in [lo, hi]; 0 on success. */
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end = NULL;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-/** Parse a whole finite number; 0 on success. */
-static int parse_double(const char *s, double *out) {
-  char *end = NULL;
-  double v = strtod(s, &end);
-  if (!*s || *end || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
 
 /* ---- JSON writer -------------------------------------------------------------------------- */
 
@@ -238,23 +192,23 @@ static int apply_arg(bench_args *a, int c, const char *v) {
   long n = 0;
   switch (c) {
   case 's':
-    if (parse_long(v, 1, 1000000000L, &a->steps)) return bad_arg("--steps", v);
+    if (bench_parse_long(v, 1, 1000000000L, &a->steps)) return bad_arg("--steps", v);
     return 0;
   case 't':
-    if (parse_long(v, 1, 1024, &n)) return bad_arg("--threads", v);
+    if (bench_parse_long(v, 1, 1024, &n)) return bad_arg("--threads", v);
     a->threads = (int)n;
     return 0;
   case 'w':
-    if (parse_long(v, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", v);
+    if (bench_parse_long(v, 0, 1000000000L, &a->warmup)) return bad_arg("--warmup", v);
     return 0;
   case 'k':
-    if (parse_long(v, 1, 1000000, &n)) return bad_arg("--iterations", v);
+    if (bench_parse_long(v, 1, 1000000, &n)) return bad_arg("--iterations", v);
     a->iterations = (int)n;
     a->have_iterations = 1;
     return 0;
   case 'x':
     a->have_tolerance = 1;
-    return parse_double(v, &a->tolerance) ? bad_arg("--tolerance", v) : 0;
+    return bench_parse_double(v, &a->tolerance) ? bad_arg("--tolerance", v) : 0;
   case 'p':
     a->have_penalty = 1;
     if (strcmp(v, "scaled") == 0) a->penalty = PHYS_PENALTY_SCALED;
@@ -263,10 +217,10 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     return 0;
   case 'b':
     a->have_beta = 1;
-    return parse_double(v, &a->beta_scale) ? bad_arg("--beta-scale", v) : 0;
+    return bench_parse_double(v, &a->beta_scale) ? bad_arg("--beta-scale", v) : 0;
   case 'a':
     a->have_alpha = 1;
-    return parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
+    return bench_parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
   case 'V': {
     phys_error err;
     a->have_solver = 1;
@@ -277,7 +231,7 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     return 0;
   }
   case 'r':
-    if (parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
+    if (bench_parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
     return 0;
   case 'P':
@@ -433,12 +387,12 @@ static int step_checked(phys_world *w, const char *what, long i) {
 
 /** Warm-up steps with progress; 0 or EXIT_LOAD. */
 static int warm_up(phys_world *w, const bench_args *a, const char *tag) {
-  double last = now_s();
+  double last = bench_now_s();
   for (long i = 0; i < a->warmup; i++) {
     if (step_checked(w, "warm-up", i)) return EXIT_LOAD;
-    if (now_s() - last >= PROGRESS_PERIOD_S) {
+    if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
-      last = now_s();
+      last = bench_now_s();
     }
   }
   return 0;
@@ -463,7 +417,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
 /** Timed steps: wall time and statistics of each, with progress on stderr. */
 static int timed_steps(phys_world *w, const bench_args *a, const char *tag, run_result *r) {
   uint64_t alloc0 = phys_alloc_count();
-  double start = now_s(), last = start;
+  double start = bench_now_s(), last = start;
   for (long i = 0; i < a->steps; i++) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -475,13 +429,13 @@ static int timed_steps(phys_world *w, const bench_args *a, const char *tag, run_
     }
     r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
     record_stats(w, i, r);
-    double t = now_s();
+    double t = bench_now_s();
     if (t - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%sstep %ld/%ld\n", tag, i + 1, a->steps);
       last = t;
     }
   }
-  r->wall_s = now_s() - start;
+  r->wall_s = bench_now_s() - start;
   r->allocations = phys_alloc_count() - alloc0;
   return 0;
 }
@@ -545,9 +499,9 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   double mean = 0.0;
   for (long i = 0; i < n; i++) mean += r->ms[i];
   mean /= (double)n;
-  double p95 = percentile(r->ms, n, 0.95);
-  double run_median = median(r->ms, n);
-  double med = a->repeat > 1 ? median(medians, a->repeat) : run_median;
+  double p95 = bench_percentile(r->ms, n, 0.95);
+  double run_median = bench_median(r->ms, n);
+  double med = a->repeat > 1 ? bench_median(medians, a->repeat) : run_median;
   char hash[17];
   snprintf(hash, sizeof hash, "%016" PRIx64, r->hash);
 
@@ -586,7 +540,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "drift_max_m", r->drift_max);
   json_int(&j, "bodies_asleep_end", r->asleep_end);
   json_open(&j, "stage_ms", '{');
-  for (int s = 0; s < 4; s++) json_num(&j, stage_names[s], median(r->stage[s], n));
+  for (int s = 0; s < 4; s++) json_num(&j, stage_names[s], bench_median(r->stage[s], n));
   json_close(&j, '}');
   if (a->repeat > 1) {
     json_open(&j, "ms_per_step_median_runs", '[');
@@ -653,7 +607,7 @@ int main(int argc, char **argv) {
         break;
       }
       memcpy(copy, r.ms, sizeof(double) * (size_t)a.steps);
-      medians[k] = median(copy, a.steps);
+      medians[k] = bench_median(copy, a.steps);
       free(copy);
     }
   }
