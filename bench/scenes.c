@@ -83,6 +83,11 @@ static int add_body(phys_world *w, phys_geom_type type, double size, double x, d
   g.size[0] = size;
   g.size[1] = size;
   g.size[2] = size;
+  if (type == PHYS_GEOM_CAPSULE) {
+    /* a capsule as tall as a sphere of radius `size`: radius 0.6, half-length 0.4 of it */
+    g.size[0] = 0.6 * size;
+    g.size[1] = 0.4 * size;
+  }
   g.density = density;
   if (mass > 0) g.mass = mass;
   phys_body_desc b = phys_body_desc_default();
@@ -95,7 +100,9 @@ static int add_body(phys_world *w, phys_geom_type type, double size, double x, d
 
 /* ---- piles -------------------------------------------------------------------------------- */
 
-/* One walled pile: n_side^3 spheres or cubes centred on (cx, 0) in a bin of half-width half. */
+/* One walled pile: n_side^3 spheres or cubes centred on (cx, 0) in a bin of half-width half;
+ * PILE_MIXED cycles spheres, cubes and capsules through the lattice. */
+#define PILE_MIXED PHYS_GEOM_TYPE_COUNT
 typedef struct pile_spec {
   int n_side;
   phys_geom_type shape;
@@ -130,7 +137,10 @@ static int add_pile(phys_world *w, const pile_spec *p, char *err, size_t errlen)
         double x = p->cx + offset + i * PILE_SPACING + lcg_uniform(&s, -jit, jit);
         double y = offset + j * PILE_SPACING + lcg_uniform(&s, -jit, jit);
         double z = PILE_Z0 + k * PILE_SPACING;
-        rc = add_body(w, p->shape, PILE_RADIUS, x, y, z, 0, 1000, err, errlen);
+        static const phys_geom_type cycle[3] = {PHYS_GEOM_SPHERE, PHYS_GEOM_BOX,
+                                                 PHYS_GEOM_CAPSULE};
+        phys_geom_type shape = p->shape == PILE_MIXED ? cycle[(i + j + k) % 3] : p->shape;
+        rc = add_body(w, shape, PILE_RADIUS, x, y, z, 0, 1000, err, errlen);
       }
     }
   }
@@ -159,6 +169,11 @@ static int build_pile_spheres(phys_world *w, int n, char *err, size_t errlen) {
 /* pile_boxes_N */
 static int build_pile_boxes(phys_world *w, int n, char *err, size_t errlen) {
   return build_pile_n(w, n, PHYS_GEOM_BOX, err, errlen);
+}
+
+/* mixed_N: spheres, cubes and capsules in turn */
+static int build_mixed(phys_world *w, int n, char *err, size_t errlen) {
+  return build_pile_n(w, n, PILE_MIXED, err, errlen);
 }
 
 /* two_piles: two 4^3 sphere piles in bins 3 m apart, so two independent groups of islands. */
@@ -245,6 +260,8 @@ static const scene_entry scene_table[] = {
    0.002, build_pile_spheres},
   {"pile_boxes_N", "pile_boxes_", "N = n^3 cubes of half-extent 0.1 m in a walled bin (e.g. 512)",
    0.002, build_pile_boxes},
+  {"mixed_N", "mixed_", "N = n^3 spheres, cubes and capsules in turn in a walled bin (e.g. 216)",
+   0.002, build_mixed},
   {"pyramid_20", NULL, "Box3D large pyramid, base 20: 210 cubes in one island, dt 1/240 s",
    1.0 / 240.0, build_pyramid},
   {"two_piles", NULL, "two separated walled piles of 64 spheres", 0.002, build_two_piles},
