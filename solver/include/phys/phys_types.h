@@ -202,7 +202,11 @@ typedef struct phys_subadmm_options {
 typedef struct phys_world_options {
   double timestep;          /* s, > 0; default 0.002 */
   double gravity[3];        /* m/s^2; default (0, 0, -9.81) */
-  int threads;              /* OpenMP threads used by a step, >= 1; default 1 */
+  int threads;              /* OpenMP threads a step may use, >= 1; default 1 */
+  int adaptive_threads;     /* 1 (default): a step uses one thread instead of `threads` while
+                               its measured step times show that the team does not pay (small
+                               islands, a busy machine), probing the team now and then; 0: always
+                               `threads`. Results are bit-identical either way. */
   phys_solver_kind solver;  /* the contact solver; default PHYS_SOLVER_SUBADMM */
   int max_iterations;       /* the solver's iteration cap per step and island, >= 1; default 100 */
   double tolerance;         /* stop when the sec. 7 accuracy metric is below this, >= 0;
@@ -239,6 +243,7 @@ typedef struct phys_step_stats {
   int contacts;              /* contact points in the solve */
   int islands;               /* awake islands solved */
   phys_solver_kind solver;   /* the solver that ran the step */
+  int threads_used;          /* threads the step ran on (see adaptive_threads) */
   int iterations_max;        /* largest iteration count over the islands */
   double iterations_mean;    /* mean over islands weighted by contacts (0 if no contact) */
   double residual;           /* sec. 7 metric, worst island (0 if no contact) */

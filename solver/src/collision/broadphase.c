@@ -165,7 +165,7 @@ int phys__broadphase(phys_world *w, const double *margin) {
 
   /* sweep: each box against the following boxes that start before it ends, in slices of the
    * sorted array (one per thread), then the slices' pairs in slice order */
-  int slices = w->opt.threads < PHYS_SWEEP_SLICES ? w->opt.threads : PHYS_SWEEP_SLICES;
+  int slices = w->step_threads < PHYS_SWEEP_SLICES ? w->step_threads : PHYS_SWEEP_SLICES;
   if (nbox < 256) slices = 1;
   int failed = 0;
 #pragma omp parallel for num_threads(slices) schedule(static, 1) reduction(| : failed) if (slices > 1)

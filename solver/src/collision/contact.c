@@ -83,7 +83,7 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
   /* (a parallel region costs more than a few dozen pair tests) */
-#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 32) if (npairs >= 64)
+#pragma omp parallel for num_threads(w->step_threads) schedule(dynamic, 32) if (npairs >= 64)
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,

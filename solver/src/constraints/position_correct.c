@@ -230,6 +230,6 @@ void phys__correct_positions(phys_world *w, const phys_problem *s) {
   cd.anchor = ARENA_NEW(&w->arena, double, 6 * (size_t)s->ncon);
   if ((s->nb && !cd.rot) || (s->ncon && !cd.anchor)) return; /* out of memory: skip this step */
   int n = s->nislands;
-#pragma omp parallel for num_threads(w->opt.threads) schedule(dynamic, 16) if (n > 1)
+#pragma omp parallel for num_threads(w->step_threads) schedule(dynamic, 16) if (n > 1)
   for (int k = 0; k < n; k++) correct_island(w, s, &cd, k);
 }

@@ -187,7 +187,7 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
 
   /* inertia in the world and the momentum after the external impulse (independent per body) */
   double h = w->opt.timestep;
-#pragma omp parallel for num_threads(w->opt.threads) schedule(static) if (nb >= 256)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (nb >= 256)
   for (int sb = 0; sb < nb; sb++) {
     const phys_body *b = &w->bodies[s->body_id[sb]];
     double R[9], D[9] = {0}, T[9], Rt[9];

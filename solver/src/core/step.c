@@ -208,6 +208,7 @@ static void fill_stats(phys_world *w, const phys_problem *s) {
 
 phys_status phys_world_step(phys_world *w) {
   double t0 = now_seconds();
+  phys__threads_begin(w);
   phys__arena_reset(&w->arena);
   if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
   w->stats.step = w->step_index + 1;
@@ -266,5 +267,7 @@ phys_status phys_world_step(phys_world *w) {
   w->stats.time_solve = t3 - t2;
   w->stats.time_integrate = t4 - t3;
   w->stats.time_total = t4 - t0;
+  w->stats.threads_used = w->step_threads;
+  phys__threads_end(w, t4 - t0);
   return PHYS_OK;
 }

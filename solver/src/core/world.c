@@ -13,6 +13,7 @@ phys_world_options phys_world_options_default(void) {
   o.timestep = 0.002;
   v3_set(o.gravity, 0.0, 0.0, -9.81);
   o.threads = 1;
+  o.adaptive_threads = 1;
   o.max_iterations = 100;
   o.tolerance = 1e-5;
   o.solver = PHYS_SOLVER_SUBADMM;
@@ -82,6 +83,9 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!v3_isfinite(o->gravity)) return phys__error(err, PHYS_E_INVALID, "gravity must be finite");
   if (o->threads < 1 || o->threads > 1024)
     return phys__error(err, PHYS_E_INVALID, "threads must be in [1, 1024], got %d", o->threads);
+  if (o->adaptive_threads != 0 && o->adaptive_threads != 1)
+    return phys__error(err, PHYS_E_INVALID, "adaptive_threads must be 0 or 1, got %d",
+                       o->adaptive_threads);
   if (phys_solver_name((int)o->solver) == NULL) {
     phys_error e;
     phys_solver_find(NULL, NULL, &e); /* the list of known names */
@@ -129,6 +133,7 @@ phys_status phys_world_create(const phys_world_options *opt, phys_world **out, p
   phys_world *w = phys__xcalloc(1, sizeof *w);
   if (!w) return phys__error(err, PHYS_E_NOMEM, "out of memory");
   w->opt = o;
+  phys__threads_reset(w);
   *out = w;
   return PHYS_OK;
 }
@@ -171,7 +176,9 @@ phys_status phys_world_set_options(phys_world *w, const phys_world_options *opt)
   phys_error e;
   phys_status st = phys_world_options_validate(opt, &e);
   if (st) return phys__fail(w, st, "%s", e.message);
+  int retune = opt->threads != w->opt.threads || opt->adaptive_threads != w->opt.adaptive_threads;
   w->opt = *opt;
+  if (retune) phys__threads_reset(w);
   return PHYS_OK;
 }
 

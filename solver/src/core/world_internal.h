@@ -17,6 +17,7 @@
 #include "collision/narrowphase.h"
 #include "dynamics/tree.h"
 #include "model/hull.h"
+#include "core/threads.h"
 
 typedef struct phys_geom {
   int alive;
@@ -204,6 +205,8 @@ struct phys_world {
   double time;
   uint64_t step_index;
   phys_step_stats stats;
+  int step_threads;      /* threads of the current step (core/threads.c) */
+  phys_thread_ctl tctl;  /* how many threads pay (core/threads.c) */
 
   /* persistent scratch, grown during warm-up */
   phys_arena arena;

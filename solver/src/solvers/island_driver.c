@@ -25,7 +25,7 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
   if (st) return st;
 
   /* big islands go to the whole team, the rest one per thread */
-  int threads = w->opt.threads, nbig = 0, nsmall = 0;
+  int threads = w->step_threads, nbig = 0, nsmall = 0;
   for (int k = 0; k < nisl; k++) {
     int nbk = s->isl_body_start[k + 1] - s->isl_body_start[k];
     if (threads > 1 && nbk >= TEAM_MIN_BODIES && def->team_islands) big[nbig++] = k;

@@ -601,8 +601,8 @@ static void setup_slack(phys_world *w, phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
     double beta = subadmm_ws(s)->isl_beta[k];
     int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-    if (w->opt.threads > 1 && c1 - c0 >= 512) {
-#pragma omp parallel for num_threads(w->opt.threads) schedule(static)
+    if (w->step_threads > 1 && c1 - c0 >= 512) {
+#pragma omp parallel for num_threads(w->step_threads) schedule(static)
       for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
     } else {
       for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);

@@ -189,6 +189,7 @@ static void test_condim6_threads(void) {
   for (int t = 0; t < 2; t++) {
     phys_world_options o = phys_world_options_default();
     o.threads = t + 1;
+    o.adaptive_threads = 0; /* the team on every step: this test checks its results */
     phys_world *w = make_world(&o);
     add_ground(w, 0.8);
     for (int i = 0; i < 64; i++) {

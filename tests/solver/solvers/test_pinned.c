@@ -105,6 +105,7 @@ static int case_path(const pin_case *c, char *path, size_t len) {
 static int run_case(const pin_case *c, int threads, uint64_t *hash) {
   phys_world_options o = phys_world_options_default();
   o.threads = threads;
+  o.adaptive_threads = 0; /* the team on every step: this test checks its results */
   o.solver = c->variant;
   phys_world *w = NULL;
   if (c->src == SRC_BUILTIN) {
@@ -121,6 +122,7 @@ static int run_case(const pin_case *c, int threads, uint64_t *hash) {
     /* the file's own timestep stays; the solver options are the case's */
     phys_world_options fo = phys_world_get_options(w);
     fo.threads = threads;
+    fo.adaptive_threads = 0; /* the team on every step: this test checks its results */
     fo.solver = c->variant;
     CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &fo), PHYS_OK);
   }
