@@ -16,6 +16,7 @@
 #include "log.h"
 #include "net.h"
 #include "phys/phys.h"
+#include "requests.h"
 #include "sim.h"
 #include "world.h"
 
@@ -67,6 +68,11 @@ int main(int argc, char **argv) {
     else if (strncmp(argv[i], "--config=", 9) == 0) config_file = argv[i] + 9;
   }
   char err[512];
+  /* a client message without a row of the request table would be refused as "not a request" */
+  if (request_table_check(err, sizeof err)) {
+    fprintf(stderr, "physd: %s\n", err);
+    return 1;
+  }
   config_defaults(&g_cfg, PHYSD_WORLDS_DIR);
   if (config_file && config_load_file(&g_cfg, config_file, err, sizeof err)) {
     fprintf(stderr, "physd: %s\n", err);
