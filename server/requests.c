@@ -37,6 +37,7 @@ static const request_def table[] = {
     {MSG(LEAVE_BARRIER), "LeaveBarrier", SIM(0), sim_req_leave_barrier, NULL},
     {MSG(SET_ACTUATOR_CONTROL), "SetActuatorControl", SIM(W), sim_req_set_actuator_control,
      NULL},
+    {MSG(SET_SOLVER), "SetSolver", SIM(W), sim_req_set_solver, NULL},
 };
 
 #define NREQ ((int)(sizeof table / sizeof table[0]))

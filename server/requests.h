@@ -97,6 +97,9 @@ void sim_req_set_mode(struct sim *s, const struct reply_to *to, const Physd__V1_
 void sim_req_set_real_time_factor(struct sim *s, const struct reply_to *to,
                                   const Physd__V1__Envelope *m);
 
+/* sim_req_solver.c (simulation thread) */
+void sim_req_set_solver(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);
+
 /* sim_barrier.c (simulation thread) */
 void sim_req_join_barrier(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);
 void sim_req_leave_barrier(struct sim *s, const struct reply_to *to,

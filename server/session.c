@@ -9,6 +9,7 @@
 #include "phys/phys.h"
 #include "requests.h"
 #include "stats.h"
+#include "textesc.h"
 
 #define SERVER_VERSION "physd " PHYSD_VERSION
 
@@ -189,12 +190,15 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
     return;
   }
   s->handshaken = 1;
+  char cname[200];
   log_info("client connected", "session=%llu peer=%s client=\"%s\" minor=%u",
-           (unsigned long long)s->id, s->peer, h->client_name ? h->client_name : "", h->minor);
+           (unsigned long long)s->id, s->peer, text_escape(cname, sizeof cname, h->client_name),
+           h->minor);
 
   static char *features[] = {"lockstep", "barrier", "realtime", "max_speed", "snapshot",
                              "contacts", "streams", "add_body", "joints",
-                             "joint_state", "actuators", "notices", "release_on_disconnect"};
+                             "joint_state", "actuators", "notices", "release_on_disconnect",
+                             "solvers"};
   char version[96];
   snprintf(version, sizeof version, "%s (libphys %s)", SERVER_VERSION, phys_version());
   Physd__V1__Limits lim = PHYSD__V1__LIMITS__INIT;
@@ -223,12 +227,32 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
   w.features = features;
   w.limits = &lim;
   w.clock = &clock;
+  /* 1.2: the engine's solver table, in its order */
+  int nsolv = phys_solver_count();
+  Physd__V1__SolverInfo *si = calloc((size_t)nsolv, sizeof *si);
+  Physd__V1__SolverInfo **sip = calloc((size_t)nsolv, sizeof *sip);
+  if (!si || !sip) {
+    free(si);
+    free(sip);
+    net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  for (int i = 0; i < nsolv; i++) {
+    physd__v1__solver_info__init(&si[i]);
+    si[i].name = (char *)phys_solver_name(i);
+    si[i].summary = (char *)(phys_solver_summary(i) ? phys_solver_summary(i) : "");
+    sip[i] = &si[i];
+  }
+  w.n_solvers = (size_t)nsolv;
+  w.solvers = sip;
   Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
   out.req_id = env->req_id;
   out.msg_case = PHYSD__V1__ENVELOPE__MSG_WELCOME;
   out.welcome = &w;
   uint32_t slot;
   if (slot_alloc(s, &slot) == 0) slot_env(s, slot, &out);
+  free(si);
+  free(sip);
 }
 
 void session_req_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "requests.h"
 #include "sim_internal.h"
+#include "textesc.h"
 
 /* the selector's body ids must exist */
 int sim_check_selector(sim *s, const Physd__V1__Selector *sel, perr *e) {
@@ -34,19 +35,28 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
                           s->cfg->n_allowed_roots, &e);
   else rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld needs a path or data");
   if (rc) {
-    log_info("load refused", "code=%d reason=\"%s\"", e.code, e.msg);
+    char shown[700];
+    log_info("load refused", "code=%d reason=\"%s\"", e.code,
+             text_escape(shown, sizeof shown, e.msg));
     sim_reply_perr(s, to, &e);
     return;
   }
   sim_joints_forget(s);
   sim_world_changed(s);
   int nnot = phys_world_notice_count(s->wc.w);
-  log_info("world loaded", "name=\"%s\" bodies=%d notices=%d", s->wc.name,
-           phys_world_body_count(s->wc.w), nnot);
+  char wname[300];
+  text_escape(wname, sizeof wname, s->wc.name);
+  Physd__V1__SolverInUse su;
+  world_solver_in_use(&s->wc, &su);
+  log_info("world loaded", "name=\"%s\" bodies=%d notices=%d solver=%s max_iterations=%u "
+           "tolerance=%g", wname, phys_world_body_count(s->wc.w), nnot, su.name,
+           su.max_iterations, su.tolerance);
   char **notices = nnot > 0 ? calloc((size_t)nnot, sizeof *notices) : NULL;
   for (int i = 0; i < nnot; i++) {
     const char *msg = phys_world_notice(s->wc.w, i);
-    log_info("loader notice", "name=\"%s\" notice=\"%s\"", s->wc.name, msg ? msg : "");
+    char note[700];
+    log_info("loader notice", "name=\"%s\" notice=\"%s\"", wname,
+             text_escape(note, sizeof note, msg));
     if (notices) notices[i] = (char *)(msg ? msg : "");
   }
   Physd__V1__WorldLoaded wl = PHYSD__V1__WORLD_LOADED__INIT;
@@ -205,7 +215,14 @@ void sim_req_get_stats(sim *s, const reply_to *to, const Physd__V1__Envelope *m)
   last.iterations_mean = ps->iterations_mean;
   last.residual = ps->residual;
   last.penetration_max = ps->penetration_max;
+  /* 1.2: the solver that ran the last step (none before the first) and the one in force */
+  const char *ran = ps->step > 0 ? phys_solver_name((int)ps->solver) : NULL;
+  last.solver = (char *)(ran ? ran : "");
+  last.residual_mean = ps->residual_mean;
   st.last_step = &last;
+  Physd__V1__SolverInUse su;
+  world_solver_in_use(&s->wc, &su);
+  st.solver = &su;
   Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
   env.msg_case = PHYSD__V1__ENVELOPE__MSG_STATS;
   env.stats = &st;
