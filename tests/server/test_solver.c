@@ -347,7 +347,7 @@ static void test_request_table(void) {
     const char *err = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR ? r->error->message : "";
     if (fd->id < 100) {
       clients++;
-      if (strstr(err, "not a request")) printf("\n  %s was refused: %s\n", fd->name, err);
+      if (strstr(err, "not a request")) printf("\n  %s was refused as not a request\n", fd->name);
       CU_ASSERT(strstr(err, "not a request") == NULL);
     } else {
       servers++;
