@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "phys/phys.h"
 #include "physd.pb-c.h"
 
 /* The keys: name in the file, flag alias (NULL = the dashed name only), help text. */
@@ -38,6 +39,9 @@ static const key_info keys[] = {
     {"watchdog_periods", NULL, "N", "steps before a joint command is stale in realtime, 0 = off (default 20)"},
     {"watchdog_action", NULL, "A", "hold|zero for a stale command (default hold)"},
     {"log_level", NULL, "L", "debug|info|warn|error (default info)"},
+    {"solver", NULL, "NAME", "default contact solver, a name of `physctl solvers` (default subadmm)"},
+    {"solver_iterations", NULL, "N", "default solver iteration cap, 1..1000000 (default: the engine's, 100)"},
+    {"solver_tolerance", NULL, "X", "default solver tolerance, >= 0 (default: the engine's, 1e-5)"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -66,6 +70,9 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   c->watchdog_periods = 20;
   c->watchdog_action = 0;
   c->log_level = LOG_INFO;
+  c->solver = PHYS_SOLVER_SUBADMM;
+  c->solver_iterations = 0;
+  c->solver_tolerance = -1.0;
 }
 
 void config_free(physd_config *c) {
@@ -143,6 +150,23 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
     log_level l;
     if (log_parse_level(v, &l)) bad = 1;
     else c->log_level = (int)l;
+  } else if (strcmp(key, "solver") == 0) {
+    /* the engine's table is the list of names; its message lists them (the value escaped) */
+    phys_solver_kind k;
+    phys_error pe;
+    if (phys_solver_find(v, &k, &pe) != PHYS_OK) {
+      snprintf(err, errlen, "solver: %s", pe.message);
+      return -1;
+    }
+    c->solver = (int)k;
+  } else if (strcmp(key, "solver_iterations") == 0) {
+    if (parse_u64(v, 1, 1000000, &u)) bad = 1;
+    else c->solver_iterations = (int)u;
+  } else if (strcmp(key, "solver_tolerance") == 0) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !isfinite(x) || x < 0.0) bad = 1;
+    else c->solver_tolerance = x;
   } else {
     snprintf(err, errlen, "unknown key '%s'", key);
     return -1;
@@ -183,7 +207,7 @@ int config_load_file(physd_config *c, const char *path, char *err, size_t errlen
       break;
     }
     *eq = 0;
-    char msg[256];
+    char msg[768];
     if (config_set(c, trim(s), trim(eq + 1), msg, sizeof msg)) {
       snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
       rc = -1;

@@ -38,6 +38,10 @@ typedef struct physd_config {
   uint32_t watchdog_periods;      /* steps without a fresh command before it is stale; 0 = off */
   int watchdog_action;            /* 0 = hold the last command, 1 = zero torque */
   int log_level;                  /* log_level value */
+  int solver;                     /* phys_solver_kind: the default contact solver (a world
+                                     file's own choice wins over it) */
+  int solver_iterations;          /* default iteration cap; 0 = the engine's default */
+  double solver_tolerance;        /* default tolerance; < 0 = the engine's default */
 } physd_config;
 
 /* Fill `c` with the defaults. The default allowed roots are `worlds_dir` (nullable) and the

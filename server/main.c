@@ -16,6 +16,7 @@
 #include "log.h"
 #include "net.h"
 #include "phys/phys.h"
+#include "requests.h"
 #include "sim.h"
 #include "world.h"
 
@@ -28,7 +29,7 @@ static void usage(FILE *f) {
           "usage: physd [--config FILE] [--socket PATH] [--tcp PORT] [--bind ADDR]\n"
           "             [--token-file FILE] [--world FILE.xml] [--threads N]\n"
           "             [--mode lockstep|barrier|realtime|max] [--rtf X] [--allowed-root DIR]...\n"
-          "             [--log-level debug|info|warn|error] [--help]\n\n"
+          "             [--solver NAME] [--log-level debug|info|warn|error] [--help]\n\n"
           "physd %s (libphys %s): a physics simulation daemon speaking protocol %d.%d (see\n"
           "docs/protocol.md) on a Unix socket and, optionally, TCP. Worlds: MJCF or URDF.\n\n"
           "  --config FILE                  read key = value settings (configs/physd.conf)\n",
@@ -66,7 +67,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) config_file = argv[++i];
     else if (strncmp(argv[i], "--config=", 9) == 0) config_file = argv[i] + 9;
   }
-  char err[512];
+  char err[1024];
+  /* a client message without a row of the request table would be refused as "not a request" */
+  if (request_table_check(err, sizeof err)) {
+    fprintf(stderr, "physd: %s\n", err);
+    return 1;
+  }
   config_defaults(&g_cfg, PHYSD_WORLDS_DIR);
   if (config_file && config_load_file(&g_cfg, config_file, err, sizeof err)) {
     fprintf(stderr, "physd: %s\n", err);
@@ -121,15 +127,26 @@ int main(int argc, char **argv) {
   /* the world */
   world_ctx wc;
   perr e;
-  if (world_init_empty(&wc, g_cfg.threads, &e) ||
+  solver_choice sdef = {.has_kind = 1, .kind = (phys_solver_kind)g_cfg.solver};
+  if (g_cfg.solver_iterations > 0) {
+    sdef.has_iterations = 1;
+    sdef.iterations = g_cfg.solver_iterations;
+  }
+  if (g_cfg.solver_tolerance >= 0.0) {
+    sdef.has_tolerance = 1;
+    sdef.tolerance = g_cfg.solver_tolerance;
+  }
+  if (world_init_empty(&wc, g_cfg.threads, &sdef, &e) ||
       (g_cfg.world[0] && world_load_trusted(&wc, g_cfg.world, &e))) {
     log_error("cannot load the world", "world=%s error=\"%s\"", g_cfg.world, e.msg);
     world_free(&wc);
     config_free(&g_cfg);
     return 1;
   }
-  log_info("world loaded", "name=\"%s\" bodies=%d threads=%d", wc.name,
-           phys_world_body_count(wc.w), g_cfg.threads);
+  phys_world_options wo = phys_world_get_options(wc.w);
+  log_info("world loaded", "name=\"%s\" bodies=%d threads=%d solver=%s max_iterations=%d "
+           "tolerance=%g", wc.name, phys_world_body_count(wc.w), g_cfg.threads,
+           phys_solver_name((int)wo.solver), wo.max_iterations, wo.tolerance);
 
   /* loop, simulation, listeners */
   uv_loop_init(&g_loop);

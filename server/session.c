@@ -7,7 +7,9 @@
 
 #include "log.h"
 #include "phys/phys.h"
+#include "requests.h"
 #include "stats.h"
+#include "textesc.h"
 
 #define SERVER_VERSION "physd " PHYSD_VERSION
 
@@ -188,12 +190,15 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
     return;
   }
   s->handshaken = 1;
+  char cname[200];
   log_info("client connected", "session=%llu peer=%s client=\"%s\" minor=%u",
-           (unsigned long long)s->id, s->peer, h->client_name ? h->client_name : "", h->minor);
+           (unsigned long long)s->id, s->peer, text_escape(cname, sizeof cname, h->client_name),
+           h->minor);
 
   static char *features[] = {"lockstep", "barrier", "realtime", "max_speed", "snapshot",
                              "contacts", "streams", "add_body", "joints",
-                             "joint_state", "actuators", "notices", "release_on_disconnect"};
+                             "joint_state", "actuators", "notices", "release_on_disconnect",
+                             "solvers"};
   char version[96];
   snprintf(version, sizeof version, "%s (libphys %s)", SERVER_VERSION, phys_version());
   Physd__V1__Limits lim = PHYSD__V1__LIMITS__INIT;
@@ -222,15 +227,35 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
   w.features = features;
   w.limits = &lim;
   w.clock = &clock;
+  /* 1.2: the engine's solver table, in its order */
+  int nsolv = phys_solver_count();
+  Physd__V1__SolverInfo *si = calloc((size_t)nsolv, sizeof *si);
+  Physd__V1__SolverInfo **sip = calloc((size_t)nsolv, sizeof *sip);
+  if (!si || !sip) {
+    free(si);
+    free(sip);
+    net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  for (int i = 0; i < nsolv; i++) {
+    physd__v1__solver_info__init(&si[i]);
+    si[i].name = (char *)phys_solver_name(i);
+    si[i].summary = (char *)(phys_solver_summary(i) ? phys_solver_summary(i) : "");
+    sip[i] = &si[i];
+  }
+  w.n_solvers = (size_t)nsolv;
+  w.solvers = sip;
   Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
   out.req_id = env->req_id;
   out.msg_case = PHYSD__V1__ENVELOPE__MSG_WELCOME;
   out.welcome = &w;
   uint32_t slot;
   if (slot_alloc(s, &slot) == 0) slot_env(s, slot, &out);
+  free(si);
+  free(sip);
 }
 
-static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+void session_req_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
   net *n = s->net;
   const Physd__V1__Subscribe *m = env->subscribe;
   if (s->nsubs >= n->cfg->max_subscriptions) {
@@ -313,7 +338,7 @@ static void handle_subscribe(session *s, uint32_t slot, const Physd__V1__Envelop
   slot_env(s, slot, &out);
 }
 
-static void handle_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+void session_req_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
   for (uint32_t i = 0; i < s->nsubs; i++) {
     subscription *sub = &s->subs[i];
     if (sub->id != env->unsubscribe->subscription_id) continue;
@@ -332,11 +357,20 @@ static void handle_unsubscribe(session *s, uint32_t slot, const Physd__V1__Envel
   slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__NOT_FOUND, "no such subscription");
 }
 
-/* is this message a request for the simulation thread? */
-static int is_sim_request(Physd__V1__Envelope__MsgCase c) {
-  return c >= PHYSD__V1__ENVELOPE__MSG_LOAD_WORLD &&
-         c <= PHYSD__V1__ENVELOPE__MSG_SET_ACTUATOR_CONTROL &&
-         c != PHYSD__V1__ENVELOPE__MSG_SUBSCRIBE && c != PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE;
+/* Hello after the handshake */
+void session_req_hello(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+  slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "Hello was already sent");
+}
+
+void session_req_ping(session *s, uint32_t slot, const Physd__V1__Envelope *env) {
+  Physd__V1__Pong pong = PHYSD__V1__PONG__INIT;
+  pong.client_time_ns = env->ping->client_time_ns;
+  pong.server_time_ns = mono_now_ns();
+  Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
+  out.req_id = env->req_id;
+  out.msg_case = PHYSD__V1__ENVELOPE__MSG_PONG;
+  out.pong = &pong;
+  slot_env(s, slot, &out);
 }
 
 /* One complete frame. Returns non-zero to stop reading this chunk. */
@@ -362,25 +396,13 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
     net_close(s, "too many requests in flight");
     return 1;
   }
-  Physd__V1__Envelope__MsgCase c = env->msg_case;
+  /* the request table says where a message runs (requests.c) */
+  const request_def *r = request_find((int)env->msg_case);
   if (env->req_id == 0) {
     slot_error(s, slot, 0, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "req_id must be non-zero");
-  } else if (c == PHYSD__V1__ENVELOPE__MSG_HELLO) {
-    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "Hello was already sent");
-  } else if (c == PHYSD__V1__ENVELOPE__MSG_PING) {
-    Physd__V1__Pong pong = PHYSD__V1__PONG__INIT;
-    pong.client_time_ns = env->ping->client_time_ns;
-    pong.server_time_ns = mono_now_ns();
-    Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
-    out.req_id = env->req_id;
-    out.msg_case = PHYSD__V1__ENVELOPE__MSG_PONG;
-    out.pong = &pong;
-    slot_env(s, slot, &out);
-  } else if (c == PHYSD__V1__ENVELOPE__MSG_SUBSCRIBE) {
-    handle_subscribe(s, slot, env);
-  } else if (c == PHYSD__V1__ENVELOPE__MSG_UNSUBSCRIBE) {
-    handle_unsubscribe(s, slot, env);
-  } else if (is_sim_request(c)) {
+  } else if (r && r->on_loop) {
+    r->on_loop(s, slot, env);
+  } else if (r && r->on_sim) {
     if (sim_submit(s->net->sim, s->id, slot, env) == 0) {
       s->submitted = 1;
       return 0; /* the sim owns env now */
@@ -389,8 +411,9 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
                "command queue full (limits.command_queue); retry later");
   } else {
     slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-               c == PHYSD__V1__ENVELOPE__MSG__NOT_SET ? "empty envelope (no message)"
-                                                      : "not a request (a server message)");
+               env->msg_case == PHYSD__V1__ENVELOPE__MSG__NOT_SET
+                   ? "empty envelope (no message)"
+                   : "not a request (a server message)");
   }
   physd__v1__envelope__free_unpacked(env, NULL);
   return s->closing || s->failed;

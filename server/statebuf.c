@@ -300,6 +300,9 @@ static uint8_t *pack(const state_snap *s, const Physd__V1__Selector *sel, uint64
     st.iterations_mean = s->stats.iterations_mean;
     st.residual = s->stats.residual;
     st.penetration_max = s->stats.penetration_max;
+    const char *ran = s->stats.step > 0 ? phys_solver_name((int)s->stats.solver) : NULL;
+    st.solver = (char *)(ran ? ran : ""); /* 1.2 */
+    st.residual_mean = s->stats.residual_mean;
     fr.stats = &st;
   }
 

@@ -60,15 +60,27 @@ static void install(world_ctx *wc, phys_world *nw, char *doc, size_t len, const 
   wc->gen++;
 }
 
+/* the options a document is parsed with: the daemon's threads and default solver */
 static phys_world_options base_options(const world_ctx *wc) {
   phys_world_options o = phys_world_options_default();
   o.threads = wc->threads;
+  solver_choice_apply(&wc->solver_default, &o);
   return o;
 }
 
-int world_init_empty(world_ctx *wc, int threads, perr *e) {
+/* Apply a solver choice to a freshly parsed world (before it is installed). 0 or -1. */
+static int apply_over(phys_world *nw, const solver_choice *over, perr *e) {
+  phys_world_options o = phys_world_get_options(nw);
+  solver_choice_apply(over, &o);
+  if (phys_world_set_options(nw, &o) != PHYS_OK)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "%s", phys_world_last_error(nw));
+  return 0;
+}
+
+int world_init_empty(world_ctx *wc, int threads, const solver_choice *solver_default, perr *e) {
   memset(wc, 0, sizeof *wc);
   wc->threads = threads;
+  if (solver_default) wc->solver_default = *solver_default;
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
   phys_error err;
@@ -89,17 +101,20 @@ void world_free(world_ctx *wc) {
 /* Parse a document into a new world and install it; the doc and the options (moved) become
  * the world's. On error both are released and the world is unchanged. */
 static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, load_opts *lo,
-                    perr *e) {
+                    const solver_choice *over, perr *e) {
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
   phys_error err;
   phys_status st = world_parse(lo, doc, len, name, &o, &nw, &err);
-  if (st != PHYS_OK) {
+  if (st != PHYS_OK || apply_over(nw, over, e)) {
+    if (st != PHYS_OK) perr_set(e, code_of(st), "%s", err.message);
+    phys_world_destroy(nw);
     free(doc);
     load_opts_free(lo);
-    return perr_set(e, code_of(st), "%s", err.message);
+    return -1;
   }
   install(wc, nw, doc, len, name);
+  wc->solver_over = *over;
   load_opts_free(&wc->lopts);
   wc->lopts = *lo;
   memset(lo, 0, sizeof *lo);
@@ -146,9 +161,21 @@ static void dir_of(const char *path, char *dir, size_t n) {
   else snprintf(dir, n, ".");
 }
 
+/* the solver choice of a LoadWorld (`m` nullable: none) */
+static int over_of(const Physd__V1__LoadWorld *m, solver_choice *c, perr *e) {
+  if (!m) {
+    memset(c, 0, sizeof *c);
+    return 0;
+  }
+  return solver_choice_from_request(c, m->solver, m->has_max_iterations, m->max_iterations,
+                                    m->has_tolerance, m->tolerance, e);
+}
+
 /* read a file, work out its format and options, and load it */
 static int load_file(world_ctx *wc, const char *real, const char *name,
                      const Physd__V1__LoadWorld *m, char *const *roots, int nroots, perr *e) {
+  solver_choice over;
+  if (over_of(m, &over, e)) return -1;
   char *doc = NULL;
   size_t len = 0;
   if (read_file(real, &doc, &len, e)) return -1;
@@ -159,7 +186,7 @@ static int load_file(world_ctx *wc, const char *real, const char *name,
     free(doc);
     return -1;
   }
-  return load_doc(wc, doc, len, name, &lo, e);
+  return load_doc(wc, doc, len, name, &lo, &over, e);
 }
 
 int world_load_trusted(world_ctx *wc, const char *path, perr *e) {
@@ -180,6 +207,8 @@ int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char 
                      const Physd__V1__LoadWorld *m, char *const *roots, int nroots, perr *e) {
   if (len > WORLD_MAX_DOC)
     return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "document too large");
+  solver_choice over;
+  if (over_of(m, &over, e)) return -1;
   char *doc = malloc(len + 1);
   if (!doc) return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
   memcpy(doc, data, len);
@@ -189,12 +218,13 @@ int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char 
     free(doc);
     return -1;
   }
-  return load_doc(wc, doc, len, name && *name ? name : "(data)", &lo, e);
+  return load_doc(wc, doc, len, name && *name ? name : "(data)", &lo, &over, e);
 }
 
 int world_reset(world_ctx *wc, perr *e) {
   if (!wc->doc) {
     phys_world_options o = base_options(wc);
+    solver_choice_apply(&wc->solver_over, &o);
     phys_world *nw = NULL;
     phys_error err;
     if (phys_world_create(&o, &nw, &err) != PHYS_OK)
@@ -207,6 +237,10 @@ int world_reset(world_ctx *wc, perr *e) {
   phys_error err;
   phys_status st = world_parse(&wc->lopts, wc->doc, wc->doc_len, wc->name, &o, &nw, &err);
   if (st != PHYS_OK) return perr_set(e, code_of(st), "%s", err.message);
+  if (apply_over(nw, &wc->solver_over, e)) {
+    phys_world_destroy(nw);
+    return -1;
+  }
   install(wc, nw, wc->doc, wc->doc_len, wc->name);
   return 0;
 }

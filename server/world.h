@@ -33,6 +33,16 @@ typedef struct load_opts {
   char *base_dir;           /* relative mesh paths (URDF); NULL = the current directory */
 } load_opts;
 
+/* A choice of contact solver settings: each part applies only when its has_ flag is set. */
+typedef struct solver_choice {
+  int has_kind, has_iterations, has_tolerance;
+  phys_solver_kind kind;
+  int iterations;       /* 1 .. SOLVER_MAX_ITERATIONS */
+  double tolerance;     /* finite, >= 0 */
+} solver_choice;
+
+#define SOLVER_MAX_ITERATIONS 1000000
+
 typedef struct world_ctx {
   phys_world *w;
   int threads;          /* engine threads for every world loaded */
@@ -42,10 +52,17 @@ typedef struct world_ctx {
   uint64_t timestep_ns; /* the timestep rounded to ns */
   uint64_t gen;         /* incremented whenever bodies or the state change outside a step */
   load_opts lopts;      /* how `doc` was parsed */
+  /* the solver: `solver_default` (the daemon's configuration) goes into the options every
+   * document is parsed with, so a document's own choice wins over it; `solver_over` (the last
+   * LoadWorld's choice, then every SetSolver's) is applied after parsing and wins over both.
+   * Reset parses again the same way, so it keeps the solver in force. */
+  solver_choice solver_default;
+  solver_choice solver_over;
 } world_ctx;
 
-/* An empty world (no bodies, default options). Returns 0 or -1. */
-int world_init_empty(world_ctx *wc, int threads, perr *e);
+/* An empty world (no bodies, default options but the threads and `solver_default`
+ * (nullable: the engine's defaults), which every later load uses too). Returns 0 or -1. */
+int world_init_empty(world_ctx *wc, int threads, const solver_choice *solver_default, perr *e);
 
 /* Release the world and everything the context owns. */
 void world_free(world_ctx *wc);
@@ -54,7 +71,8 @@ void world_free(world_ctx *wc);
 int world_load_trusted(world_ctx *wc, const char *path, perr *e);
 
 /* LoadWorld by path: resolved with realpath(3) and required to be inside one of `roots`. `m`
- * (nullable) gives the format and loader options. */
+ * (nullable) gives the format, loader options and solver choice (checked first: a bad one
+ * leaves the world unchanged; on success it becomes wc->solver_over). */
 int world_load_path(world_ctx *wc, const char *path, const Physd__V1__LoadWorld *m,
                     char *const *roots, int nroots, perr *e);
 
@@ -127,6 +145,30 @@ void world_apply_actuator_control(world_ctx *wc, const Physd__V1__SetActuatorCon
 int world_sensor_count(const phys_world *w);
 const char *world_sensor_name(const phys_world *w, int id);
 int world_sensor_dim(const phys_world *w, int id);
+
+/* ---- the contact solver (world_solver.c) ---------------------------------------------------- */
+
+/* Set the parts of `o` that `c` has. */
+void solver_choice_apply(const solver_choice *c, phys_world_options *o);
+/* Add the parts `c` has to `into` (they replace what `into` had). */
+void solver_choice_merge(solver_choice *into, const solver_choice *c);
+/* The kind called `name` (the engine's table), or INVALID_ARGUMENT whose message is the
+ * engine's: the known names, the given one escaped. 0 or -1. Thread-safe. */
+int solver_check_name(const char *name, phys_solver_kind *out, perr *e);
+/* 1 .. SOLVER_MAX_ITERATIONS, or INVALID_ARGUMENT naming max_iterations. 0 or -1. */
+int solver_check_iterations(uint64_t n, perr *e);
+/* Finite and >= 0, or INVALID_ARGUMENT naming tolerance. 0 or -1. */
+int solver_check_tolerance(double t, perr *e);
+/* The choice of a LoadWorld or SetSolver (`name` nullable or "": no kind), checked whole; on
+ * error *c is empty and e says which part is wrong. 0 or -1. */
+int solver_choice_from_request(solver_choice *c, const char *name, int has_iterations,
+                               uint32_t iterations, int has_tolerance, double tolerance,
+                               perr *e);
+/* Apply a checked choice to the world between steps and remember it (it survives Reset). On
+ * error (the engine refused the options) nothing changed. 0 or -1. Simulation thread. */
+int world_set_solver(world_ctx *wc, const solver_choice *c, perr *e);
+/* The solver in force, into `out` (initialised here; the name is static, no heap memory). */
+void world_solver_in_use(const world_ctx *wc, Physd__V1__SolverInUse *out);
 
 /* Sim time of the current state in ns (step index * timestep_ns). */
 uint64_t world_sim_time_ns(const world_ctx *wc);

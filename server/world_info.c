@@ -1,5 +1,5 @@
-/* world_info.c - the protocol 1.1 parts of ModelInfo: actuators in detail, sensors and the
- * loader's notices (see world.h). Strings point into the world (valid while packing). */
+/* world_info.c - the protocol 1.1 and 1.2 parts of ModelInfo: actuators in detail, sensors, the
+ * loader's notices and the solver in force (see world.h). Strings point into the world (valid while packing). */
 #include <stdlib.h>
 
 #include "world.h"
@@ -70,6 +70,14 @@ int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi) {
     mi->n_notices = (size_t)nn;
     mi->notices = notes;
   }
+  /* 1.2: the solver in force */
+  Physd__V1__SolverInUse *su = malloc(sizeof *su);
+  if (!su) {
+    world_model_info_extras_free(mi);
+    return -1;
+  }
+  world_solver_in_use(wc, su);
+  mi->solver = su;
   return 0;
 }
 
@@ -86,4 +94,6 @@ void world_model_info_extras_free(Physd__V1__ModelInfo *mi) {
   free(mi->notices);
   mi->notices = NULL;
   mi->n_notices = 0;
+  free(mi->solver);
+  mi->solver = NULL;
 }

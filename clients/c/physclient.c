@@ -494,6 +494,7 @@ void physclient_close(physclient *c) {
   physclient_state_free(&c->cb_frame);
   for (size_t i = 0; i < c->welcome.n_features; i++) free(c->features[i]);
   free(c->features);
+  pc__welcome_v12_free(c);
   free(c->server_version);
   free(c->sbuf);
   free(c->rbuf);
@@ -534,7 +535,7 @@ static int take_welcome(physclient *c, const Physd__V1__Welcome *w, physclient_e
   }
   pc__clock_from_pb(w->clock, &o->clock);
   c->max_frame = o->limits.max_frame_bytes ? o->limits.max_frame_bytes : PHYSCLIENT_MAX_FRAME_DEFAULT;
-  return PHYSCLIENT_OK;
+  return pc__welcome_v12_take(c, w, err);
 }
 
 /* Preamble + Hello out, preamble + Welcome in. */

@@ -311,6 +311,7 @@ static int model_info_from(const Physd__V1__ModelInfo *m, physclient_model_info 
   if (pc__copy_strings(m->actuators, m->n_actuators, &o->actuators, &o->n_actuators) ||
       pc__copy_strings(m->sensors, m->n_sensors, &o->sensors, &o->n_sensors))
     return PHYSCLIENT_ENOMEM;
+  pc__solver_in_use_from(m->solver, &o->solver); /* 1.2 */
   return pc__model_info_v11_from(m, o);
 }
 
@@ -663,6 +664,12 @@ int physclient_get_stats(physclient *c, physclient_stats *out, physclient_error 
     out->subscriptions = s->subscriptions;
     out->real_time_factor_measured = s->real_time_factor_measured;
     step_stats_from(s->last_step, &out->last_step);
+    pc__solver_in_use_from(s->solver, &out->solver); /* 1.2 */
+    if (s->last_step) {
+      snprintf(out->last_step_solver, sizeof out->last_step_solver, "%s",
+               s->last_step->solver ? s->last_step->solver : "");
+      out->last_step_residual_mean = s->last_step->residual_mean;
+    }
   }
   physd__v1__envelope__free_unpacked(r, NULL);
   return PHYSCLIENT_OK;

@@ -53,6 +53,8 @@ struct physclient {
   physclient_welcome welcome;
   char *server_version;
   char **features;
+  physclient_solver_info *solvers;  /* 1.2: owned strings, n_solvers entries */
+  size_t n_solvers;
 };
 
 /* Fill err (may be NULL) and return status. */
@@ -97,6 +99,12 @@ int pc__copy_strings(char **const src, size_t n, char ***dst, size_t *ndst);
 int pc__model_info_v11_from(const Physd__V1__ModelInfo *m, physclient_model_info *o);
 void pc__model_info_v11_free(physclient_model_info *o);
 /* A frame's joints into out, growing out->joints. OK, ENOMEM or EPROTO (too many values). */
+/* physclient_v12.c: the solver in force (`s` nullable: empty); Welcome.solvers into the
+ * connection (freed by pc__welcome_v12_free, called by physclient_close). */
+void pc__solver_in_use_from(const Physd__V1__SolverInUse *s, physclient_solver_in_use *o);
+int pc__welcome_v12_take(physclient *c, const Physd__V1__Welcome *w, physclient_error *err);
+void pc__welcome_v12_free(physclient *c);
+
 int pc__joints_from_pb(const Physd__V1__StateFrame *f, physclient_state *out);
 
 #endif

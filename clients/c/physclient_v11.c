@@ -75,6 +75,11 @@ static int load_options_pb(Physd__V1__LoadWorld *lw, const physclient_load_optio
   lw->repair_inertia = o->repair_inertia;
   lw->base_dir = (char *)(o->base_dir ? o->base_dir : "");
   lw->ground_plane = o->ground_plane;
+  lw->solver = (char *)(o->solver ? o->solver : ""); /* 1.2 */
+  lw->has_max_iterations = o->has_max_iterations;
+  lw->max_iterations = o->max_iterations;
+  lw->has_tolerance = o->has_tolerance;
+  lw->tolerance = o->tolerance;
   return PHYSCLIENT_OK;
 }
 

@@ -23,16 +23,17 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  load FILE [--data] [--format auto|mjcf|urdf] [--floating-base] [--package-path DIR]...\n"
-    "       [--ground] [--repair-inertia]\n"
+    "       [--ground] [--repair-inertia] [--solver NAME] [--iterations K] [--tolerance X]\n"
     "                              load a world (MJCF or URDF); the path is sent as an absolute\n"
     "                              path and must be inside the daemon's allowed roots; --data\n"
     "                              sends the file's bytes instead (relative meshes resolve in\n"
     "                              the file's directory). URDF options: --floating-base (a root\n"
     "                              link without a joint is free), --package-path DIR (a root\n"
     "                              for package:// URIs, repeatable), --ground (a plane z = 0),\n"
-    "                              --repair-inertia. Prints the loader's notices\n"
+    "                              --repair-inertia. --solver, --iterations, --tolerance pick\n"
+    "                              the contact solver. Prints the loader's notices\n"
     "  info                        model info: bodies, joints, actuators (with ctrl ranges),\n"
-    "                              sensors, notices, timestep, gravity\n"
+    "                              sensors, notices, timestep, gravity, the solver in force\n"
     "  ctrl ID|NAME VALUE [ID|NAME VALUE]... [--seq N]\n"
     "                              set actuator controls (SetActuatorControl): an actuator by\n"
     "                              id or name and its control, applied at the next step\n"
@@ -48,6 +49,10 @@ static const char usage_text[] =
     "  snapshot FILE               save the world state to FILE\n"
     "  restore FILE                restore a state saved by snapshot\n"
     "  reset                       back to the state right after load\n"
+    "  solvers                     the daemon's contact solvers (name, summary) as JSON\n"
+    "  solver NAME [--iterations K] [--tolerance X]\n"
+    "                              switch the contact solver (SetSolver, applied between\n"
+    "                              steps); NAME - keeps the solver and sets only K or X\n"
     "  mode lockstep|realtime|max|barrier [--rtf X]\n"
     "                              set the time mode (--rtf: real-time factor for realtime)\n"
     "  latency [--cycles N] [--tcp HOST:PORT]\n"
@@ -323,6 +328,17 @@ static int cmd_load(physclient *c, int argc, char **argv) {
       /* sent absolute, like FILE; a missing directory is the daemon's to refuse */
       pkgs[o.n_package_paths] = realpath(d, pkg_abs[o.n_package_paths]) ? pkg_abs[o.n_package_paths] : d;
       o.n_package_paths++;
+    } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
+      o.solver = argv[++i];
+    } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
+      uint64_t k;
+      if (!parse_u64(argv[++i], &k) || k > UINT32_MAX)
+        usage_error("load: bad --iterations '%s'", argv[i]);
+      o.has_max_iterations = true;
+      o.max_iterations = (uint32_t)k;
+    } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
+      if (!parse_double(argv[++i], &o.tolerance)) usage_error("load: bad --tolerance '%s'", argv[i]);
+      o.has_tolerance = true;
     } else if (argv[i][0] == '-' && argv[i][1] == '-') {
       usage_error("load: unknown option '%s'", argv[i]);
     } else if (!file) {
@@ -362,6 +378,64 @@ static int cmd_load(physclient *c, int argc, char **argv) {
   json_strings(stdout, notices.items, notices.n);
   printf("}\n");
   physclient_notices_free(&notices);
+  return 0;
+}
+
+/* {"name":..,"max_iterations":..,"tolerance":..} */
+static void json_solver(FILE *f, const physclient_solver_in_use *s) {
+  fprintf(f, "{\"name\":");
+  json_str(f, s->name);
+  fprintf(f, ",\"max_iterations\":%u,\"tolerance\":", s->max_iterations);
+  json_num(f, s->tolerance);
+  fputc('}', f);
+}
+
+/* the solvers of the daemon's table, from its Welcome */
+static int cmd_solvers(physclient *c) {
+  const physclient_welcome *w = physclient_welcome_info(c);
+  printf("[");
+  for (size_t i = 0; i < w->n_solvers; i++) {
+    printf("%s{\"name\":", i ? "," : "");
+    json_str(stdout, w->solvers[i].name);
+    printf(",\"summary\":");
+    json_str(stdout, w->solvers[i].summary);
+    putchar('}');
+  }
+  printf("]\n");
+  if (w->n_solvers == 0) {
+    fprintf(stderr, "physctl: solvers: the daemon (protocol %u.%u) lists none\n", w->major,
+            w->minor);
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_solver(physclient *c, int argc, char **argv) {
+  if (argc < 1) usage_error("%s", "solver: expected NAME (see physctl solvers)");
+  physclient_solver_request r = {0};
+  r.name = strcmp(argv[0], "-") == 0 ? "" : argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
+      uint64_t k;
+      if (!parse_u64(argv[++i], &k) || k > UINT32_MAX)
+        usage_error("solver: bad --iterations '%s'", argv[i]);
+      r.has_max_iterations = true;
+      r.max_iterations = (uint32_t)k;
+    } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
+      /* any number goes to the daemon, which names the option when it refuses it */
+      char *end;
+      r.tolerance = strtod(argv[++i], &end);
+      if (end == argv[i] || *end) usage_error("solver: bad --tolerance '%s'", argv[i]);
+      r.has_tolerance = true;
+    } else {
+      usage_error("solver: bad argument '%s' (expected --iterations K, --tolerance X)", argv[i]);
+    }
+  }
+  physclient_solver_in_use s;
+  physclient_error e;
+  if (physclient_set_solver(c, &r, &s, &e) != PHYSCLIENT_OK) return fail("solver", &e);
+  json_solver(stdout, &s);
+  putchar('\n');
   return 0;
 }
 
@@ -430,6 +504,8 @@ static int cmd_info(physclient *c) {
   }
   printf("],\"notices\":");
   json_strings(stdout, m->notices, m->n_notices);
+  printf(",\"solver\":");
+  json_solver(stdout, &m->solver);
   printf("}\n");
   physclient_model_info_free(m);
   return 0;
@@ -614,7 +690,17 @@ static int cmd_stats(physclient *c) {
          (unsigned long long)s.stream_frames_sent, (unsigned long long)s.stream_frames_dropped,
          s.clients, s.subscriptions);
   json_num(stdout, s.real_time_factor_measured);
-  printf("}\n");
+  printf(",\"solver\":");
+  json_solver(stdout, &s.solver);
+  printf(",\"last_step\":{\"solver\":");
+  json_str(stdout, s.last_step_solver);
+  printf(",\"iterations_max\":%u,\"iterations_mean\":", s.last_step.iterations_max);
+  json_num(stdout, s.last_step.iterations_mean);
+  printf(",\"residual\":");
+  json_num(stdout, s.last_step.residual);
+  printf(",\"residual_mean\":");
+  json_num(stdout, s.last_step_residual_mean);
+  printf("}}\n");
   return 0;
 }
 
@@ -785,14 +871,15 @@ int main(int argc, char **argv) {
   char **args = argv + i;
   static const char *const known[] = {"load", "info", "step", "pause", "resume", "state", "watch",
                                       "stats", "snapshot", "restore", "reset", "mode", "latency",
-                                      "ping", "ctrl"};
+                                      "ping", "ctrl", "solvers", "solver"};
   bool found = false;
   for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= strcmp(cmd, known[k]) == 0;
   if (!found) usage_error("unknown command '%s'", cmd);
   if (strcmp(cmd, "latency") == 0) return cmd_latency(&o, nargs, args);
   if (nargs > 0 && (strcmp(cmd, "info") == 0 || strcmp(cmd, "pause") == 0 ||
                     strcmp(cmd, "resume") == 0 || strcmp(cmd, "stats") == 0 ||
-                    strcmp(cmd, "reset") == 0 || strcmp(cmd, "ping") == 0))
+                    strcmp(cmd, "reset") == 0 || strcmp(cmd, "ping") == 0 ||
+                    strcmp(cmd, "solvers") == 0))
     usage_error("unexpected argument '%s'", args[0]);
 
   physclient *c = connect_or_exit(&o, o.tcp);
@@ -810,6 +897,8 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "restore") == 0) rc = cmd_restore(c, nargs, args);
   else if (strcmp(cmd, "mode") == 0) rc = cmd_mode(c, nargs, args);
   else if (strcmp(cmd, "ctrl") == 0) rc = cmd_ctrl(c, nargs, args);
+  else if (strcmp(cmd, "solvers") == 0) rc = cmd_solvers(c);
+  else if (strcmp(cmd, "solver") == 0) rc = cmd_solver(c, nargs, args);
   else rc = cmd_ping(c);
   physclient_close(c);
   return rc;

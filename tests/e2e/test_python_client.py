@@ -128,6 +128,47 @@ class Session(Base):
         with pc.Client.connect_tcp("127.0.0.1", D.port, name="pytcp") as t:
             t.ping()
 
+    def test_solvers(self):
+        """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
+        self.assertEqual(pc.PROTO_MINOR, 2)
+        self.assertEqual(self.c.welcome.minor, 2)
+        names = [n for n, _ in self.c.solvers()]
+        self.assertEqual(names[0], "subadmm")
+        self.assertGreaterEqual(len(names), 3)
+        self.assertTrue(all(s for _, s in self.c.solvers()))
+        other = names[-1]
+        r = self.c.set_solver(other, max_iterations=33, tolerance=0.0)
+        self.assertEqual((r.name, r.max_iterations, r.tolerance), (other, 33, 0.0))
+        self.c.step(2)
+        st = self.c.get_stats()
+        self.assertEqual(st.solver.name, other)
+        self.assertEqual(st.last_step.solver, other)
+        self.assertEqual(self.c.model_info().solver.name, other)
+        before = self.c.get_state()
+        for kw, says in (({"name": "warp"}, "known solvers"),
+                         ({"max_iterations": 0}, "max_iterations"),
+                         ({"tolerance": -1.0}, "tolerance"),
+                         ({"tolerance": float("nan")}, "tolerance")):
+            with self.assertRaises(pc.ServerError) as cm:
+                self.c.set_solver(**kw)
+            self.assertEqual(cm.exception.code, 1, cm.exception.message)
+            self.assertIn(says, cm.exception.message)
+        # nothing changed: the solver and the state, bit for bit
+        st2 = self.c.get_stats()
+        self.assertEqual((st2.solver.name, st2.solver.max_iterations, st2.solver.tolerance),
+                         (other, 33, 0.0))
+        after = self.c.get_state()
+        self.assertEqual(after.step, before.step)
+        self.assertEqual([b.SerializeToString() for b in after.bodies],
+                         [b.SerializeToString() for b in before.bodies])
+        self.c.load_world(path=D.world, solver=names[1], max_iterations=12)
+        mi = self.c.model_info()
+        self.assertEqual((mi.solver.name, mi.solver.max_iterations), (names[1], 12))
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.load_world(path=D.world, solver="warp")
+        self.assertIn("known solvers", cm.exception.message)
+        self.assertEqual(self.c.model_info().solver.name, names[1])
+
     def test_bad_preamble(self):
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(3)

@@ -1,4 +1,4 @@
-/* physclient.h - libphysclient, the C client of the physd wire protocol v1.1 (proto/physd.proto).
+/* physclient.h - libphysclient, the C client of the physd wire protocol v1.2 (proto/physd.proto).
  *
  * A client is one connection (Unix socket or TCP) to one physd daemon. Every request is a
  * blocking call that returns a physclient_status and, on failure, fills a physclient_error
@@ -39,6 +39,13 @@
  * ModelInfo actuator_info / sensor_info / notices; LoadWorld options and notices
  * (physclient_load_world_*_opts). Structs gained fields at their ends only: code written for 1.0
  * compiles unchanged, and zero-initialised structs keep the 1.0 behaviour.
+ *
+ * Protocol 1.2 (this library announces minor 2; a 1.0 or 1.1 server is still served, the 1.2
+ * results are then empty and physclient_set_solver fails with the server's error): the contact
+ * solver. physclient_welcome.solvers lists the server's solvers, physclient_load_options.solver
+ * (and the iteration cap and tolerance) picks one at load time, physclient_set_solver changes it
+ * between steps, and physclient_model_info.solver / physclient_stats.solver say which is in
+ * force.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -53,7 +60,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 1   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 2   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -162,6 +169,19 @@ typedef struct physclient_limits {
 } physclient_limits;
 
 /* The server's Welcome, owned by the client (see physclient_welcome_info). */
+/* 1.2: a contact solver the server has (Welcome.solvers). Strings owned by the connection. */
+typedef struct physclient_solver_info {
+  const char *name;             /* never NULL; what physclient_set_solver takes */
+  const char *summary;          /* never NULL */
+} physclient_solver_info;
+
+/* 1.2: the solver in force and its settings. Plain values, no heap; name "" from a 1.1 server. */
+typedef struct physclient_solver_in_use {
+  char name[64];
+  uint32_t max_iterations;
+  double tolerance;
+} physclient_solver_in_use;
+
 typedef struct physclient_welcome {
   uint32_t major, minor;
   const char *server_version;   /* never NULL */
@@ -170,6 +190,10 @@ typedef struct physclient_welcome {
   size_t n_features;
   physclient_limits limits;
   physclient_clock clock;
+  /* 1.2 (empty from an older server): the server's solvers, in its table order; owned by the
+   * connection, valid until physclient_close */
+  const physclient_solver_info *solvers;
+  size_t n_solvers;
 } physclient_welcome;
 
 typedef struct physclient_step_stats {
@@ -295,6 +319,13 @@ typedef struct physclient_load_options {
   bool repair_inertia;       /* repair inertias that break the triangle inequality (a notice) */
   const char *base_dir;      /* bytes only: where relative mesh paths resolve; may be NULL */
   bool ground_plane;         /* add a static plane z = 0 */
+  /* 1.2 (every format): the contact solver; NULL or "" = the document's choice, else the
+   * server's default. The values below apply only with their has_ flag. */
+  const char *solver;        /* a name of physclient_welcome.solvers */
+  bool has_max_iterations;
+  uint32_t max_iterations;   /* 1 .. 1000000 */
+  bool has_tolerance;
+  double tolerance;          /* finite, >= 0 */
 } physclient_load_options;
 
 typedef struct physclient_body_info {
@@ -349,6 +380,7 @@ typedef struct physclient_model_info {
   size_t n_sensor_info;
   char **notices;            /* the loader's notices */
   size_t n_notices;
+  physclient_solver_in_use solver;  /* 1.2: the solver in force */
 } physclient_model_info;
 
 /* The id of the actuator named name in info, or -1 (info or name NULL, or no such actuator).
@@ -456,6 +488,10 @@ typedef struct physclient_stats {
   uint32_t subscriptions;
   double real_time_factor_measured;
   physclient_step_stats last_step;
+  /* 1.2 (empty from an older server): */
+  physclient_solver_in_use solver;  /* the solver in force (the next step's) */
+  char last_step_solver[64];        /* the solver that ran the last step ("" before any) */
+  double last_step_residual_mean;   /* accuracy metric of the last step, mean over islands */
 } physclient_stats;
 
 typedef struct physclient_pong {
@@ -558,6 +594,22 @@ int physclient_set_body_state(physclient *c, const physclient_body_update *updat
  * the model has no joints). */
 int physclient_set_joint_command(physclient *c, const physclient_joint_command *cmd,
                                  physclient_error *err);
+
+/* 1.2: what physclient_set_solver changes: each part applies only when given. */
+typedef struct physclient_solver_request {
+  const char *name;          /* a name of physclient_welcome.solvers; NULL or "" keeps the solver */
+  bool has_max_iterations;
+  uint32_t max_iterations;   /* 1 .. 1000000 */
+  bool has_tolerance;
+  double tolerance;          /* finite, >= 0 */
+} physclient_solver_request;
+
+/* 1.2: SetSolver. The server applies it between steps, at the next step boundary; *out
+ * (nullable) receives the solver then in force. An unknown name or an out-of-range value is
+ * PHYSCLIENT_ESERVER with code INVALID_ARGUMENT (the message lists the known names or names the
+ * option) and changes nothing. Any client may send it. Thread-safe like every request. */
+int physclient_set_solver(physclient *c, const physclient_solver_request *req,
+                          physclient_solver_in_use *out, physclient_error *err);
 
 /* 1.1: SetActuatorControl, applied at the next step boundary (the Ack comes once applied).
  * ctl must be non-NULL; a NULL array with a non-zero count, or a NULL name, is EINVAL (nothing

@@ -1,4 +1,9 @@
-"""physd_client.client - a blocking client of the physd wire protocol v1.0.
+"""physd_client.client - a blocking client of the physd wire protocol v1.2.
+
+Protocol 1.2 adds the contact solver: :meth:`Client.solvers` (the server's table, from
+Welcome), ``load_world(solver=..., max_iterations=..., tolerance=...)``, :meth:`Client.set_solver`,
+and ``ModelInfo.solver`` / ``Stats.solver`` (the solver in force). Against a 1.1 server the
+list is empty and set_solver raises ServerError (not a request).
 
 Threading, as in the C library (libphysclient):
 
@@ -25,7 +30,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 1
+PROTO_MINOR = 2
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -421,11 +426,14 @@ class Client:
         return (time.monotonic_ns() - t0) / 1e9, r.pong
 
     def load_world(self, path=None, data=None, format=FORMAT_AUTO, name="", floating_base=False,
-                   package_paths=(), repair_inertia=False, base_dir="", ground_plane=False):
+                   package_paths=(), repair_inertia=False, base_dir="", ground_plane=False,
+                   solver="", max_iterations=None, tolerance=None):
         """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
         Returns WorldLoaded (its notices list what the loader ignored or repaired). The URDF
         options (protocol 1.1: floating_base, package_paths, repair_inertia, base_dir,
-        ground_plane) are ignored for MJCF."""
+        ground_plane) are ignored for MJCF. Protocol 1.2: ``solver`` (a name of
+        :meth:`solvers`; "" = the document's choice, else the server's default) and, when not
+        None, ``max_iterations`` and ``tolerance`` pick the contact solver."""
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         env = self._env()
@@ -440,7 +448,34 @@ class Client:
         env.load_world.repair_inertia = bool(repair_inertia)
         env.load_world.base_dir = os.fspath(base_dir)
         env.load_world.ground_plane = bool(ground_plane)
+        env.load_world.solver = solver or ""
+        if max_iterations is not None:
+            env.load_world.max_iterations = int(max_iterations)
+            env.load_world.has_max_iterations = True
+        if tolerance is not None:
+            env.load_world.tolerance = float(tolerance)
+            env.load_world.has_tolerance = True
         return self._call(env, "world_loaded").world_loaded
+
+    def solvers(self):
+        """Protocol 1.2: the server's contact solvers as a list of (name, summary) tuples, in
+        the order of its table (from Welcome; empty from an older server)."""
+        return [(s.name, s.summary) for s in self.welcome.solvers]
+
+    def set_solver(self, name="", max_iterations=None, tolerance=None):
+        """Protocol 1.2: SetSolver. Switch the contact solver (``name``; "" keeps it) and, when
+        not None, its iteration cap and tolerance, between steps. Returns SolverInUse (name,
+        max_iterations, tolerance). An unknown name or an out-of-range value raises ServerError
+        with code INVALID_ARGUMENT and changes nothing."""
+        env = self._env()
+        env.set_solver.name = name or ""
+        if max_iterations is not None:
+            env.set_solver.max_iterations = int(max_iterations)
+            env.set_solver.has_max_iterations = True
+        if tolerance is not None:
+            env.set_solver.tolerance = float(tolerance)
+            env.set_solver.has_tolerance = True
+        return self._call(env, "solver_in_use").solver_in_use
 
     def model_info(self):
         """GetModelInfo -> ModelInfo."""
