@@ -28,7 +28,7 @@
 typedef struct bench_args {
   const char *scene;
   long steps, warmup;
-  int threads, repeat, no_sleep, json, list; /* list: 1 scenes, 2 solvers */
+  int threads, repeat, no_sleep, fixed_threads, json, list; /* list: 1 scenes, 2 solvers */
   int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_solver;
   phys_solver_kind solver;
   int iterations;
@@ -44,7 +44,7 @@ typedef struct bench_args {
 typedef struct run_result {
   double *ms;                /* wall time of each timed step, ms */
   double *stage[4];          /* collision, islands, solve, integrate of each step, ms */
-  double contacts_sum, islands_sum, iterations_sum, residual_sum;
+  double contacts_sum, islands_sum, iterations_sum, residual_sum, threads_sum;
   double residual_max, penetration_max, drift_max, wall_s;
   int iterations_max, bodies, asleep_end;
   uint64_t hash, allocations;
@@ -148,6 +148,8 @@ static void usage(FILE *f) {
         "  --threads T        OpenMP threads per step (required, >= 1)\n"
         "  --warmup W         untimed steps before timing (default 0)\n"
         "  --no-sleep         disable sleeping of islands at rest\n"
+        "  --fixed-threads    every step on T threads (default: fewer while the team does\n"
+        "                     not pay; see adaptive_threads)\n"
         "  --json             print the JSON object on a single line\n"
         "  --solver NAME      contact solver (default: the file's, else subadmm);\n"
         "                     --list-solvers names them\n"
@@ -252,6 +254,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
   static const struct option longopts[] = {
     {"steps", required_argument, NULL, 's'},      {"threads", required_argument, NULL, 't'},
     {"warmup", required_argument, NULL, 'w'},     {"no-sleep", no_argument, NULL, 'S'},
+    {"fixed-threads", no_argument, NULL, 'T'},
     {"json", no_argument, NULL, 'j'},             {"iterations", required_argument, NULL, 'k'},
     {"tolerance", required_argument, NULL, 'x'},  {"penalty", required_argument, NULL, 'p'},
     {"beta-scale", required_argument, NULL, 'b'}, {"alpha", required_argument, NULL, 'a'},
@@ -273,6 +276,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->list = 1;
     } else if (c == 'L') {
       a->list = 2;
+    } else if (c == 'T') {
+      a->fixed_threads = 1;
     } else if (c == 'S') {
       a->no_sleep = 1;
     } else if (c == 'j') {
@@ -327,6 +332,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
 static void apply_options(const bench_args *a, phys_world_options *o) {
   o->threads = a->threads;
   if (a->no_sleep) o->sleep_enabled = 0;
+  if (a->fixed_threads) o->adaptive_threads = 0;
   if (a->have_iterations) o->max_iterations = a->iterations;
   if (a->have_tolerance) o->tolerance = a->tolerance;
   if (a->have_solver) o->solver = a->solver;
@@ -406,6 +412,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->stage[2][i] = 1e3 * s->time_solve;
   r->stage[3][i] = 1e3 * s->time_integrate;
   r->contacts_sum += s->contacts;
+  r->threads_sum += s->threads_used;
   r->islands_sum += s->islands;
   r->iterations_sum += s->iterations_mean;
   r->residual_sum += s->residual_mean;
@@ -532,6 +539,8 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "wall_s", r->wall_s);
   json_num(&j, "contacts_mean", r->contacts_sum / (double)n);
   json_num(&j, "islands_mean", r->islands_sum / (double)n);
+  json_bool(&j, "adaptive_threads", r->opt.adaptive_threads);
+  json_num(&j, "threads_used_mean", r->threads_sum / (double)n);
   json_num(&j, "iterations_mean", r->iterations_sum / (double)n);
   json_int(&j, "iterations_max", r->iterations_max);
   json_num(&j, "residual_mean", r->residual_sum / (double)n);
