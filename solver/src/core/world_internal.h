@@ -212,7 +212,9 @@ struct phys_world {
   phys_warm *warm;
   int nwarm, warm_cap;
   int nislands;
-  double *saved_state;   /* 13 doubles per body: x, q, v, w; restored on a non-finite step */
+  double *saved_state;   /* the step's saved state (state_table.h, PHYS_STATE_STEP): first 13
+                            doubles per body, x, q, v, w at the step's start; restored when the
+                            step fails */
   int saved_cap;
   phys_pair *pairs;      /* broadphase output of the current step */
   int npairs, pairs_cap;
@@ -314,7 +316,13 @@ int phys__broadphase(phys_world *w, const double *geom_margin);
  * or -1 on allocation failure */
 int phys__build_contacts(phys_world *w, const double *geom_margin);
 
-/* contact.c: store this step's impulses as next step's warm start */
-int phys__store_warm_start(phys_world *w);
+/* contact.c: reserve what phys__store_warm_start needs (the records' capacity and sort scratch
+ * for w->ncontacts contacts), before the step moves anything; the scratch, or NULL on
+ * allocation failure (also NULL without contacts) */
+struct phys_sort_item *phys__reserve_warm_start(phys_world *w);
+
+/* contact.c: store this step's impulses as next step's warm start, in the memory reserved by
+ * phys__reserve_warm_start (cannot fail) */
+void phys__store_warm_start(phys_world *w, struct phys_sort_item *scratch);
 
 #endif
