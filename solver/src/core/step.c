@@ -10,7 +10,7 @@
  *      then remove penetrations at the position level when the solver declares that it wants
  *      that pass
  *      (the warm-start store's memory is reserved before integrating, so from integration on
- *      only a non-finite result can fail)
+ *      only the position pass's scratch and a non-finite result can fail: both restore)
  *   7. warm-start store, sensor records, sleeping, statistics: nothing here can fail
  */
 #include <math.h>
@@ -210,7 +210,8 @@ phys_status phys_world_step(phys_world *w) {
   if (st) return restore_state(w, st);
   double t3 = now_seconds();
 
-  /* reserve what the rest of the step needs, so that nothing can fail once positions move */
+  /* reserve the warm-start store now; after integrating only the position pass (its arena
+   * scratch) and a non-finite result can fail, and both restore the saved state */
   phys_sort_item *warm_scratch = phys__reserve_warm_start(w);
   if (w->ncontacts && !warm_scratch)
     return restore_state(w, phys__fail(w, PHYS_E_NOMEM,
@@ -218,7 +219,9 @@ phys_status phys_world_step(phys_world *w) {
 
   /* integrate (and remove penetration when the solver wants it), refuse a non-finite result */
   integrate(w, &s);
-  if (def->position_pass) phys__correct_positions(w, &s);
+  if (def->position_pass && phys__correct_positions(w, &s))
+    return restore_state(w, phys__fail(w, PHYS_E_NOMEM,
+                                       "step: out of memory in the position pass"));
   int bad = find_nonfinite(w, &s);
   if (bad >= 0)
     return restore_state(
