@@ -2,7 +2,8 @@
  *
  * Model, state and scratch (MuJoCo's split):
  *  - model: bodies' mass properties and geoms (changed only between steps by the API);
- *  - state: each body's COM pose and velocity, warm-start impulses, the step counter;
+ *  - state: each body's COM pose and velocity, sleeping, joints, commands, impulses, warm starts,
+ *    the clock: listed once in core/state_table.c (snapshots, hash, the step's save/restore);
  *  - scratch: per-step arrays (pairs, contacts, islands, solver data) from `arena`, plus a few
  *    persistent buffers that grow to the scene's size during warm-up and are then reused.
  * Ids are indices: body id = index into `bodies`, geom id = index into `geoms`. Removed objects
