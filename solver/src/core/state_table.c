@@ -89,6 +89,11 @@ const phys_state_field phys__state_fields[] = {
 };
 const int phys__state_nfields = (int)(sizeof phys__state_fields / sizeof phys__state_fields[0]);
 
+/* the most fields one group may have (the passes below keep their indices on the stack) */
+#define MAX_GROUP_FIELDS 64
+_Static_assert(sizeof phys__state_fields / sizeof phys__state_fields[0] <= MAX_GROUP_FIELDS,
+               "state table: raise MAX_GROUP_FIELDS");
+
 /* a group's element array: base, element count and stride */
 typedef struct group_view {
   char *base;
@@ -170,7 +175,7 @@ static void visit_bytes(visit_ctx *c, const phys_state_field *f, char *p, int el
 
 /* one pass over every field of c->set, group by group, element by element */
 static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
-  int idx[64];
+  int idx[MAX_GROUP_FIELDS];
   for (int g = 0; g < PHYS_SG_COUNT; g++) {
     int nf = fields_of((phys_state_group)g, c->set, idx);
     if (nf == 0) continue;
@@ -211,7 +216,7 @@ int phys__state_check(const phys_world *w, unsigned set, const void *buf, int nw
 void phys__state_read(phys_world *w, unsigned set, const void *buf, int nwarm) {
   visit_ctx c = {.op = OP_READ, .set = set, .buf = (unsigned char *)buf};
   visit(w, nwarm, &c);
-  int idx[64];
+  int idx[MAX_GROUP_FIELDS];
   if (fields_of(PHYS_SG_WARM, set, idx)) w->nwarm = nwarm;
   /* derived data: link frames from qpos (the bodies keep the bytes just read), geom poses */
   for (int i = 0; i < w->nartics; i++) {
