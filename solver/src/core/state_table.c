@@ -52,7 +52,7 @@
 #define STEP PHYS_STATE_STEP
 
 /* the table, grouped by phys_state_group in buffer order */
-const phys_state_field phys__state_fields[] = {
+static const phys_state_field fields_table[] = {
   ONE("body.x", PHYS_SG_BODY_MOTION, phys_body, x, SNAP | STEP),
   ONE("body.q", PHYS_SG_BODY_MOTION, phys_body, q, SNAP | STEP),
   ONE("body.v", PHYS_SG_BODY_MOTION, phys_body, v, SNAP | STEP),
@@ -87,11 +87,17 @@ const phys_state_field phys__state_fields[] = {
   ONE("world.time", PHYS_SG_WORLD, phys_world, time, SNAP),
   {"warm.record", PHYS_SG_WARM, PHYS_SC_ONE, 0, 0, sizeof(phys_warm), 0, SNAP},
 };
-const int phys__state_nfields = (int)(sizeof phys__state_fields / sizeof phys__state_fields[0]);
+static const int nfields_table =
+    (int)(sizeof fields_table / sizeof fields_table[0]);
+
+const phys_state_field *phys__state_table(int *n) {
+  *n = nfields_table;
+  return fields_table;
+}
 
 /* the most fields one group may have (the passes below keep their indices on the stack) */
 #define MAX_GROUP_FIELDS 64
-_Static_assert(sizeof phys__state_fields / sizeof phys__state_fields[0] <= MAX_GROUP_FIELDS,
+_Static_assert(sizeof fields_table / sizeof fields_table[0] <= MAX_GROUP_FIELDS,
                "state table: raise MAX_GROUP_FIELDS");
 
 /* a group's element array: base, element count and stride */
@@ -123,8 +129,8 @@ static group_view group_of(const phys_world *w, phys_state_group g, int nwarm) {
 /* the fields of group g in `set` (indices into the table, in table order); returns the count */
 static int fields_of(phys_state_group g, unsigned set, int *idx) {
   int n = 0;
-  for (int i = 0; i < phys__state_nfields; i++)
-    if (phys__state_fields[i].group == g && (phys__state_fields[i].sets & set)) idx[n++] = i;
+  for (int i = 0; i < nfields_table; i++)
+    if (fields_table[i].group == g && (fields_table[i].sets & set)) idx[n++] = i;
   return n;
 }
 
@@ -184,7 +190,7 @@ static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
     for (int e = 0; e < gv.n; e++) {
       char *elem = gv.base + (size_t)e * gv.stride;
       for (int k = 0; k < nf; k++) {
-        const phys_state_field *f = &phys__state_fields[idx[k]];
+        const phys_state_field *f = &fields_table[idx[k]];
         int items;
         char *p = field_items(f, elem, &items);
         for (int i = 0; i < items; i++) visit_bytes(c, f, p + (size_t)i * f->stride + f->sub, e);

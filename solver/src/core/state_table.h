@@ -61,9 +61,8 @@ typedef struct phys_state_field {
   unsigned sets;
 } phys_state_field;
 
-/* the table (state_table.c) */
-extern const phys_state_field phys__state_fields[];
-extern const int phys__state_nfields;
+/* the table (state_table.c) and its length in *n (a function: libphys exports no data) */
+const phys_state_field *phys__state_table(int *n);
 
 /* bytes of the fields of `set` for the world as it is, with `nwarm` warm-start records */
 size_t phys__state_size(const phys_world *w, unsigned set, int nwarm);
