@@ -166,18 +166,25 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   return 0;
 }
 
-int phys__store_warm_start(phys_world *w) {
+/* the items to sort and the sort's scratch: 2 n items from the arena; the warm records' room */
+phys_sort_item *phys__reserve_warm_start(phys_world *w) {
   int n = w->ncontacts;
-  phys_sort_item *items = ARENA_NEW(&w->arena, phys_sort_item, n);
-  phys_sort_item *tmp = ARENA_NEW(&w->arena, phys_sort_item, n);
-  if ((n && (!items || !tmp)) || PHYS_RESERVE(w->warm, w->warm_cap, n)) return -1;
+  if (n == 0) return NULL;
+  phys_sort_item *items = ARENA_NEW(&w->arena, phys_sort_item, 2 * (size_t)n);
+  if (!items || PHYS_RESERVE(w->warm, w->warm_cap, n)) return NULL;
+  return items;
+}
+
+void phys__store_warm_start(phys_world *w, phys_sort_item *scratch) {
+  int n = w->ncontacts;
+  phys_sort_item *items = scratch, *tmp = scratch + n;
 
   /* world-frame impulses in key order */
   for (int i = 0; i < n; i++) {
     items[i].key = w->contacts[i].key;
     items[i].value = i;
   }
-  phys__radix_sort(items, tmp, n);
+  if (n) phys__radix_sort(items, tmp, n);
   for (int i = 0; i < n; i++) {
     const phys_contact *c = &w->contacts[items[i].value];
     w->warm[i].key = c->key;
@@ -185,5 +192,4 @@ int phys__store_warm_start(phys_world *w) {
     m3_tmulv(w->warm[i].impulse + 3, c->frame, c->lambda + 3);
   }
   w->nwarm = n;
-  return 0;
 }

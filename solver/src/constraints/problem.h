@@ -134,8 +134,9 @@ void phys__update_sleep(phys_world *w, const phys_problem *s);
  * (nonlinear Gauss-Seidel over each island's contacts in order, islands in parallel): each pass
  * removes the share `baumgarte` of every remaining depth, at most max_correction per contact
  * and sweep. Velocities are untouched, so removing an overlap adds no kinetic energy. Uses the
- * poses saved at the start of the step (w->saved_state) to follow the contact points. */
-void phys__correct_positions(phys_world *w, const phys_problem *s);
+ * poses saved at the start of the step (w->saved_state) to follow the contact points. Returns 0,
+ * or -1 when its scratch memory cannot be had (the step then fails and restores its state). */
+int phys__correct_positions(phys_world *w, const phys_problem *s);
 
 /* position_correct.c: 1 when the connect constraint `con` has its drift removed by the position
  * pass (a hard connect between free or static bodies) rather than by a Baumgarte term */

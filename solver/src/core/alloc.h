@@ -12,8 +12,13 @@ void *phys__xcalloc(size_t n, size_t size);
 void *phys__xrealloc(void *ptr, size_t size);
 void phys__xfree(void *ptr);
 
-/* count an allocation made outside these functions (e.g. aligned_alloc) */
-void phys__alloc_note(void);
+/* count an allocation made outside these functions (e.g. aligned_alloc); 1 when the failure
+ * injection says this allocation fails (the caller then treats it as failed), else 0 */
+int phys__alloc_note(void);
+
+/* Tests only: after the next n allocations (n >= 0), every allocation fails (returns NULL) until
+ * phys__alloc_fail_after(-1) turns the injection off. Process-wide. */
+void phys__alloc_fail_after(long long n);
 
 /* Grow *arr (elements of elem_size) so that it holds at least `need` elements; *cap is its
  * capacity in elements and grows by 1.5x. Returns 0 on success, -1 on allocation failure

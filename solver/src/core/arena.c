@@ -23,8 +23,7 @@ int phys__arena_reset(phys_arena *a) {
   if (a->high_water > a->capacity) {
     size_t cap = a->high_water + a->high_water / 2;
     cap = (cap + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-    phys__alloc_note();
-    char *p = aligned_alloc(ARENA_ALIGN, cap);
+    char *p = phys__alloc_note() ? NULL : aligned_alloc(ARENA_ALIGN, cap);
     if (p) {
       free(a->base);
       a->base = p;

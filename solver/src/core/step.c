@@ -1,6 +1,7 @@
 /* step.c - one time step: the pipeline that ties the stages together.
  *
- *   1. save the state (restored if the step goes non-finite), reset the arena
+ *   1. reset the arena, save the state fields a step changes before it can fail (state_table.c:
+ *      PHYS_STATE_STEP); every failure below puts them back, so a failed step changes no state
  *   2. geom poses and speculative margins of awake bodies
  *   3. broadphase -> pairs; wake islands that awake bodies touch; narrowphase -> contacts
  *   4. islands (union-find), then the assembled problem (constraints/: subsystems, rows,
@@ -9,7 +10,9 @@
  *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
  *      then remove penetrations at the position level when the solver declares that it wants
  *      that pass
- *   7. warm-start store, sleeping, statistics
+ *      (the warm-start store's memory is reserved before integrating, so from integration on
+ *      only the position pass's scratch and a non-finite result can fail: both restore)
+ *   7. warm-start store, sensor records, sleeping, statistics: nothing here can fail
  */
 #include <math.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 #include "model/sensor.h"
 #include "core/alloc.h"
 #include "core/math3.h"
+#include "core/sort.h"
+#include "core/state_table.h"
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -26,53 +31,25 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* doubles of generalised state over all articulations */
-static int artic_state_size(const phys_world *w) {
-  int n = 0;
-  for (int i = 0; i < w->nartics; i++) n += w->artics[i].t.nq + w->artics[i].t.nv;
-  return n;
-}
-
-/* copy every body's x, q, v, w and every tree's qpos, qvel aside; returns 0 or -1 */
+/* Save the table's step fields (state_table.c: what a step changes before it can fail) into
+ * w->saved_state; its first 13 doubles per body are x, q, v, w at the start of the step, which
+ * sensors and the position pass read. 0, or -1 when the buffer cannot grow. */
 static int save_state(phys_world *w) {
-  if (PHYS_RESERVE(w->saved_state, w->saved_cap, 13 * w->nbodies + artic_state_size(w))) return -1;
-  for (int i = 0; i < w->nbodies; i++) {
-    double *d = w->saved_state + 13 * i;
-    const phys_body *b = &w->bodies[i];
-    memcpy(d, b->x, 3 * sizeof(double));
-    memcpy(d + 3, b->q, 4 * sizeof(double));
-    memcpy(d + 7, b->v, 3 * sizeof(double));
-    memcpy(d + 10, b->w, 3 * sizeof(double));
-  }
-  double *d = w->saved_state + 13 * w->nbodies;
-  for (int i = 0; i < w->nartics; i++) {
-    const phys_artic *a = &w->artics[i];
-    memcpy(d, a->qpos, (size_t)a->t.nq * sizeof(double));
-    d += a->t.nq;
-    memcpy(d, a->qvel, (size_t)a->t.nv * sizeof(double));
-    d += a->t.nv;
-  }
+  size_t bytes = phys__state_size(w, PHYS_STATE_STEP, w->nwarm);
+  int doubles = (int)((bytes + sizeof(double) - 1) / sizeof(double));
+  if (PHYS_RESERVE(w->saved_state, w->saved_cap, doubles)) return -1;
+  phys__state_write(w, PHYS_STATE_STEP, w->saved_state);
   return 0;
 }
 
-static void restore_state(phys_world *w) {
-  for (int i = 0; i < w->nbodies; i++) {
-    const double *d = w->saved_state + 13 * i;
-    phys_body *b = &w->bodies[i];
-    memcpy(b->x, d, 3 * sizeof(double));
-    memcpy(b->q, d + 3, 4 * sizeof(double));
-    memcpy(b->v, d + 7, 3 * sizeof(double));
-    memcpy(b->w, d + 10, 3 * sizeof(double));
-    if (b->alive) phys__body_update_geoms(w, i);
-  }
-  const double *d = w->saved_state + 13 * w->nbodies;
-  for (int i = 0; i < w->nartics; i++) {
-    phys_artic *a = &w->artics[i];
-    memcpy(a->qpos, d, (size_t)a->t.nq * sizeof(double));
-    d += a->t.nq;
-    memcpy(a->qvel, d, (size_t)a->t.nv * sizeof(double));
-    d += a->t.nv;
-  }
+/* Put the step fields back and refresh what derives from them (geoms, link frames); the
+ * contact list described the failed attempt and is dropped. Returns `st` (the failure, its
+ * message already recorded by phys__fail). */
+static phys_status restore_state(phys_world *w, phys_status st) {
+  phys__state_read(w, PHYS_STATE_STEP, w->saved_state, w->nwarm);
+  w->ncontacts = 0;
+  w->nislands = 0;
+  return st;
 }
 
 /* wake sleeping bodies held by a connect to an awake body */
@@ -210,46 +187,57 @@ phys_status phys_world_step(phys_world *w) {
   double t0 = now_seconds();
   phys__threads_begin(w);
   phys__arena_reset(&w->arena);
-  if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
-  w->stats.step = w->step_index + 1;
+  if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory saving the state");
 
-  /* collision: poses, margins, pairs, contacts */
+  /* collision: poses, margins, pairs, contacts (waking bodies: restored on failure) */
   wake_connected(w);
   for (int b = 0; b < w->nbodies; b++)
     if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
   double *margin = geom_margins(w);
   if (!margin || phys__broadphase(w, margin) < 0 || phys__build_contacts(w, margin))
-    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in collision detection");
+    return restore_state(w, phys__fail(w, PHYS_E_NOMEM,
+                                       "step: out of memory in collision detection"));
   double t1 = now_seconds();
 
   /* islands and the solver layout */
   phys_problem s;
   memset(&s, 0, sizeof s);
-  if (phys__build_islands(w, &s)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  if (phys__build_islands(w, &s))
+    return restore_state(w, phys__fail(w, PHYS_E_NOMEM, "step: out of memory building islands"));
   double t2 = now_seconds();
 
   /* the problem every solver reads: subsystems, rows, attachments */
   phys_status st = phys__problem_assemble(w, &s);
-  if (st) return st;
+  if (st) return restore_state(w, st);
 
   /* the contact solver on every island */
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
   st = phys__solve_islands(w, &s);
-  if (st) return st;
+  if (st) return restore_state(w, st);
   double t3 = now_seconds();
+
+  /* reserve the warm-start store now; after integrating only the position pass (its arena
+   * scratch) and a non-finite result can fail, and both restore the saved state */
+  phys_sort_item *warm_scratch = phys__reserve_warm_start(w);
+  if (w->ncontacts && !warm_scratch)
+    return restore_state(w, phys__fail(w, PHYS_E_NOMEM,
+                                       "step: out of memory reserving the warm-start store"));
 
   /* integrate (and remove penetration when the solver wants it), refuse a non-finite result */
   integrate(w, &s);
-  if (def->position_pass) phys__correct_positions(w, &s);
+  if (def->position_pass && phys__correct_positions(w, &s))
+    return restore_state(w, phys__fail(w, PHYS_E_NOMEM,
+                                       "step: out of memory in the position pass"));
   int bad = find_nonfinite(w, &s);
-  if (bad >= 0) {
-    restore_state(w);
-    return phys__fail(w, PHYS_E_NUMERIC,
+  if (bad >= 0)
+    return restore_state(
+        w, phys__fail(w, PHYS_E_NUMERIC,
                       "step %llu: body %d became non-finite; the state before the step is kept",
-                      (unsigned long long)(w->step_index + 1), bad);
-  }
+                      (unsigned long long)(w->step_index + 1), bad));
+
+  /* from here on nothing fails: impulses, warm start, sensor records, sleeping, the clock */
   store_impulses(w, &s);
-  if (phys__store_warm_start(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory");
+  phys__store_warm_start(w, warm_scratch);
   phys__sensor_record(w); /* before sleeping zeroes velocities */
   phys__update_sleep(w, &s);
   for (int b = 0; b < w->nbodies; b++) {
@@ -261,6 +249,7 @@ phys_status phys_world_step(phys_world *w) {
   double t4 = now_seconds();
 
   /* statistics */
+  w->stats.step = w->step_index;
   fill_stats(w, &s);
   w->stats.time_collision = t1 - t0;
   w->stats.time_islands = t2 - t1;

@@ -231,20 +231,6 @@ uint64_t phys__fnv1a(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
-uint64_t phys_world_state_hash(const phys_world *w) {
-  uint64_t h = PHYS_FNV_START;
-  h = phys__fnv1a(h, &w->step_index, sizeof w->step_index);
-  for (int i = 0; i < w->nbodies; i++) {
-    const phys_body *b = &w->bodies[i];
-    if (!b->alive || b->is_static) continue;
-    h = phys__fnv1a(h, b->x, sizeof b->x);
-    h = phys__fnv1a(h, b->q, sizeof b->q);
-    h = phys__fnv1a(h, b->v, sizeof b->v);
-    h = phys__fnv1a(h, b->w, sizeof b->w);
-  }
-  return h;
-}
-
 int phys__add_notice(phys_world *w, const char *text) {
   if (PHYS_RESERVE(w->notices, w->notices_cap, w->nnotices + 1)) return -1;
   size_t n = strlen(text) + 1;

@@ -2,7 +2,8 @@
  *
  * Model, state and scratch (MuJoCo's split):
  *  - model: bodies' mass properties and geoms (changed only between steps by the API);
- *  - state: each body's COM pose and velocity, warm-start impulses, the step counter;
+ *  - state: each body's COM pose and velocity, sleeping, joints, commands, impulses, warm starts,
+ *    the clock: listed once in core/state_table.c (snapshots, hash, the step's save/restore);
  *  - scratch: per-step arrays (pairs, contacts, islands, solver data) from `arena`, plus a few
  *    persistent buffers that grow to the scene's size during warm-up and are then reused.
  * Ids are indices: body id = index into `bodies`, geom id = index into `geoms`. Removed objects
@@ -215,7 +216,9 @@ struct phys_world {
   phys_warm *warm;
   int nwarm, warm_cap;
   int nislands;
-  double *saved_state;   /* 13 doubles per body: x, q, v, w; restored on a non-finite step */
+  double *saved_state;   /* the step's saved state (state_table.h, PHYS_STATE_STEP): first 13
+                            doubles per body, x, q, v, w at the step's start; restored when the
+                            step fails */
   int saved_cap;
   phys_pair *pairs;      /* broadphase output of the current step */
   int npairs, pairs_cap;
@@ -317,7 +320,13 @@ int phys__broadphase(phys_world *w, const double *geom_margin);
  * or -1 on allocation failure */
 int phys__build_contacts(phys_world *w, const double *geom_margin);
 
-/* contact.c: store this step's impulses as next step's warm start */
-int phys__store_warm_start(phys_world *w);
+/* contact.c: reserve what phys__store_warm_start needs (the records' capacity and sort scratch
+ * for w->ncontacts contacts), before the step moves anything; the scratch, or NULL on
+ * allocation failure (also NULL without contacts) */
+struct phys_sort_item *phys__reserve_warm_start(phys_world *w);
+
+/* contact.c: store this step's impulses as next step's warm start, in the memory reserved by
+ * phys__reserve_warm_start (cannot fail) */
+void phys__store_warm_start(phys_world *w, struct phys_sort_item *scratch);
 
 #endif
