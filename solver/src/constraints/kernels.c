@@ -1,8 +1,8 @@
-/* kernels.c - the problem's shared operators on trees, used by every solver: a constraint row's
- * Jacobian over a tree's dofs (J), the generalised force of the links' spatial forces
- * (base + J^T f, accumulated over subtrees), and the links' COM velocities of a generalised
- * velocity (J v at the COMs). Free bodies need no kernel: their rows act on (v, w) directly
- * (rows.h). */
+/* kernels.c - the problem's shared operators, used by every solver: a constraint row's Jacobian
+ * over a tree's dofs (J), the generalised force of the links' spatial forces (base + J^T f,
+ * accumulated over subtrees), the links' COM velocities of a generalised velocity (J v at the
+ * COMs), and the Delassus diagonal (J A^-1 J^T)_rr of each row through the subsystems' own
+ * inverses. Free bodies' J v and J^T f are in rows.h. */
 #include <string.h>
 #include "constraints/problem.h"
 #include "core/spatial.h"
@@ -66,5 +66,74 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
     v3_cross(wx, v + 3, b->x);
     v3_add(o, v, wx);
     v3_copy(o + 3, v + 3);
+  }
+}
+
+/* g^T A^-1 g of tree k for a generalised row g (nv), with x (nv) as scratch */
+static double tree_quad(const phys_problem *s, int k, const double *g, double *x) {
+  const phys_tree_solve *t = &s->tree[k];
+  memcpy(x, g, (size_t)t->nv * sizeof(double));
+  phys__tree_ltdl_solve_packed(&t->Afp, x);
+  double q = 0.0;
+  for (int i = 0; i < t->nv; i++) q += g[i] * x[i];
+  return q;
+}
+
+int phys__problem_max_nv(const phys_problem *s) {
+  int n = 0;
+  for (int k = 0; k < s->ntrees; k++)
+    if (s->tree[k].nv > n) n = s->tree[k].nv;
+  return n;
+}
+
+void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, double d[3],
+                         double *scratch) {
+  const phys_con *c = &s->con[ci];
+  v3_zero(d);
+  if (c->kind == PHYS_CON_LIMIT) {
+    /* a unit row on the dof: (A^-1)_dd */
+    const phys_tree_solve *t = &s->tree[c->tree];
+    double *g = scratch, *x = scratch + t->nv;
+    memset(g, 0, (size_t)t->nv * sizeof(double));
+    g[c->dof] = 1.0;
+    d[2] = tree_quad(s, c->tree, g, x);
+    return;
+  }
+  for (int row = 3 - c->dim; row < 3; row++) {
+    const double *dir = c->R + 3 * row;
+    int done_tree = -1;
+    for (int j = 0; j < c->np; j++) {
+      const phys_piece *p = &s->piece[c->p0 + j];
+      int k = s->sb_tree[p->sb];
+      if (k < 0) {
+        /* a free body: u^T A^-1 u with u = [dir; r x dir] (or [0; dir] for angular rows) */
+        const phys_body *b = &w->bodies[s->body_id[p->sb]];
+        const double *Iinv = s->inertia + 18 * p->sb + 9;
+        double a[3], Ia[3];
+        if (c->ang) v3_copy(a, dir);
+        else v3_cross(a, p->r, dir);
+        m3_mulv(Ia, Iinv, a);
+        d[row] += (c->ang ? 0.0 : b->inv_mass * v3_dot(dir, dir)) + v3_dot(a, Ia);
+        continue;
+      }
+      if (k == done_tree) continue;
+      /* a tree: the rows of every piece of this row set on the tree, summed with their signs
+       * (two links of one tree share its inverse: the cross terms count), then g^T A^-1 g */
+      const phys_tree_solve *t = &s->tree[k];
+      const phys_artic *a = &w->artics[t->artic];
+      double *g = scratch, *x = scratch + t->nv;
+      memset(g, 0, (size_t)t->nv * sizeof(double));
+      for (int j2 = j; j2 < c->np; j2++) {
+        const phys_piece *q = &s->piece[c->p0 + j2];
+        if (s->sb_tree[q->sb] != k) continue;
+        const phys_body *lb = &w->bodies[s->body_id[q->sb]];
+        double pt[3];
+        v3_add(pt, lb->x, q->r);
+        phys__tree_row(a, lb->link, c->ang, pt, dir, x);
+        for (int i = 0; i < t->nv; i++) g[i] += q->sign * x[i];
+      }
+      d[row] += tree_quad(s, k, g, x);
+      done_tree = k;
+    }
   }
 }

@@ -89,6 +89,13 @@ typedef struct phys_problem {
  * memory; a singular tree); the world is not changed. */
 phys_status phys__problem_assemble(phys_world *w, phys_problem *s);
 
+/* core/step.c: the step's stages up to the assembled problem (save the state, collision,
+ * islands, assembly) into `s`, with the seconds of collision and of islands; PHYS_OK, or the
+ * error after restoring the state saved at its start. phys_world_step goes on from here;
+ * white-box tests use it to look at a step's problem. */
+phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collision,
+                                double *t_islands);
+
 /* ---- shared kernels (kernels.c) ---- */
 
 /* the COM velocities of tree k's links (6 per link, at their solver bodies in `out`) for the
@@ -108,6 +115,17 @@ void phys__row_spatial(int ang, const double pt[3], const double dir[3], double 
 /* rhs = t->base + S^T F over tree a, where F (t->force, 6 per link, spatial forces about the
  * origin) is summed over subtrees in place */
 void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *rhs);
+
+/* the largest tree's dof count in the problem (0 without trees): phys__delassus_diag's scratch
+ * holds 2 such vectors */
+int phys__problem_max_nv(const phys_problem *s);
+
+/* the Delassus diagonal of row set ci: d[r] = (J A^-1 J^T)_rr for each row it uses (the normal
+ * row only, d[2], for a frictionless contact or a limit; unused rows 0), through each
+ * subsystem's own inverse (closed form for free bodies, the tree's factor for links). scratch:
+ * 2 * phys__problem_max_nv(s) doubles. Thread-safe for distinct scratch. */
+void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, double d[3],
+                         double *scratch);
 
 /* ---- the accuracy metric of paper 002 sec. 7 (residual.c) ---- */
 

@@ -183,9 +183,9 @@ static void fill_stats(phys_world *w, const phys_problem *s) {
   }
 }
 
-phys_status phys_world_step(phys_world *w) {
+phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collision,
+                                double *t_islands) {
   double t0 = now_seconds();
-  phys__threads_begin(w);
   phys__arena_reset(&w->arena);
   if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory saving the state");
 
@@ -200,15 +200,26 @@ phys_status phys_world_step(phys_world *w) {
   double t1 = now_seconds();
 
   /* islands and the solver layout */
-  phys_problem s;
-  memset(&s, 0, sizeof s);
-  if (phys__build_islands(w, &s))
+  memset(s, 0, sizeof *s);
+  if (phys__build_islands(w, s))
     return restore_state(w, phys__fail(w, PHYS_E_NOMEM, "step: out of memory building islands"));
   double t2 = now_seconds();
 
   /* the problem every solver reads: subsystems, rows, attachments */
-  phys_status st = phys__problem_assemble(w, &s);
+  phys_status st = phys__problem_assemble(w, s);
   if (st) return restore_state(w, st);
+  *t_collision = t1 - t0;
+  *t_islands = t2 - t1;
+  return PHYS_OK;
+}
+
+phys_status phys_world_step(phys_world *w) {
+  double t0 = now_seconds(), t_collision, t_islands;
+  phys__threads_begin(w);
+  phys_problem s;
+  phys_status st = phys__step_assemble(w, &s, &t_collision, &t_islands);
+  if (st) return st;
+  double t2 = t0 + t_collision + t_islands; /* the solve stage counts the problem's assembly */
 
   /* the contact solver on every island */
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
@@ -251,8 +262,8 @@ phys_status phys_world_step(phys_world *w) {
   /* statistics */
   w->stats.step = w->step_index;
   fill_stats(w, &s);
-  w->stats.time_collision = t1 - t0;
-  w->stats.time_islands = t2 - t1;
+  w->stats.time_collision = t_collision;
+  w->stats.time_islands = t_islands;
   w->stats.time_solve = t3 - t2;
   w->stats.time_integrate = t4 - t3;
   w->stats.time_total = t4 - t0;

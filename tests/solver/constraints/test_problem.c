@@ -1,0 +1,145 @@
+/* test_problem.c - the assembled problem's shared kernels, white-box: the Delassus diagonal
+ * (J A^-1 J^T)_rr of every row of a step's problem, computed directly by phys__delassus_diag,
+ * equals the response of that row to a unit impulse through the accuracy metric's path
+ * (J^T e, the subsystems' A^-1, then J), on scenes with free bodies, links, condim 4 contacts,
+ * joint limits, a connect between two trees and one within a tree. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cunit_main.h"
+#include "loader_util.h"
+#include "constraints/problem.h"
+#include "constraints/rows.h"
+
+/* row r of row set ci at the metric velocities: (J vm)_r */
+static double row_velocity(const phys_problem *s, int ci, int r) {
+  const phys_con *c = &s->con[ci];
+  if (c->kind == PHYS_CON_LIMIT)
+    return (c->side == 0 ? 1.0 : -1.0) * s->tree[c->tree].qdm[c->dof];
+  double sum = 0.0;
+  for (int k = 0; k < c->np; k++) {
+    const phys_piece *p = &s->piece[c->p0 + k];
+    double jv[3];
+    piece_jv(c, p, s->vm + 6 * p->sb, jv);
+    sum += jv[r];
+  }
+  return sum;
+}
+
+/* (J A^-1 J^T)_rr by a unit impulse on row r of row set ci, every other impulse and every
+ * momentum zero, through phys__metric_velocity */
+static double unit_response(const phys_world *w, phys_problem *s, int ci, int r) {
+  for (int k = 0; k < s->ncon; k++) memset(s->con[k].lambda, 0, sizeof s->con[k].lambda);
+  memset(s->base, 0, 6 * sizeof(double) * (size_t)s->nb);
+  for (int k = 0; k < s->ntrees; k++)
+    memset(s->tree[k].base, 0, sizeof(double) * (size_t)s->tree[k].nv);
+  s->con[ci].lambda[r] = 1.0;
+  for (int sb = 0; sb < s->nb; sb++) phys__metric_velocity(w, s, sb);
+  return row_velocity(s, ci, r);
+}
+
+/* check every row of the step's problem after `steps` steps; counts what it saw by kind */
+static void check_scene(const char *xml, int steps, int *contacts, int *limits, int *connects,
+                        int *angular) {
+  phys_world *w = must_load(xml);
+  for (int i = 0; i < steps; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  phys_problem s;
+  double tc, ti;
+  CU_ASSERT_EQUAL_FATAL(phys__step_assemble(w, &s, &tc, &ti), PHYS_OK);
+  double scratch[2 * 64];
+  CU_ASSERT_FATAL(phys__problem_max_nv(&s) <= 64);
+  /* the scale of the diagonal: a row that no subsystem can move (along a hinge's axis on a
+   * link lying flat) has a zero diagonal, met to round-off relative to the others */
+  double scale = 0.0;
+  for (int ci = 0; ci < s.ncon; ci++) {
+    double d[3];
+    phys__delassus_diag(w, &s, ci, d, scratch);
+    for (int r = 0; r < 3; r++) scale = fmax(scale, d[r]);
+  }
+  CU_ASSERT(scale > 0.0);
+  double worst = 0.0;
+  for (int ci = 0; ci < s.ncon; ci++) {
+    const phys_con *c = &s.con[ci];
+    *contacts += c->kind == PHYS_CON_CONTACT && !c->ang;
+    *angular += c->kind == PHYS_CON_CONTACT && c->ang;
+    *limits += c->kind == PHYS_CON_LIMIT;
+    *connects += c->kind == PHYS_CON_CONNECT;
+    double d[3];
+    phys__delassus_diag(w, &s, ci, d, scratch);
+    for (int r = 3 - c->dim; r < 3; r++) {
+      double ref = unit_response(w, &s, ci, r);
+      double err = fabs(d[r] - ref) / fmax(fabs(ref), 1e-12 * scale);
+      CU_ASSERT(d[r] >= -1e-15 * scale);
+      if (err > worst) worst = err;
+      if (!(err < 1e-9))
+        printf("\n  row set %d (kind %d, ang %d) row %d: direct %.12e, unit response %.12e", ci,
+               c->kind, c->ang, r, d[r], ref);
+      CU_ASSERT(err < 1e-9);
+    }
+  }
+  printf("\n  %d row sets, worst relative difference %.1e", s.ncon, worst);
+  phys_world_destroy(w);
+}
+
+/* free boxes on the ground and on an arm lying on it, a limited hinge at its stop, a condim 4
+ * geom, and a connect from a free sphere to the arm */
+static const char *scene_mixed =
+  "<mujoco><option timestep='0.002'/><worldbody>"
+  "<geom type='plane' size='5 5 0.1'/>"
+  "<body pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1'/></body>"
+  "<body pos='0 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1' condim='4'/></body>"
+  "<body name='arm' pos='1 0 0.05'>"
+  "  <joint type='hinge' axis='0 1 0' limited='true' range='0 5'/>"
+  "  <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+  "  <body name='fore' pos='0.5 0 0'>"
+  "    <joint type='hinge' axis='0 0 1'/>"
+  "    <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.05'/>"
+  "  </body>"
+  "</body>"
+  "<body pos='1.2 0 0.2'><freejoint/><geom type='box' size='0.05 0.05 0.05'/></body>"
+  "<body name='ball' pos='2.5 0 1'><freejoint/><geom type='sphere' size='0.05'/></body>"
+  "</worldbody>"
+  "<equality><connect body1='ball' body2='fore' anchor='0 0 0'/></equality>"
+  "</mujoco>";
+
+/* a chain of three links whose first and last are joined by a connect: both pieces of that row
+ * set sit on one tree, so the diagonal needs their cross term */
+static const char *scene_loop =
+  "<mujoco><option timestep='0.001' gravity='0 0 -9.81'/><worldbody>"
+  "<body name='l1' pos='0 0 1'><joint type='hinge' axis='0 1 0'/>"
+  "  <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02' contype='0' conaffinity='0'/>"
+  "  <body name='l2' pos='0.3 0 0'><joint type='hinge' axis='0 1 0'/>"
+  "    <geom type='capsule' fromto='0 0 0 0 0 -0.3' size='0.02' contype='0' conaffinity='0'/>"
+  "    <body name='l3' pos='0 0 -0.3'><joint type='hinge' axis='0 1 0'/>"
+  "      <geom type='capsule' fromto='0 0 0 -0.3 0 0' size='0.02' contype='0' conaffinity='0'/>"
+  "    </body>"
+  "  </body>"
+  "</body>"
+  "</worldbody>"
+  "<equality><connect body1='l1' body2='l3' anchor='0 0 -0.3'/></equality>"
+  "</mujoco>";
+
+static void test_delassus_mixed(void) {
+  int contacts = 0, limits = 0, connects = 0, angular = 0;
+  check_scene(scene_mixed, 150, &contacts, &limits, &connects, &angular);
+  CU_ASSERT(contacts >= 8);
+  CU_ASSERT(angular >= 1);
+  CU_ASSERT(limits >= 1);
+  CU_ASSERT(connects >= 1);
+}
+
+static void test_delassus_same_tree(void) {
+  int contacts = 0, limits = 0, connects = 0, angular = 0;
+  check_scene(scene_loop, 20, &contacts, &limits, &connects, &angular);
+  CU_ASSERT_EQUAL(connects, 1);
+}
+
+int register_tests(void) {
+  CU_pSuite s = CU_add_suite("problem", NULL, NULL);
+  if (!s) return -1;
+  if (!CU_add_test(s, "Delassus diagonal = unit response (free bodies, links, limits)",
+                   test_delassus_mixed) ||
+      !CU_add_test(s, "Delassus diagonal with both pieces on one tree", test_delassus_same_tree))
+    return -1;
+  return 0;
+}
