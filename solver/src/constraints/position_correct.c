@@ -230,7 +230,7 @@ int phys__correct_positions(phys_world *w, const phys_problem *s) {
   cd.anchor = ARENA_NEW(&w->arena, double, 6 * (size_t)s->ncon);
   if ((s->nb && !cd.rot) || (s->ncon && !cd.anchor)) return -1; /* the step fails, restored */
   int n = s->nislands;
-#pragma omp parallel for num_threads(w->step_threads) schedule(dynamic, 16) if (n > 1)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (n > 1)
   for (int k = 0; k < n; k++) correct_island(w, s, &cd, k);
   return 0;
 }

@@ -229,11 +229,16 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
     int root_sb = a->nlink ? s->sb_of_body[a->body[0]] : -1;
     if (root_sb < 0) continue; /* not in this solve */
     int k = s->ntrees++;
-    int rc = phys__tree_step_setup(w, ai, root_sb, &s->tree[k]);
-    if (rc) return rc;
+    if (phys__tree_step_alloc(w, ai, root_sb, &s->tree[k])) return -1;
     artic_tree[ai] = k;
     for (int l = 0; l < a->nlink; l++) s->sb_tree[s->sb_of_body[a->body[l]]] = k;
   }
+  /* the trees' terms are independent: in parallel when there are several */
+  int singular = 0, nt = s->ntrees;
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) reduction(| : singular) \
+    if (nt > 1)
+  for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
+  if (singular) return -2;
 
   /* each tree's joint-limit constraints */
   for (int ci = 0; ci < s->ncon; ci++)

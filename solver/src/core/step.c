@@ -86,39 +86,53 @@ static double *geom_margins(phys_world *w) {
 
 /* x += h v; q <- exp(h w / 2) q for every solved free body; trees integrate their joints and
  * refresh their links by forward kinematics */
+/* x += h v; q <- exp(h w / 2) q for free body sb */
+static void integrate_body(phys_world *w, const phys_problem *s, int sb, double h) {
+  phys_body *b = &w->bodies[s->body_id[sb]];
+  const double *v = s->v + 6 * sb;
+  v3_copy(b->v, v);
+  v3_copy(b->w, v + 3);
+  v3_madd(b->x, b->x, h, b->v);
+  double wn = v3_norm(b->w);
+  if (wn > 0.0) {
+    double half = 0.5 * h * wn, sn = sin(half) / wn;
+    double dq[4] = {cos(half), b->w[0] * sn, b->w[1] * sn, b->w[2] * sn};
+    q_mul(b->q, dq, b->q);
+    q_normalize(b->q);
+  }
+}
+
+/* tree k: command and actuator forces at the new velocity, then its joints and links */
+static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h) {
+  phys_artic *a = &w->artics[s->tree[k].artic];
+  const phys_tree_solve *t = &s->tree[k];
+  /* the force an implicit joint command applied: at the new velocity and position */
+  for (int d = 0; d < a->t.nv; d++)
+    if (t->cmd_kp[d] != 0.0 || t->cmd_kd[d] != 0.0)
+      a->cmd_force[d] = t->cmd_ref[d] - (h * t->cmd_kp[d] + t->cmd_kd[d]) * t->qd[d];
+  /* actuator forces at the new velocity, before the positions move */
+  for (int i = 0; i < w->nactuators; i++) {
+    const phys_body *ab = &w->bodies[w->actuators[i].body];
+    if (ab->artic != s->tree[k].artic) continue;
+    phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
+  }
+  memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
+  phys__artic_integrate(a, h);
+  phys__artic_forward(w, s->tree[k].artic);
+}
+
+/* every solved free body and tree moves with its new velocity (each writes only its own
+ * bodies, so in parallel when there are many) */
 static void integrate(phys_world *w, const phys_problem *s) {
   double h = w->opt.timestep;
-  for (int sb = 0; sb < s->nb; sb++) {
-    if (s->sb_tree[sb] >= 0) continue;
-    phys_body *b = &w->bodies[s->body_id[sb]];
-    const double *v = s->v + 6 * sb;
-    v3_copy(b->v, v);
-    v3_copy(b->w, v + 3);
-    v3_madd(b->x, b->x, h, b->v);
-    double wn = v3_norm(b->w);
-    if (wn > 0.0) {
-      double half = 0.5 * h * wn, sn = sin(half) / wn;
-      double dq[4] = {cos(half), b->w[0] * sn, b->w[1] * sn, b->w[2] * sn};
-      q_mul(b->q, dq, b->q);
-      q_normalize(b->q);
-    }
-  }
-  for (int k = 0; k < s->ntrees; k++) {
-    phys_artic *a = &w->artics[s->tree[k].artic];
-    const phys_tree_solve *t = &s->tree[k];
-    /* the force an implicit joint command applied: at the new velocity and position */
-    for (int d = 0; d < a->t.nv; d++)
-      if (t->cmd_kp[d] != 0.0 || t->cmd_kd[d] != 0.0)
-        a->cmd_force[d] = t->cmd_ref[d] - (h * t->cmd_kp[d] + t->cmd_kd[d]) * t->qd[d];
-    /* actuator forces at the new velocity, before the positions move */
-    for (int i = 0; i < w->nactuators; i++) {
-      const phys_body *ab = &w->bodies[w->actuators[i].body];
-      if (ab->artic != s->tree[k].artic) continue;
-      phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
-    }
-    memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
-    phys__artic_integrate(a, h);
-    phys__artic_forward(w, s->tree[k].artic);
+  int nb = s->nb, nt = s->ntrees;
+#pragma omp parallel num_threads(w->step_threads) if (nb >= 256 || nt > 1)
+  {
+#pragma omp for schedule(static) nowait
+    for (int sb = 0; sb < nb; sb++)
+      if (s->sb_tree[sb] < 0) integrate_body(w, s, sb, h);
+#pragma omp for schedule(static)
+    for (int k = 0; k < nt; k++) integrate_tree(w, s, k, h);
   }
 }
 

@@ -1,9 +1,9 @@
 /* threads.h - how many threads a step uses (threads.c).
  *
  * opt.threads is the most a step may use. With opt.adaptive_threads the step measures what the
- * team buys: it keeps a running mean of its wall time with one thread and with the full team,
- * uses the faster, and now and then runs a few steps the other way to keep that mean fresh
- * (rarer while the other way keeps losing). A team that does not pay for itself (small islands
+ * team buys: it runs one way (one thread or the full team), and now and then a few steps the
+ * other way, and keeps whichever was faster in that comparison (probing rarer while the other
+ * way keeps losing). A team that does not pay for itself (small islands
  * whose fork and join cost more than they save, or a machine whose other programs keep
  * descheduling a team member at every barrier) then costs a few probe steps, not every step.
  * Which way a step runs never changes its results: they are bit-identical for any thread
@@ -11,15 +11,20 @@
 #ifndef PHYS_CORE_THREADS_H
 #define PHYS_CORE_THREADS_H
 
+/* steps of a probe (the first is not counted), and home steps compared with it */
+#define PHYS_THREADS_PROBE_STEPS 4
+#define PHYS_THREADS_HOME_KEEP 5
+
 /* the controller's state, part of the world (not of its simulation state) */
 typedef struct phys_thread_ctl {
-  double mean[2];        /* running mean of a step's seconds: [0] one thread, [1] the team;
-                            < 0 while unknown */
-  int mode;              /* way of the current step: 0 one thread, 1 the team */
-  int home;              /* the way chosen between probes */
-  int run;               /* steps since the last probe ended */
-  int probe_left;        /* steps left in the current probe of the other way (0: none) */
-  int period;            /* steps between probes */
+  int home;              /* the way chosen between probes: 0 one thread, 1 the team */
+  int mode;              /* way of the current step */
+  int run;               /* steps at home since the last probe */
+  int period;            /* steps at home between probes */
+  double recent[PHYS_THREADS_HOME_KEEP]; /* the last home steps' seconds (a ring) */
+  int nrecent;
+  double probe[PHYS_THREADS_PROBE_STEPS - 1]; /* the current probe's counted steps */
+  int probe_done;        /* steps of the current probe so far */
 } phys_thread_ctl;
 
 struct phys_world;

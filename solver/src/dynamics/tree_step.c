@@ -20,10 +20,9 @@ int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packe
   return (nnz && (!pk->k || !pk->i || !pk->l)) || !pk->invd ? -1 : 0;
 }
 
-int phys__tree_step_setup(phys_world *w, int ai, int root_sb, phys_tree_solve *t) {
+int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t) {
   phys_arena *ar = &w->arena;
-  double h = w->opt.timestep;
-  phys_artic *a = &w->artics[ai];
+  const phys_artic *a = &w->artics[ai];
   int nv = a->t.nv, nl = a->nlink;
   t->artic = ai;
   t->root_sb = root_sb;
@@ -43,9 +42,18 @@ int phys__tree_step_setup(phys_world *w, int ai, int root_sb, phys_tree_solve *t
   t->cmd_kd = ARENA_NEW(ar, double, nv);
   t->cmd_ref = ARENA_NEW(ar, double, nv);
   if (!t->Iw || !t->A || !t->Afac || !t->base || !t->qd || !t->jdiag || !t->rhs || !t->force ||
-      !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref)
+      !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref ||
+      phys__ltdl_packed_alloc(ar, &a->t, &t->Afp))
     return -1;
   t->nlimits = 0;
+  return 0;
+}
+
+int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
+  double h = w->opt.timestep;
+  phys_artic *a = &w->artics[t->artic];
+  int ai = t->artic, nv = t->nv, nl = a->nlink;
+  size_t nn = (size_t)nv * (size_t)nv;
 
   /* the mass matrix first: its diagonal with the passive implicit terms is each dof's inertia
    * for the saturation test of commands and actuators (jdiag is scratch until set below) */
@@ -147,7 +155,6 @@ int phys__tree_step_setup(phys_world *w, int ai, int root_sb, phys_tree_solve *t
   /* the unpenalised factor and the start of the iterate */
   memcpy(t->Afac, t->A, nn * sizeof(double));
   if (phys__tree_ltdl(&a->t, t->Afac)) return -2; /* not SPD: a massless leaf link */
-  if (phys__ltdl_packed_alloc(ar, &a->t, &t->Afp)) return -1;
   phys__tree_ltdl_pack(&a->t, t->Afac, &t->Afp);
   /* velocity-dependent forces at the mid-step velocity: predict the unconstrained end
    * velocity with the unpenalised factor and replace the bias at qd_k (in t->rhs) by the bias

@@ -33,10 +33,14 @@ typedef struct phys_tree_solve {
 /* Allocate a packed LTDL factor for tree `tr` from the arena; 0 or -1. */
 int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packed *pk);
 
-/* Articulation ai's terms of this step into t (arrays from the world's arena): A and its
- * factor, base, the implicit command gains; writes a->cmd_force for explicit commands. t->qd
- * and t->qdm start at the joint velocity. Returns 0, -1 when the arena is out of memory, -2 when
- * A is not positive definite (a massless link without massive links below it). */
-int phys__tree_step_setup(phys_world *w, int ai, int root_sb, phys_tree_solve *t);
+/* The arrays of articulation ai's terms in t, from the world's arena (serial); 0 or -1. */
+int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t);
+
+/* The terms of t's articulation this step (after phys__tree_step_alloc): A and its factor,
+ * base, the implicit command gains; writes the articulation's cmd_force for explicit commands
+ * and its actuators' force. t->qd and t->qdm start at the joint velocity. Returns 0, or -2 when
+ * A is not positive definite (a massless link without massive links below it). Thread-safe
+ * for distinct trees. */
+int phys__tree_step_setup(phys_world *w, phys_tree_solve *t);
 
 #endif
