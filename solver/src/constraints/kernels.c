@@ -137,3 +137,24 @@ void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, dou
     }
   }
 }
+
+/* island k's estimated cost: its solver bodies plus its row sets */
+static long island_cost(const phys_problem *s, int k) {
+  return (long)(s->isl_body_start[k + 1] - s->isl_body_start[k]) +
+         (long)(s->isl_con_start[k + 1] - s->isl_con_start[k]) + 1;
+}
+
+void phys__split_islands_by_cost(const phys_problem *s, const int *list, int n, int parts,
+                                 int *cut) {
+  long total = 0, sum = 0;
+  for (int i = 0; i < n; i++) total += island_cost(s, list[i]);
+  cut[0] = 0;
+  int t = 1;
+  for (int i = 0; i < n && t < parts; i++) {
+    sum += island_cost(s, list[i]);
+    /* part t - 1 ends once the runs so far hold t shares of the total */
+    while (t < parts && sum * parts >= (long)t * total) cut[t++] = i + 1;
+  }
+  while (t <= parts) cut[t++] = n;
+}
+

@@ -9,17 +9,36 @@
  *
  * Each contact's two surface points are attached to their bodies (as offsets in the body frame
  * of the step's start) and followed as the bodies move, so one sweep costs a few
- * matrix-vector products per contact. Islands are independent and run in parallel; inside an
- * island the sweep order is the constraint order, so results do not depend on threads. */
+ * matrix-vector products per contact. Islands are independent and run in parallel. Inside a
+ * small island the sweep order is the row order; in a big island the contacts come first in row
+ * order, then the connects coloured so that connects of one colour move disjoint bodies, the
+ * connects of a colour shared by the thread team. Either order depends only on the scene (an
+ * island's size decides which), so results do not depend on threads. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+#include <omp.h>
 #include "constraints/problem.h"
 #include "core/math3.h"
+#include "solvers/team.h"
 
 /* sweeps over an island's contacts per step */
 #define POSITION_SWEEPS 4
 /* penetration left alone (m): avoids re-correcting the micrometres a resting contact shows */
 #define POSITION_SLOP 5e-6
+
+/* islands with at least this many solver bodies are swept colour by colour (and by the whole
+ * team when there is one); smaller ones row by row, one island per thread */
+#define PHYS_POSITION_COLOUR_MIN_BODIES 48
+/* colours of a big island's sweep; rows that find none left form one more group */
+#define PHYS_POSITION_COLOURS 64
+
+/* a big island's sweep order: rows[start[c], start[c + 1]) have colour c (c = COLOURS: the
+ * contacts and the connects past the colours, swept first, by one thread) */
+typedef struct island_colours {
+  int *start;      /* PHYS_POSITION_COLOURS + 2 */
+  int *rows;       /* row set indices */
+} island_colours;
 
 /* per-step working data: body rotations and contact anchors */
 typedef struct corr_data {
@@ -161,76 +180,209 @@ static int correct_connect(phys_world *w, const phys_problem *s, corr_data *cd, 
   return 1;
 }
 
-/* sweeps over the contacts and free-body connects of island k */
+/* anchors of row set ci's surface points (contacts) at the step's start; 1 when ci is corrected
+ * by this pass (a contact, or a position-corrected connect) */
+static int prepare_row(const phys_world *w, const phys_problem *s, corr_data *cd, int ci) {
+  const phys_con *con = &s->con[ci];
+  if (phys__connect_position_corrected(w, con)) return 1;
+  if (con->kind != PHYS_CON_CONTACT || con->ang) return 0;
+  const phys_contact *c = &w->contacts[con->src];
+  const double *n = c->frame + 6;
+  double pa[3], pb[3];
+  v3_madd(pa, c->pos, 0.5 * c->dist, n);
+  v3_madd(pb, c->pos, -0.5 * c->dist, n);
+  make_anchor(w, c->body_a, pa, cd->anchor + 6 * ci);
+  make_anchor(w, c->body_b, pb, cd->anchor + 6 * ci + 3);
+  return 1;
+}
+
+/* one Gauss-Seidel correction of row set ci; 1 when it moved something */
+static int correct_row(phys_world *w, const phys_problem *s, corr_data *cd, int ci, double xi,
+                       double max_corr) {
+  const phys_con *con = &s->con[ci];
+  if (phys__connect_position_corrected(w, con)) return correct_connect(w, s, cd, con, xi, max_corr);
+  if (con->kind != PHYS_CON_CONTACT || con->ang) return 0;
+  const phys_contact *c = &w->contacts[con->src];
+  const double *n = c->frame + 6;
+
+  /* current depth of the contact from its followed surface points */
+  double pa[3], pb[3], ra[3], rb[3], d[3];
+  anchor_point(w, s, cd, c->body_a, cd->anchor + 6 * ci, pa, ra);
+  anchor_point(w, s, cd, c->body_b, cd->anchor + 6 * ci + 3, pb, rb);
+  v3_sub(d, pa, pb);
+  double depth = v3_dot(d, n);
+  if (depth >= -POSITION_SLOP) return 0;
+
+  /* correct a share of the depth, limited per sweep */
+  double C = xi * (depth + POSITION_SLOP);
+  if (C < -max_corr) C = -max_corr;
+  double K = side_inverse_mass(w, s, c->body_a, ra, n) + side_inverse_mass(w, s, c->body_b, rb, n);
+  if (!(K > 0.0)) return 0;
+  double P[3];
+  v3_scale(P, n, -C / K);
+  if (c->body_a >= 0 && w->bodies[c->body_a].artic < 0)
+    apply_position_impulse(w, s, cd, c->body_a, P, ra);
+  v3_scale(P, P, -1.0);
+  if (c->body_b >= 0 && w->bodies[c->body_b].artic < 0)
+    apply_position_impulse(w, s, cd, c->body_b, P, rb);
+  return 1;
+}
+
+/* sweeps over the contacts and free-body connects of a small island k, in row order */
 static void correct_island(phys_world *w, const phys_problem *s, corr_data *cd, int k) {
   double xi = w->opt.baumgarte, max_corr = w->opt.max_correction;
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
 
-  /* anchors of the contacts' surface points; quick exit when nothing penetrates */
+  /* anchors of the contacts' surface points; quick exit when nothing is corrected here */
   int any = 0;
-  for (int ci = c0; ci < c1; ci++) {
-    const phys_con *con = &s->con[ci];
-    if (con->kind != PHYS_CON_CONTACT || con->ang) continue;
-    const phys_contact *c = &w->contacts[con->src];
-    const double *n = c->frame + 6;
-    double pa[3], pb[3];
-    v3_madd(pa, c->pos, 0.5 * c->dist, n);
-    v3_madd(pb, c->pos, -0.5 * c->dist, n);
-    make_anchor(w, c->body_a, pa, cd->anchor + 6 * ci);
-    make_anchor(w, c->body_b, pb, cd->anchor + 6 * ci + 3);
-    any = 1;
-  }
-  for (int ci = c0; ci < c1 && !any; ci++) any = phys__connect_position_corrected(w, &s->con[ci]);
+  for (int ci = c0; ci < c1; ci++) any |= prepare_row(w, s, cd, ci);
   if (!any) return;
   for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
     q_to_m3(cd->rot + 9 * sb, w->bodies[s->body_id[sb]].q);
 
   for (int sweep = 0; sweep < POSITION_SWEEPS; sweep++) {
     int corrected = 0;
-    for (int ci = c0; ci < c1; ci++) {
-      const phys_con *con = &s->con[ci];
-      if (phys__connect_position_corrected(w, con)) {
-        corrected |= correct_connect(w, s, cd, con, xi, max_corr);
-        continue;
-      }
-      if (con->kind != PHYS_CON_CONTACT || con->ang) continue;
-      const phys_contact *c = &w->contacts[con->src];
-      const double *n = c->frame + 6;
-
-      /* current depth of the contact from its followed surface points */
-      double pa[3], pb[3], ra[3], rb[3], d[3];
-      anchor_point(w, s, cd, c->body_a, cd->anchor + 6 * ci, pa, ra);
-      anchor_point(w, s, cd, c->body_b, cd->anchor + 6 * ci + 3, pb, rb);
-      v3_sub(d, pa, pb);
-      double depth = v3_dot(d, n);
-      if (depth >= -POSITION_SLOP) continue;
-
-      /* correct a share of the depth, limited per sweep */
-      double C = xi * (depth + POSITION_SLOP);
-      if (C < -max_corr) C = -max_corr;
-      double K = side_inverse_mass(w, s, c->body_a, ra, n) +
-                 side_inverse_mass(w, s, c->body_b, rb, n);
-      if (!(K > 0.0)) continue;
-      double P[3];
-      v3_scale(P, n, -C / K);
-      if (c->body_a >= 0 && w->bodies[c->body_a].artic < 0)
-        apply_position_impulse(w, s, cd, c->body_a, P, ra);
-      v3_scale(P, P, -1.0);
-      if (c->body_b >= 0 && w->bodies[c->body_b].artic < 0)
-        apply_position_impulse(w, s, cd, c->body_b, P, rb);
-      corrected = 1;
-    }
+    for (int ci = c0; ci < c1; ci++) corrected |= correct_row(w, s, cd, ci, xi, max_corr);
     if (!corrected) break;
   }
 }
 
+/* ---- big islands: coloured sweeps ---------------------------------------------------------- */
+
+/* the dynamic free body a side moves, or -1 (static, world, or a link: links do not move here) */
+static int moving_side(const phys_world *w, phys_id b) {
+  return b >= 0 && !w->bodies[b].is_static && w->bodies[b].artic < 0 ? b : -1;
+}
+
+/* the two bodies row set ci moves (-1 for none) */
+static void row_sides(const phys_world *w, const phys_problem *s, int ci, int side[2]) {
+  const phys_con *con = &s->con[ci];
+  if (con->kind == PHYS_CON_CONTACT) {
+    side[0] = moving_side(w, w->contacts[con->src].body_a);
+    side[1] = moving_side(w, w->contacts[con->src].body_b);
+  } else {
+    side[0] = moving_side(w, w->connects[con->src].body1);
+    side[1] = moving_side(w, w->connects[con->src].body2);
+  }
+}
+
+/* The sweep order of big island k: its contacts first, in row order, by one thread (a coloured
+ * order spread corrections through a pile more slowly: with 4 sweeps the 1000-sphere pile kept
+ * 6.5e-4 m of penetration instead of 5.6e-4 and moved 60 % more, and needed more solver
+ * iterations); then its position-corrected connects by colour: greedy in row order, each takes
+ * the lowest colour that none of its moving bodies has yet (PHYS_POSITION_COLOURS colours; the
+ * rest join the contacts' group). Connects of one colour move disjoint bodies, so a team may
+ * correct them at once with the same result as one after the other; joint_grid_32's 1953
+ * connects need 4 sweeps every step, which made the position pass 60 % of its step. The order
+ * depends only on the scene. */
+static int colour_island(const phys_world *w, const phys_problem *s, phys_arena *ar, int k,
+                         island_colours *ic) {
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1], n = c1 - c0;
+  int b0 = s->isl_body_start[k], nb = s->isl_body_start[k + 1] - b0;
+  uint64_t *used = ARENA_ZNEW(ar, uint64_t, nb);
+  unsigned char *col = ARENA_NEW(ar, unsigned char, n);
+  ic->start = ARENA_ZNEW(ar, int, PHYS_POSITION_COLOURS + 2);
+  ic->rows = ARENA_NEW(ar, int, n);
+  if ((nb && !used) || (n && (!col || !ic->rows)) || !ic->start) return -1;
+  for (int i = 0; i < n; i++) {
+    const phys_con *con = &s->con[c0 + i];
+    int is_connect = phys__connect_position_corrected(w, con);
+    col[i] = PHYS_POSITION_COLOURS + 1; /* not swept */
+    if (con->kind == PHYS_CON_CONTACT && !con->ang) col[i] = PHYS_POSITION_COLOURS;
+    if (!is_connect) continue;
+    int side[2];
+    row_sides(w, s, c0 + i, side);
+    uint64_t taken = 0;
+    for (int j = 0; j < 2; j++)
+      if (side[j] >= 0) taken |= used[s->sb_of_body[side[j]] - b0];
+    int c = taken == ~(uint64_t)0 ? PHYS_POSITION_COLOURS : __builtin_ctzll(~taken);
+    col[i] = (unsigned char)c;
+    if (c < PHYS_POSITION_COLOURS)
+      for (int j = 0; j < 2; j++)
+        if (side[j] >= 0) used[s->sb_of_body[side[j]] - b0] |= (uint64_t)1 << c;
+  }
+  /* rows grouped by colour, in row order within each */
+  for (int i = 0; i < n; i++)
+    if (col[i] <= PHYS_POSITION_COLOURS) ic->start[col[i] + 1]++;
+  for (int c = 0; c <= PHYS_POSITION_COLOURS; c++) ic->start[c + 1] += ic->start[c];
+  int *fill = ARENA_NEW(ar, int, PHYS_POSITION_COLOURS + 1);
+  if (!fill) return -1;
+  memcpy(fill, ic->start, (PHYS_POSITION_COLOURS + 1) * sizeof(int));
+  for (int i = 0; i < n; i++)
+    if (col[i] <= PHYS_POSITION_COLOURS) ic->rows[fill[col[i]]++] = c0 + i;
+  return 0;
+}
+
+/* sweeps over big island k, colour by colour; `team` = 1 when every thread of the parallel
+ * team calls it (each takes a slice of every colour; the last group goes to thread 0) */
+static void correct_island_coloured(phys_world *w, const phys_problem *s, corr_data *cd, int k,
+                                    const island_colours *ic, int *flags, int team) {
+  double xi = w->opt.baumgarte, max_corr = w->opt.max_correction;
+  int lo, hi, me = team ? omp_get_thread_num() : 0, nt = team ? omp_get_num_threads() : 1;
+  int last = ic->start[PHYS_POSITION_COLOURS + 1];
+  if (last == 0) return; /* nothing corrected here (same answer on every thread) */
+  phys_slice(team, 0, last, &lo, &hi);
+  for (int i = lo; i < hi; i++) prepare_row(w, s, cd, ic->rows[i]);
+  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) q_to_m3(cd->rot + 9 * sb, w->bodies[s->body_id[sb]].q);
+  phys_team_barrier(team);
+
+  for (int sweep = 0; sweep < POSITION_SWEEPS; sweep++) {
+    int corrected = 0;
+    for (int g = 0; g <= PHYS_POSITION_COLOURS; g++) {
+      /* the one-thread group (contacts, and connects past the colours) first, then colours */
+      int c = g == 0 ? PHYS_POSITION_COLOURS : g - 1;
+      int r0 = ic->start[c], r1 = ic->start[c + 1];
+      if (r0 == r1) continue;
+      if (c < PHYS_POSITION_COLOURS) phys_slice(team, r0, r1, &lo, &hi);
+      else lo = r0, hi = me == 0 ? r1 : r0;
+      for (int i = lo; i < hi; i++) corrected |= correct_row(w, s, cd, ic->rows[i], xi, max_corr);
+      phys_team_barrier(team);
+    }
+    /* every thread stops after the same sweep: the team's flags, read after a barrier */
+    flags[me] = corrected;
+    phys_team_barrier(team);
+    int any = 0;
+    for (int t = 0; t < nt; t++) any |= flags[t];
+    phys_team_barrier(team);
+    if (!any) break;
+  }
+}
+
 int phys__correct_positions(phys_world *w, const phys_problem *s) {
+  phys_arena *ar = &w->arena;
   corr_data cd;
-  cd.rot = ARENA_NEW(&w->arena, double, 9 * (size_t)s->nb);
-  cd.anchor = ARENA_NEW(&w->arena, double, 6 * (size_t)s->ncon);
-  if ((s->nb && !cd.rot) || (s->ncon && !cd.anchor)) return -1; /* the step fails, restored */
-  int n = s->nislands;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (n > 1)
-  for (int k = 0; k < n; k++) correct_island(w, s, &cd, k);
+  int n = s->nislands, threads = w->step_threads;
+  cd.rot = ARENA_NEW(ar, double, 9 * (size_t)s->nb);
+  cd.anchor = ARENA_NEW(ar, double, 6 * (size_t)s->ncon);
+  int *big = ARENA_NEW(ar, int, n), *small = ARENA_NEW(ar, int, n);
+  int *cut = ARENA_NEW(ar, int, threads + 1), *flags = ARENA_ZNEW(ar, int, threads);
+  island_colours *ic = ARENA_NEW(ar, island_colours, n);
+  if ((s->nb && !cd.rot) || (s->ncon && !cd.anchor) || (n && (!big || !small || !ic)) || !cut ||
+      !flags)
+    return -1; /* the step fails, restored */
+
+  /* big islands are swept colour by colour (whatever the thread count), the others in order */
+  int nbig = 0, nsmall = 0;
+  for (int k = 0; k < n; k++) {
+    if (s->isl_body_start[k + 1] - s->isl_body_start[k] >= PHYS_POSITION_COLOUR_MIN_BODIES) {
+      if (colour_island(w, s, ar, k, &ic[nbig])) return -1;
+      big[nbig++] = k;
+    } else {
+      small[nsmall++] = k;
+    }
+  }
+  if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
+    for (int i = 0; i < nbig; i++) correct_island_coloured(w, s, &cd, big[i], &ic[i], flags, 0);
+    for (int i = 0; i < nsmall; i++) correct_island(w, s, &cd, small[i]);
+    return 0;
+  }
+  phys__split_islands_by_cost(s, small, nsmall, threads, cut);
+#pragma omp parallel num_threads(threads)
+  {
+    for (int i = 0; i < nbig; i++) correct_island_coloured(w, s, &cd, big[i], &ic[i], flags, 1);
+    int t = omp_get_thread_num();
+    for (int i = cut[t]; i < cut[t + 1]; i++) correct_island(w, s, &cd, small[i]);
+  }
   return 0;
 }

@@ -127,6 +127,12 @@ int phys__problem_max_nv(const phys_problem *s);
 void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, double d[3],
                          double *scratch);
 
+/* split the n islands of `list` into `parts` contiguous runs of about equal estimated cost
+ * (solver bodies plus row sets): part t is list[cut[t], cut[t + 1]). Stable from step to step
+ * while the islands are, so a thread keeps working on the same islands' data. */
+void phys__split_islands_by_cost(const phys_problem *s, const int *list, int n, int parts,
+                                 int *cut);
+
 /* ---- the accuracy metric of paper 002 sec. 7 (residual.c) ---- */
 
 /* metric velocity of solver body sb: vm = A^-1 (base + J^T lambda) for a free body; for the

@@ -13,27 +13,6 @@
 /* islands at least this big are solved by the whole thread team */
 #define TEAM_MIN_BODIES 48
 
-/* island k's estimated cost: its solver bodies plus its row sets */
-static long island_cost(const phys_problem *s, int k) {
-  return (long)(s->isl_body_start[k + 1] - s->isl_body_start[k]) +
-         (long)(s->isl_con_start[k + 1] - s->isl_con_start[k]) + 1;
-}
-
-/* split the n islands of `list` into `parts` contiguous runs of about equal cost: part t is
- * [cut[t], cut[t + 1]) */
-static void split_by_cost(const phys_problem *s, const int *list, int n, int parts, int *cut) {
-  long total = 0, sum = 0;
-  for (int i = 0; i < n; i++) total += island_cost(s, list[i]);
-  cut[0] = 0;
-  int t = 1;
-  for (int i = 0; i < n && t < parts; i++) {
-    sum += island_cost(s, list[i]);
-    /* part t - 1 ends once the runs so far hold t shares of the total */
-    while (t < parts && sum * parts >= (long)t * total) cut[t++] = i + 1;
-  }
-  while (t <= parts) cut[t++] = n;
-}
-
 phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   const phys_solver_def *def = phys__solver_def(w->opt.solver);
@@ -64,7 +43,7 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
    * made even the serial stages of 22_humanoids twice as slow on two threads) */
   int *cut = ARENA_NEW(ar, int, threads + 1);
   if (!cut) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
-  split_by_cost(s, small, nsmall, threads, cut);
+  phys__split_islands_by_cost(s, small, nsmall, threads, cut);
 #pragma omp parallel num_threads(threads)
   {
     for (int i = 0; i < nbig; i++) def->solve_island(w, s, big[i], 1);
