@@ -65,6 +65,71 @@ static int wake_touched(phys_world *w, const double *geom_margin) {
   return woke;
 }
 
+/* contact c from narrowphase point pt of the pair of geoms (ga, gb): sides, friction, condim,
+ * frame and the warm-started impulse (reads the warm-start store only) */
+static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair,
+                         const phys_contact_point *pt, phys_contact *c) {
+  const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
+  c->feature = pt->feature;
+  c->key = contact_key(ga, gb, pt->feature);
+  v3_copy(c->pos, pt->pos);
+
+  /* the dynamic side is "a" when the other side is static: impulses then act on body a */
+  double normal[3];
+  int flip = a->is_static;
+  c->geom_a = flip ? gb : ga;
+  c->geom_b = flip ? ga : gb;
+  c->body_a = geom_body(w, c->geom_a);
+  c->body_b = geom_body(w, c->geom_b);
+  v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
+  c->dist = pt->dist;
+  c->mu = fmax(a->friction, b->friction);
+  c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
+  c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
+  c->dim = a->condim > b->condim ? a->condim : b->condim;
+  if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
+    const phys_geom *hi = a->priority > b->priority ? a : b;
+    c->mu = hi->friction;
+    c->mu_spin = hi->friction_torsion;
+    c->mu_roll = hi->friction_rolling;
+    c->dim = hi->condim;
+  }
+  if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
+  if (cpair && cpair->condim) c->dim = cpair->condim;
+  if (c->mu == 0.0) c->dim = 1;
+
+  /* frame rows t1, t2, n */
+  double t1[3], t2[3];
+  v3_basis(normal, t1, t2);
+  memcpy(c->frame, t1, sizeof t1);
+  memcpy(c->frame + 3, t2, sizeof t2);
+  memcpy(c->frame + 6, normal, sizeof normal);
+
+  /* warm start: last impulse in the new frame, back inside the cone (the angular part of a
+   * condim 4/6 contact as it was: the first iteration projects it) */
+  memset(c->lambda, 0, sizeof c->lambda);
+  const phys_warm *prev = find_warm(w, c->key);
+  if (prev) {
+    m3_mulv(c->lambda, c->frame, prev->impulse);
+    if (c->dim > 3) {
+      m3_mulv(c->lambda + 3, c->frame, prev->impulse + 3);
+      if (c->dim == 4) c->lambda[3] = c->lambda[4] = 0.0;
+    }
+    if (c->lambda[2] < 0.0) c->lambda[2] = 0.0;
+    if (c->dim == 1) {
+      c->lambda[0] = c->lambda[1] = 0.0;
+    } else {
+      double tn = sqrt(c->lambda[0] * c->lambda[0] + c->lambda[1] * c->lambda[1]);
+      double r = c->mu * c->lambda[2];
+      if (tn > r) {
+        double s = tn > 0.0 ? r / tn : 0.0;
+        c->lambda[0] *= s;
+        c->lambda[1] *= s;
+      }
+    }
+  }
+}
+
 int phys__build_contacts(phys_world *w, const double *geom_margin) {
   phys_arena *ar = &w->arena;
 
@@ -83,85 +148,33 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
   /* (a parallel region costs more than a few dozen pair tests) */
-#pragma omp parallel for num_threads(w->step_threads) schedule(dynamic, 32) if (npairs >= 64)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static, 16) if (npairs >= 64)
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
                              pair_margin(geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
   }
 
-  /* compact in pair order */
+  /* contacts in pair order: each pair's first index from the counts, then the pairs' contacts
+   * filled in parallel (each writes its own) */
   int total = 0;
-  for (int p = 0; p < npairs; p++) total += counts[p];
-  if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
-  int nc = 0;
   for (int p = 0; p < npairs; p++) {
-    int ga = pairs[p].a, gb = pairs[p].b;
-    const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
-    const phys_contact_pair *cpair = counts[p] ? phys__contact_pair_find(w, ga, gb) : NULL;
-    for (int k = 0; k < counts[p]; k++) {
-      const phys_contact_point *pt = &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k];
-      phys_contact *c = &w->contacts[nc++];
-      c->feature = pt->feature;
-      c->key = contact_key(ga, gb, pt->feature);
-      v3_copy(c->pos, pt->pos);
-
-      /* the dynamic side is "a" when the other side is static: impulses then act on body a */
-      double normal[3];
-      int flip = a->is_static;
-      c->geom_a = flip ? gb : ga;
-      c->geom_b = flip ? ga : gb;
-      c->body_a = geom_body(w, c->geom_a);
-      c->body_b = geom_body(w, c->geom_b);
-      v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
-      c->dist = pt->dist;
-      c->mu = fmax(a->friction, b->friction);
-      c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
-      c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
-      c->dim = a->condim > b->condim ? a->condim : b->condim;
-      if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
-        const phys_geom *hi = a->priority > b->priority ? a : b;
-        c->mu = hi->friction;
-        c->mu_spin = hi->friction_torsion;
-        c->mu_roll = hi->friction_rolling;
-        c->dim = hi->condim;
-      }
-      if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
-      if (cpair && cpair->condim) c->dim = cpair->condim;
-      if (c->mu == 0.0) c->dim = 1;
-
-      /* frame rows t1, t2, n */
-      double t1[3], t2[3];
-      v3_basis(normal, t1, t2);
-      memcpy(c->frame, t1, sizeof t1);
-      memcpy(c->frame + 3, t2, sizeof t2);
-      memcpy(c->frame + 6, normal, sizeof normal);
-
-      /* warm start: last impulse in the new frame, back inside the cone (the angular part of a
-       * condim 4/6 contact as it was: the first iteration projects it) */
-      memset(c->lambda, 0, sizeof c->lambda);
-      const phys_warm *prev = find_warm(w, c->key);
-      if (prev) {
-        m3_mulv(c->lambda, c->frame, prev->impulse);
-        if (c->dim > 3) {
-          m3_mulv(c->lambda + 3, c->frame, prev->impulse + 3);
-          if (c->dim == 4) c->lambda[3] = c->lambda[4] = 0.0;
-        }
-        if (c->lambda[2] < 0.0) c->lambda[2] = 0.0;
-        if (c->dim == 1) {
-          c->lambda[0] = c->lambda[1] = 0.0;
-        } else {
-          double tn = sqrt(c->lambda[0] * c->lambda[0] + c->lambda[1] * c->lambda[1]);
-          double r = c->mu * c->lambda[2];
-          if (tn > r) {
-            double s = tn > 0.0 ? r / tn : 0.0;
-            c->lambda[0] *= s;
-            c->lambda[1] *= s;
-          }
-        }
-      }
-    }
+    int n = counts[p];
+    counts[p] = total; /* now the pair's first contact */
+    total += n;
   }
+  if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (total >= 256)
+  for (int p = 0; p < npairs; p++) {
+    int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
+    if (!n) continue;
+    int ga = pairs[p].a, gb = pairs[p].b;
+    const phys_contact_pair *cpair = phys__contact_pair_find(w, ga, gb);
+    for (int k = 0; k < n; k++)
+      fill_contact(w, ga, gb, cpair, &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k],
+                   &w->contacts[first + k]);
+  }
+  int nc = total;
   w->ncontacts = nc;
   return 0;
 }
