@@ -55,7 +55,8 @@ void phys__trace_end(phys_world *w, const phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
     int from = w->trace_off[k], n = w->trace_cnt[k];
     w->trace_off[k] = at;
-    if (n > 0 && from != at) memmove(w->trace_val + at, w->trace_val + from, (size_t)n * sizeof(double));
+    if (n > 0 && from != at)
+      memmove(w->trace_val + at, w->trace_val + from, (size_t)n * sizeof(double));
     at += n;
   }
   w->trace_off[s->nislands] = at;
