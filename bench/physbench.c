@@ -7,7 +7,9 @@
  * run, every body's position is recorded, then N steps are timed one by one with
  * CLOCK_MONOTONIC. The JSON object on stdout holds the step-time percentiles, the solver
  * statistics of phys_step_stats, drift, sleeping, the state hash and the heap allocations made
- * during the timed steps. Exit status: 0 ok, 1 load or step error, 2 bad arguments.
+ * during the timed steps. With --trace it also holds the residual trace (the accuracy metric
+ * after every iteration) of the last timed step's island with the most rows. Exit status: 0 ok,
+ * 1 load or step error, 2 bad arguments.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -29,6 +31,7 @@ typedef struct bench_args {
   const char *scene;
   long steps, warmup;
   int threads, repeat, no_sleep, fixed_threads, json, list; /* list: 1 scenes, 2 solvers */
+  int trace;                 /* --trace: residual_trace on, the largest island's trace out */
   int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_solver;
   phys_solver_kind solver;
   int iterations;
@@ -49,6 +52,8 @@ typedef struct run_result {
   int iterations_max, bodies, asleep_end;
   uint64_t hash, allocations;
   phys_world_options opt;    /* options in force during the run */
+  double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
+  int trace_count, trace_rows;
 } run_result;
 
 static const char *const stage_names[4] = {"collision", "islands", "solve", "integrate"};
@@ -158,6 +163,10 @@ static void usage(FILE *f) {
         "  --penalty RULE     SubADMM penalty rule: scaled (default) or paper\n"
         "  --beta-scale C     SubADMM: beta = C * beta0 (scaled rule)\n"
         "  --alpha A          SubADMM: over-relaxation in [1, 2) (scaled rule)\n"
+        "  --trace            record the accuracy metric after every iteration and print the\n"
+        "                     last timed step's trace of its island with the most rows\n"
+        "                     (residual_trace, trace_island_rows); the metric is then\n"
+        "                     evaluated every iteration, so step times include it\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
@@ -262,6 +271,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"floating-base", no_argument, NULL, 'F'},    {"package-path", required_argument, NULL, 'P'},
     {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
     {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
+    {"trace", no_argument, NULL, 'R'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -286,6 +296,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->floating_base = 1;
     } else if (c == 'G') {
       a->ground = 1;
+    } else if (c == 'R') {
+      a->trace = 1;
     } else if (c == '?' || c == ':') {
       fprintf(stderr, "physbench: %s option '%s' (see --help)\n",
               c == '?' ? "unknown" : "missing value for", argv[optind - 1]);
@@ -339,6 +351,7 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
   if (a->have_penalty) o->subadmm.penalty_rule = a->penalty;
   if (a->have_beta) o->subadmm.beta_scale = a->beta_scale;
   if (a->have_alpha) o->subadmm.over_relaxation = a->alpha;
+  if (a->trace) o->residual_trace = 1;
 }
 
 /* ---- running ------------------------------------------------------------------------------ */
@@ -473,6 +486,33 @@ static void end_figures(const phys_world *w, int bound, const double *pos0, run_
   r->opt = phys_world_get_options(w);
 }
 
+/** --trace: copy the last step's trace of its island with the most rows into r (none when no
+ * island had rows). 0 or EXIT_LOAD. */
+static int copy_trace(const phys_world *w, run_result *r) {
+  free(r->trace);
+  r->trace = NULL;
+  r->trace_count = r->trace_rows = 0;
+  int k = phys_world_trace_largest_island(w);
+  if (k < 0) return 0;
+  const double *v = NULL;
+  int n = 0;
+  if (phys_world_trace_island(w, k, &v, &n) != PHYS_OK) {
+    fprintf(stderr, "physbench: trace: %s\n", phys_world_last_error(w));
+    return EXIT_LOAD;
+  }
+  r->trace_rows = phys_world_trace_island_rows(w, k);
+  if (n > 0) {
+    r->trace = malloc(sizeof(double) * (size_t)n);
+    if (!r->trace) {
+      fprintf(stderr, "physbench: out of memory for the trace\n");
+      return EXIT_LOAD;
+    }
+    memcpy(r->trace, v, sizeof(double) * (size_t)n);
+    r->trace_count = n;
+  }
+  return 0;
+}
+
 /** One run from a fresh load: warm-up, positions, timed steps, end figures. 0 or exit code. */
 static int run_once(const bench_args *a, const char *tag, run_result *r) {
   phys_world *w = NULL;
@@ -493,6 +533,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
     rc = timed_steps(w, a, tag, r);
   }
   if (!rc) end_figures(w, bound, pos0, r);
+  if (!rc && a->trace) rc = copy_trace(w, r);
   free(pos0);
   phys_world_destroy(w);
   return rc;
@@ -558,6 +599,12 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   }
   json_str(&j, "state_hash", hash);
   json_int(&j, "allocations_during_steps", (long long)r->allocations);
+  if (a->trace) {
+    json_int(&j, "trace_island_rows", r->trace_rows);
+    json_open(&j, "residual_trace", '[');
+    for (int i = 0; i < r->trace_count; i++) json_num(&j, NULL, r->trace[i]);
+    json_close(&j, ']');
+  }
   json_close(&j, '}');
   fflush(stdout);
 }
@@ -579,6 +626,7 @@ static int result_alloc(run_result *r, long n) {
 /** Free the per-step arrays of *r. */
 static void result_free(run_result *r) {
   free(r->ms);
+  free(r->trace);
   for (int s = 0; s < 4; s++) free(r->stage[s]);
 }
 

@@ -309,6 +309,47 @@ phys_status phys_world_step(phys_world *w);
 /* Statistics of the last step (zeroed before the first). Pointer owned by the world. */
 const phys_step_stats *phys_world_stats(const phys_world *w);
 
+/* ---- residual trace (phys_world_options.residual_trace = 1) -------------------------------
+ *
+ * With the option on, each step records, for every awake island it solves, the solver's
+ * accuracy metric after every iteration: value i is the metric of the iterate after iteration
+ * i + 1, the number the solver's stop test compares with `tolerance` (the shared sec. 7
+ * metric, phys_step_stats.residual; for the SubADMM family with condim 4/6 contacts it includes
+ * the angular rows' primal residual that SubADMM adds for its stop test). An island has as many
+ * values as iterations (its count in iterations_max / iterations_mean), and its last value is
+ * its final residual, so the largest last value is stats.residual; an island without
+ * constraint rows has none. Results are bit-identical with the option on or off; on, a step
+ * evaluates the metric after every iteration (about one iteration's cost each), off it records
+ * and computes nothing for it.
+ *
+ * Islands are numbered as phys_body_island (awake islands of the last step). The trace belongs
+ * to the world and describes the last successful step: it is dropped by the next
+ * phys_world_step (also one that fails) and by phys_world_set_options, and pointers into it
+ * are valid until then (or phys_world_destroy). Reading it does not change the world; like
+ * every call on a world, not concurrently with a step or an options change of that world. */
+
+/* Islands in the trace: phys_world_island_count() of the last step when it recorded a trace,
+ * else 0. */
+int phys_world_trace_island_count(const phys_world *w);
+
+/* The trace of island `island`: *values (nullable) receives a pointer to *count (nullable)
+ * doubles owned by the world, or NULL when the island has none. Errors (outputs set to NULL and
+ * 0, message in phys_world_last_error): PHYS_E_STATE when there is no trace (residual_trace is
+ * 0, or no step has recorded one since it was set or since the options changed; the message
+ * says to set residual_trace), PHYS_E_NOT_FOUND for an island outside [0,
+ * phys_world_trace_island_count). */
+phys_status phys_world_trace_island(const phys_world *w, int island, const double **values,
+                                    int *count);
+
+/* Constraint rows of island `island` in the trace (a contact counts 1, 3, 4 or 6 rows by its
+ * condim, a connect 3, a weld 6, a joint limit 1), or -1 when there is no trace or no such
+ * island. */
+int phys_world_trace_island_rows(const phys_world *w, int island);
+
+/* The island of the trace with the most rows (the lowest index among equals), or -1 when there
+ * is no trace or no island has rows. */
+int phys_world_trace_largest_island(const phys_world *w);
+
 /* Contacts of the last step, for inspection and tests. Each contact: world point, unit normal
  * from body b to body a, signed distance before the solve (< 0 penetrating), and the impulse
  * (N s, world frame) that body b applied to body a. When one side is static it is side b

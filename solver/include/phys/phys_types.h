@@ -211,6 +211,10 @@ typedef struct phys_world_options {
   int max_iterations;       /* the solver's iteration cap per step and island, >= 1; default 100 */
   double tolerance;         /* stop when the sec. 7 accuracy metric is below this, >= 0;
                                default 1e-5 */
+  int residual_trace;       /* 1: record, for every island a step solves, the sec. 7 metric
+                               after every iteration (phys_world_trace_island); results are
+                               bit-identical either way. 0 (default): nothing recorded, nothing
+                               computed for it. */
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */

@@ -80,6 +80,13 @@ typedef struct phys_problem {
 
   double *r2;            /* per constraint: squared natural-map residual (metric) */
 
+  /* the residual trace (solvers/trace.c), NULL when opt.residual_trace is 0: island k records
+   * its metric after iteration it at trace_val[trace_off[k] + it] (at most trace_off[k + 1] -
+   * trace_off[k] of them) and the count in trace_cnt[k] (phys__trace_record) */
+  double *trace_val;
+  const int *trace_off;
+  int *trace_cnt;
+
   void *ws;              /* the running solver's workspace (its prepare sets it) */
 } phys_problem;
 

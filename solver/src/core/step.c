@@ -230,6 +230,7 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
 phys_status phys_world_step(phys_world *w) {
   double t0 = now_seconds(), t_collision, t_islands;
   phys__threads_begin(w);
+  w->trace_valid = 0; /* the last step's trace ends here; this one's counts once it succeeds */
   phys_problem s;
   phys_status st = phys__step_assemble(w, &s, &t_collision, &t_islands);
   if (st) return st;
@@ -282,6 +283,7 @@ phys_status phys_world_step(phys_world *w) {
   w->stats.time_integrate = t4 - t3;
   w->stats.time_total = t4 - t0;
   w->stats.threads_used = w->step_threads;
+  w->trace_valid = w->opt.residual_trace; /* solvers/trace.c filled it during the solve */
   phys__threads_end(w, t4 - t0);
   return PHYS_OK;
 }

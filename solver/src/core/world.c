@@ -98,6 +98,9 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!(isfinite(o->tolerance) && o->tolerance >= 0.0))
     return phys__error(err, PHYS_E_INVALID, "tolerance must be finite and >= 0, got %g",
                        o->tolerance);
+  if (o->residual_trace != 0 && o->residual_trace != 1)
+    return phys__error(err, PHYS_E_INVALID, "residual_trace must be 0 or 1, got %d",
+                       o->residual_trace);
   const phys_subadmm_options *sa = &o->subadmm;
   if (sa->penalty_rule != PHYS_PENALTY_SCALED && sa->penalty_rule != PHYS_PENALTY_PAPER)
     return phys__error(err, PHYS_E_INVALID, "subadmm.penalty_rule: unknown rule %d",
@@ -163,6 +166,10 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->warm);
   phys__xfree(w->saved_state);
   phys__xfree(w->pairs);
+  phys__xfree(w->trace_off);
+  phys__xfree(w->trace_cnt);
+  phys__xfree(w->trace_rows);
+  phys__xfree(w->trace_val);
   for (int i = 0; i < PHYS_SWEEP_SLICES; i++) phys__xfree(w->sweep_pairs[i]);
   phys__arena_free(&w->arena);
   phys__xfree(w);
@@ -179,6 +186,7 @@ phys_status phys_world_set_options(phys_world *w, const phys_world_options *opt)
   int retune = opt->threads != w->opt.threads || opt->adaptive_threads != w->opt.adaptive_threads;
   w->opt = *opt;
   if (retune) phys__threads_reset(w);
+  w->trace_valid = 0; /* the trace described the last step under the old options */
   return PHYS_OK;
 }
 

@@ -224,6 +224,17 @@ struct phys_world {
   int npairs, pairs_cap;
   phys_pair *sweep_pairs[PHYS_SWEEP_SLICES]; /* per-slice sweep output, concatenated in order */
   int sweep_npairs[PHYS_SWEEP_SLICES], sweep_cap[PHYS_SWEEP_SLICES];
+
+  /* the residual trace of the last step (opt.residual_trace; solvers/trace.c): island k's
+   * values are trace_val[trace_off[k] .. trace_off[k + 1]). During the solve trace_off holds
+   * each island's fixed range of max_iterations slots and trace_cnt the values recorded so far;
+   * after it the ranges are compacted. Grown during warm-up like the other buffers. */
+  int trace_valid;       /* 1: the last step succeeded and recorded a trace */
+  int trace_nislands;
+  int *trace_off, *trace_cnt, *trace_rows; /* nislands + 1, nislands, nislands */
+  int trace_off_cap, trace_cnt_cap, trace_rows_cap;
+  double *trace_val;
+  int trace_val_cap;
 };
 
 /* ---- world.c ---- */

@@ -6,7 +6,9 @@
  * of bodies and constraints between barriers); the other islands go one per thread, each thread
  * a contiguous run of islands of about equal cost. Which thread solves which island does not change any value, and a team's slicing does
  * not either (the solvers compute every value by the same arithmetic in the same order), so
- * results are bit-identical for any thread count. */
+ * results are bit-identical for any thread count. With the residual trace on, the driver
+ * reserves every island's range of the trace before the solve and compacts them after it
+ * (trace.c). */
 #include <omp.h>
 #include "solvers/solver.h"
 
@@ -21,7 +23,9 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
   int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
   if (nisl && (!big || !small))
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
-  phys_status st = def->prepare(w, s);
+  phys_status st = phys__trace_begin(w, s);
+  if (st) return st;
+  st = def->prepare(w, s);
   if (st) return st;
 
   /* big islands go to the whole team, the rest one per thread */
@@ -35,6 +39,7 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
    * costs more than such a solve */
   if (threads == 1 || (nbig == 0 && nsmall <= 1)) {
     for (int k = 0; k < nisl; k++) def->solve_island(w, s, k, 0);
+    phys__trace_end(w, s);
     return PHYS_OK;
   }
   /* small islands: each thread a contiguous run of about equal estimated cost (bodies plus
@@ -50,5 +55,6 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
     int t = omp_get_thread_num();
     for (int i = cut[t]; i < cut[t + 1]; i++) def->solve_island(w, s, small[i], 0);
   }
+  phys__trace_end(w, s);
   return PHYS_OK;
 }

@@ -11,6 +11,7 @@
 #ifndef PHYS_SOLVERS_SOLVER_H
 #define PHYS_SOLVERS_SOLVER_H
 
+#include <omp.h>
 #include "constraints/problem.h"
 
 typedef struct phys_solver_def {
@@ -29,7 +30,9 @@ typedef struct phys_solver_def {
   phys_status (*prepare)(phys_world *w, phys_problem *s);
   /* Solve island k: called once per island, by one thread (team = 0) or by every thread of the
    * team together (team = 1, only when team_islands). Writes s->isl_iters[k] and
-   * s->isl_residual[k] (once, from thread 0 of a team). */
+   * s->isl_residual[k] (once, from thread 0 of a team). When phys__trace_on(s), it also
+   * records the metric after every iteration with phys__trace_record (one value per
+   * iteration, the last one equal to s->isl_residual[k]) without changing any result. */
   void (*solve_island)(const phys_world *w, phys_problem *s, int k, int team);
   /* Its own figures of the step into `st` (NULL: none). */
   void (*stats)(const phys_problem *s, phys_step_stats *st);
@@ -43,6 +46,36 @@ const phys_solver_def *phys__solver_def(phys_solver_kind kind);
  * when the solver allows it, the others one per thread). Returns PHYS_OK or the error the
  * solver recorded. Results are bit-identical for any thread count. */
 phys_status phys__solve_islands(phys_world *w, phys_problem *s);
+
+/* ---- the residual trace (trace.c) ----
+ * With opt.residual_trace = 1 every solver records, for every island it solves, the accuracy
+ * metric after each of its iterations, through phys__trace_record: the same storage and the
+ * same meaning whatever the solver. The driver reserves each island's range before the solve
+ * (max_iterations slots), so islands solved by different threads write disjoint memory. With
+ * the option at 0 s->trace_val is NULL and a solver computes nothing for it. */
+
+/* 1 when this step records a trace */
+static inline int phys__trace_on(const phys_problem *s) { return s->trace_val != NULL; }
+
+/* record `value`, island k's metric after iteration `it` (0-based, in order): the metric the
+ * solver's own stop test compares with the tolerance, evaluated on that iterate. A team calls
+ * it from every thread with the same value; thread 0 writes it. Values past the island's range
+ * (max_iterations) are dropped. */
+static inline void phys__trace_record(phys_problem *s, int k, int it, double value, int team) {
+  if (!s->trace_val || (team && omp_get_thread_num() != 0)) return;
+  if (it < 0 || it >= s->trace_off[k + 1] - s->trace_off[k]) return;
+  s->trace_val[s->trace_off[k] + it] = value;
+  s->trace_cnt[k] = it + 1;
+}
+
+/* before prepare (serial): with the trace on, reserve the world's trace buffers for this
+ * step's islands and point the problem at them; off, leave s->trace_val NULL. PHYS_OK or
+ * PHYS_E_NOMEM recorded on the world. */
+phys_status phys__trace_begin(phys_world *w, phys_problem *s);
+
+/* after every island is solved (serial): compact the islands' ranges into the world's trace
+ * (offsets nislands + 1 into one values array); nothing when the trace is off */
+void phys__trace_end(phys_world *w, const phys_problem *s);
 
 /* subadmm.c: the SubADMM family's table entries' callbacks (subadmm, subadmm-nosub and
  * subadmm-nobody share them; s->kind tells the variant) */

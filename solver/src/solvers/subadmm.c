@@ -442,7 +442,9 @@ static int next_check_gap(double res, double prev_res, int iters_between, double
 }
 
 /* ADMM iterations on island k from the current iterate until the metric reaches the tolerance
- * or `max_it` iterations ran; returns the iterations run, the last metric in *residual */
+ * or `max_it` iterations ran; returns the iterations run, the last metric in *residual. With
+ * the residual trace on, records island_metric after every iteration (the shared metric plus
+ * the condim 4/6 primal term: the number the stop test compares with the tolerance) */
 typedef struct island_ctl {
   double beta, alpha;
   int refactors, stalls;
@@ -453,7 +455,7 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
   const phys_world_options *o = &w->opt;
   int b0 = s->isl_body_start[k], b1 = s->isl_body_start[k + 1];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-  int paper = o->subadmm.penalty_rule == PHYS_PENALTY_PAPER;
+  int paper = o->subadmm.penalty_rule == PHYS_PENALTY_PAPER, tracing = phys__trace_on(s);
   int lo, hi, it, next_check = 0, prev_it = 0;
   double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
   *residual = 0.0;
@@ -471,14 +473,23 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
     }
 
     /* convergence on the sec. 7 metric, at the first iteration, where the rate predicts the
-     * tolerance, and at the cap */
-    if (it == next_check || it + 1 == max_it) {
-      *residual = island_metric(w, s, k, team);
-      if (*residual <= o->tolerance) return it + 1;
-      if (*residual < best) best = *residual;
-      next_check = it + next_check_gap(*residual, prev_res, it - prev_it, o->tolerance);
-      prev_res = *residual;
-      prev_it = it;
+     * tolerance, and at the cap. With the residual trace on the metric is evaluated after
+     * every iteration for the record, but only these checks decide: the metric writes only
+     * its scratch (vm, r2, the trees' qdm, force and rhs, which every v-update rewrites before
+     * reading), so the iterates, the stopping point and the results are those of the trace
+     * off. */
+    int check = it == next_check || it + 1 == max_it;
+    if (check || tracing) {
+      double metric = island_metric(w, s, k, team);
+      phys__trace_record(s, k, it, metric, team);
+      if (check) {
+        *residual = metric;
+        if (*residual <= o->tolerance) return it + 1;
+        if (*residual < best) best = *residual;
+        next_check = it + next_check_gap(*residual, prev_res, it - prev_it, o->tolerance);
+        prev_res = *residual;
+        prev_it = it;
+      }
     }
 
     /* adaptive penalty (43) or the stall detector */
