@@ -362,10 +362,16 @@ int phys__correct_positions(phys_world *w, const phys_problem *s) {
       !flags)
     return -1; /* the step fails, restored */
 
-  /* big islands are swept colour by colour (whatever the thread count), the others in order */
+  /* big islands with connects to correct are swept colour by colour (whatever the thread
+   * count), the others in row order (a big island of contacts alone would sweep its contacts in
+   * row order on one thread anyway) */
   int nbig = 0, nsmall = 0;
   for (int k = 0; k < n; k++) {
-    if (s->isl_body_start[k + 1] - s->isl_body_start[k] >= PHYS_POSITION_COLOUR_MIN_BODIES) {
+    int connects = 0;
+    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1] && !connects; ci++)
+      connects = phys__connect_position_corrected(w, &s->con[ci]);
+    if (connects &&
+        s->isl_body_start[k + 1] - s->isl_body_start[k] >= PHYS_POSITION_COLOUR_MIN_BODIES) {
       if (colour_island(w, s, ar, k, &ic[nbig])) return -1;
       big[nbig++] = k;
     } else {
