@@ -5,8 +5,11 @@
  * median of the last HOME_KEEP home steps against the median of the probe's steps after its
  * first (which pays for waking threads and moving data between cores). The probe takes over
  * home when it is faster by SWITCH_MARGIN; the period doubles while probes lose (up to
- * PERIOD_MAX steps, so a losing way costs under 0.2 % of the steps) and starts short again
- * after a switch. */
+ * PERIOD_MAX steps, so a losing way costs under 0.2 % of the steps). A median hides a team's
+ * worst steps, those where a member was descheduled while the others waited at a barrier (a
+ * busy machine: 4-5 ms on a 1 ms step, at p95): two such stalls close together send the step
+ * home to one thread at once, and stalls that come back soon after the team does make its next
+ * try later. */
 #include <string.h>
 #include "core/world_internal.h"
 
@@ -15,6 +18,13 @@
 #define PERIOD_MAX 2048
 /* the other way must be this much faster to take over (no flapping on noise) */
 #define SWITCH_MARGIN 0.95
+/* a team step this many times the recent median, and longer by this many seconds, stalled */
+#define STALL_FACTOR 3.0
+#define STALL_SECONDS 0.5e-3
+/* two stalls within this many steps make the team give way */
+#define STALL_WINDOW 100
+/* a stall within this many team steps of the team's return doubles the wait for its next try */
+#define STALL_RECENT_STEPS 512
 
 /* median of n (<= 8) values */
 static double median_small(const double *v, int n) {
@@ -46,6 +56,17 @@ void phys__threads_begin(phys_world *w) {
   w->step_threads = w->tctl.mode ? full : 1;
 }
 
+/* double the steps between probes, up to PERIOD_MAX */
+static void back_off(phys_thread_ctl *c) {
+  c->period = c->period * 2 > PERIOD_MAX ? PERIOD_MAX : c->period * 2;
+}
+
+/* make `way` home from the next step on */
+static void go_home(phys_thread_ctl *c, int way) {
+  c->home = c->mode = way;
+  c->run = c->nrecent = c->probe_done = c->last_stall = 0;
+}
+
 void phys__threads_end(phys_world *w, double seconds) {
   phys_thread_ctl *c = &w->tctl;
   if (w->opt.threads <= 1 || !w->opt.adaptive_threads || !(seconds >= 0.0)) return;
@@ -57,17 +78,34 @@ void phys__threads_end(phys_world *w, double seconds) {
     double probe = median_small(c->probe, PHYS_THREADS_PROBE_STEPS - 1);
     double home = median_small(c->recent, c->nrecent);
     if (probe < SWITCH_MARGIN * home) {
-      c->home = c->mode;
-      c->period = PERIOD_MIN;
+      go_home(c, c->mode);
     } else {
-      c->period = c->period * 2 > PERIOD_MAX ? PERIOD_MAX : c->period * 2;
+      back_off(c);
+      go_home(c, c->home);
     }
-    c->mode = c->home;
-    c->run = c->nrecent = c->probe_done = 0;
     return;
   }
+
+  /* a stalled team step (a member descheduled at a barrier: far above the recent steps and by
+   * more than a scheduler's delay); a second one within STALL_WINDOW steps (a busy machine, not
+   * a lone hiccup of the system) sends the step home to one thread at once, and stalls soon
+   * after the team came back make its next try later */
+  if (c->home == 1 && c->nrecent == PHYS_THREADS_HOME_KEEP) {
+    double typical = median_small(c->recent, c->nrecent);
+    if (seconds > STALL_FACTOR * typical && seconds - typical > STALL_SECONDS) {
+      if (c->last_stall > 0 && c->run + 1 - c->last_stall <= STALL_WINDOW) {
+        if (c->run < STALL_RECENT_STEPS) back_off(c);
+        else c->period = PERIOD_MIN;
+        go_home(c, 0);
+        return;
+      }
+      c->last_stall = ++c->run; /* not a typical step: not kept among the recent ones */
+      return;
+    }
+  }
+
   /* at home: remember the last steps; probe the other way every `period` steps */
-  c->recent[c->nrecent % PHYS_THREADS_HOME_KEEP] = seconds;
+  c->recent[c->run % PHYS_THREADS_HOME_KEEP] = seconds;
   if (c->nrecent < PHYS_THREADS_HOME_KEEP) c->nrecent++;
   if (++c->run >= c->period && c->nrecent == PHYS_THREADS_HOME_KEEP) {
     c->mode = !c->home;

@@ -25,6 +25,7 @@ typedef struct phys_thread_ctl {
   int nrecent;
   double probe[PHYS_THREADS_PROBE_STEPS - 1]; /* the current probe's counted steps */
   int probe_done;        /* steps of the current probe so far */
+  int last_stall;        /* `run` after the last stalled team step of this stay (0: none) */
 } phys_thread_ctl;
 
 struct phys_world;
