@@ -21,6 +21,8 @@
 /* a team step this many times the recent median, and longer by this many seconds, stalled */
 #define STALL_FACTOR 3.0
 #define STALL_SECONDS 0.5e-3
+/* a home way whose recent median grew this much since it was chosen is probed against again */
+#define DRIFT_FACTOR 1.3
 /* two stalls within this many steps make the team give way */
 #define STALL_WINDOW 100
 /* a stall within this many team steps of the team's return doubles the wait for its next try */
@@ -65,6 +67,7 @@ static void back_off(phys_thread_ctl *c) {
 static void go_home(phys_thread_ctl *c, int way) {
   c->home = c->mode = way;
   c->run = c->nrecent = c->probe_done = c->last_stall = 0;
+  c->home_ref = 0.0;
 }
 
 void phys__threads_end(phys_world *w, double seconds) {
@@ -104,10 +107,15 @@ void phys__threads_end(phys_world *w, double seconds) {
     }
   }
 
-  /* at home: remember the last steps; probe the other way every `period` steps */
+  /* at home: remember the last steps; probe the other way every `period` steps, or at once
+   * when the home way has become much slower than when it was chosen (the machine changed) */
   c->recent[c->run % PHYS_THREADS_HOME_KEEP] = seconds;
   if (c->nrecent < PHYS_THREADS_HOME_KEEP) c->nrecent++;
-  if (++c->run >= c->period && c->nrecent == PHYS_THREADS_HOME_KEEP) {
+  ++c->run;
+  if (c->nrecent < PHYS_THREADS_HOME_KEEP) return;
+  double now = median_small(c->recent, c->nrecent);
+  if (c->home_ref <= 0.0) c->home_ref = now;
+  if (c->run >= c->period || now > DRIFT_FACTOR * c->home_ref) {
     c->mode = !c->home;
     c->probe_done = 0;
   }

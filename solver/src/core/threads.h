@@ -26,6 +26,7 @@ typedef struct phys_thread_ctl {
   double probe[PHYS_THREADS_PROBE_STEPS - 1]; /* the current probe's counted steps */
   int probe_done;        /* steps of the current probe so far */
   int last_stall;        /* `run` after the last stalled team step of this stay (0: none) */
+  double home_ref;       /* median of the first home steps of this stay (0: not yet) */
 } phys_thread_ctl;
 
 struct phys_world;
