@@ -148,7 +148,8 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
   /* (a parallel region costs more than a few dozen pair tests) */
-#pragma omp parallel for num_threads(w->step_threads) schedule(static, 16) if (npairs >= 64)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static, 16) \
+    if (w->step_threads > 1 && npairs >= 64)
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
@@ -164,7 +165,8 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
     total += n;
   }
   if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (total >= 256)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) \
+    if (w->step_threads > 1 && total >= 256)
   for (int p = 0; p < npairs; p++) {
     int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
     if (!n) continue;

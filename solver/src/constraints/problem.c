@@ -187,7 +187,8 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
 
   /* inertia in the world and the momentum after the external impulse (independent per body) */
   double h = w->opt.timestep;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) if (nb >= 256)
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) \
+    if (w->step_threads > 1 && nb >= 256)
   for (int sb = 0; sb < nb; sb++) {
     const phys_body *b = &w->bodies[s->body_id[sb]];
     double R[9], D[9] = {0}, T[9], Rt[9];
@@ -236,7 +237,7 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
   /* the trees' terms are independent: in parallel when there are several */
   int singular = 0, nt = s->ntrees;
 #pragma omp parallel for num_threads(w->step_threads) schedule(static) reduction(| : singular) \
-    if (nt > 1)
+    if (w->step_threads > 1 && nt > 1)
   for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
   if (singular) return -2;
 

@@ -160,40 +160,73 @@ typedef struct visit_ctx {
   int bad_elem;
 } visit_ctx;
 
-/* one item's bytes */
-static void visit_bytes(visit_ctx *c, const phys_state_field *f, char *p, int elem) {
+/* `size` bytes of field f at p: one item, or several contiguous items or fields at once (the
+ * buffer and the hash see the same bytes in the same order either way) */
+static void visit_bytes(visit_ctx *c, const phys_state_field *f, char *p, size_t size, int elem) {
   switch (c->op) {
     case OP_SIZE: break;
-    case OP_WRITE: memcpy(c->buf + c->pos, p, f->size); break;
+    case OP_WRITE: memcpy(c->buf + c->pos, p, size); break;
     case OP_READ:
-      if (!(f->sets & PHYS_STATE_CHECK)) memcpy(p, c->buf + c->pos, f->size);
+      if (!(f->sets & PHYS_STATE_CHECK)) memcpy(p, c->buf + c->pos, size);
       break;
     case OP_CHECK:
-      if ((f->sets & PHYS_STATE_CHECK) && !c->bad && memcmp(p, c->buf + c->pos, f->size)) {
+      if ((f->sets & PHYS_STATE_CHECK) && !c->bad && memcmp(p, c->buf + c->pos, size)) {
         c->bad = f;
         c->bad_elem = elem;
       }
       break;
-    case OP_HASH: c->h = phys__fnv1a(c->h, p, f->size); break;
+    case OP_HASH: c->h = phys__fnv1a(c->h, p, size); break;
   }
-  c->pos += f->size;
+  c->pos += size;
 }
 
-/* one pass over every field of c->set, group by group, element by element */
+/* fields idx[k] and idx[k + 1] lie back to back in each element and are visited alike, so
+ * their bytes can go as one run */
+static int adjacent(const int *idx, int k, int nf) {
+  if (k + 1 >= nf) return 0;
+  const phys_state_field *a = &fields_table[idx[k]], *b = &fields_table[idx[k + 1]];
+  return a->count == PHYS_SC_ONE && b->count == PHYS_SC_ONE && b->member == a->member + a->size &&
+         (a->sets & PHYS_STATE_CHECK) == (b->sets & PHYS_STATE_CHECK);
+}
+
+/* one pass over every field of c->set, group by group, element by element; fields that lie
+ * back to back in an element go as one run, found once per group */
 static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
-  int idx[MAX_GROUP_FIELDS];
+  int idx[MAX_GROUP_FIELDS], run_field[MAX_GROUP_FIELDS];
+  size_t run_size[MAX_GROUP_FIELDS];
   for (int g = 0; g < PHYS_SG_COUNT; g++) {
     int nf = fields_of((phys_state_group)g, c->set, idx);
     if (nf == 0) continue;
     group_view gv = group_of(w, (phys_state_group)g, nwarm);
     if (c->op == OP_HASH) c->h = phys__fnv1a(c->h, &gv.n, sizeof gv.n);
+    int nruns = 0;
+    for (int k = 0; k < nf; k++) {
+      run_field[nruns] = idx[k];
+      run_size[nruns] = fields_table[idx[k]].size;
+      while (adjacent(idx, k, nf)) run_size[nruns] += fields_table[idx[++k]].size;
+      nruns++;
+    }
+    /* the size pass needs no element's bytes when every run has one item */
+    int fixed = 1;
+    for (int r = 0; r < nruns; r++) fixed &= fields_table[run_field[r]].count == PHYS_SC_ONE;
+    if (c->op == OP_SIZE && fixed) {
+      for (int r = 0; r < nruns; r++) c->pos += (size_t)gv.n * run_size[r];
+      continue;
+    }
     for (int e = 0; e < gv.n; e++) {
       char *elem = gv.base + (size_t)e * gv.stride;
-      for (int k = 0; k < nf; k++) {
-        const phys_state_field *f = &fields_table[idx[k]];
+      for (int r = 0; r < nruns; r++) {
+        const phys_state_field *f = &fields_table[run_field[r]];
         int items;
         char *p = field_items(f, elem, &items);
-        for (int i = 0; i < items; i++) visit_bytes(c, f, p + (size_t)i * f->stride + f->sub, e);
+        if (f->count == PHYS_SC_ONE) {
+          visit_bytes(c, f, p + f->sub, run_size[r], e);
+        } else if (f->stride == f->size && f->sub == 0) {
+          visit_bytes(c, f, p, (size_t)items * f->size, e); /* a packed array */
+        } else {
+          for (int i = 0; i < items; i++)
+            visit_bytes(c, f, p + (size_t)i * f->stride + f->sub, f->size, e);
+        }
       }
     }
   }

@@ -126,7 +126,8 @@ static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h
 static void integrate(phys_world *w, const phys_problem *s) {
   double h = w->opt.timestep;
   int nb = s->nb, nt = s->ntrees;
-#pragma omp parallel num_threads(w->step_threads) if (nb >= 256 || nt > 1)
+#pragma omp parallel num_threads(w->step_threads) \
+    if (w->step_threads > 1 && (nb >= 256 || nt > 1))
   {
 #pragma omp for schedule(static) nowait
     for (int sb = 0; sb < nb; sb++)
