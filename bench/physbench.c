@@ -518,7 +518,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   phys_world *w = NULL;
   int rc = load_world(a, &w);
   if (rc) return rc;
-  r->contacts_sum = r->islands_sum = r->iterations_sum = r->residual_sum = 0.0;
+  r->contacts_sum = r->islands_sum = r->iterations_sum = r->residual_sum = r->threads_sum = 0.0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   rc = warm_up(w, a, tag);
