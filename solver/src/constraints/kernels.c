@@ -5,6 +5,7 @@
  * inverses. Free bodies' J v and J^T f are in rows.h. */
 #include <string.h>
 #include "constraints/problem.h"
+#include "constraints/rows.h"
 #include "core/spatial.h"
 #include "core/math3.h"
 
@@ -30,6 +31,21 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
       int dof = a->vadr[l] + d;
       g[dof] = sp_dot(a->S + 6 * dof, u);
     }
+}
+
+void phys__tree_link_forces(const phys_world *w, const phys_problem *s, int k, const double *pf,
+                            size_t stride) {
+  const phys_tree_solve *t = &s->tree[k];
+  const phys_artic *a = &w->artics[t->artic];
+  for (int l = 0; l < a->nlink; l++) {
+    const phys_body *b = &w->bodies[a->body[l]];
+    double g[6] = {0, 0, 0, 0, 0, 0}, cf[3];
+    body_gather(s, s->sb_of_body[a->body[l]], pf, stride, g);
+    double *F = t->force + 6 * l;
+    v3_copy(F, g);
+    v3_cross(cf, b->x, g);
+    v3_add(F + 3, cf, g + 3);
+  }
 }
 
 void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *rhs) {

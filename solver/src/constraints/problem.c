@@ -173,10 +173,11 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
   s->bp_start = ARENA_ZNEW(ar, int, nb + 1);
   s->bp_list = ARENA_NEW(ar, int, s->np);
   s->r2 = ARENA_NEW(ar, double, s->ncon);
+  s->pforce = ARENA_NEW(ar, double, 3 * (size_t)s->np);
   int *fill = ARENA_NEW(ar, int, nb + 1);
   if (!s->bp_start || !fill ||
       (nb && (!s->inertia || !s->base || !s->v || !s->vm)) || (s->np && !s->bp_list) ||
-      (s->ncon && !s->r2))
+      (s->ncon && !s->r2) || (s->np && !s->pforce))
     return -1;
 
   /* pieces of each body, in piece order */

@@ -79,6 +79,7 @@ typedef struct phys_problem {
   struct phys_tree_solve *tree;
 
   double *r2;            /* per constraint: squared natural-map residual (metric) */
+  double *pforce;        /* 3 per piece: world forces of the impulses (metric scratch) */
 
   /* the residual trace (solvers/trace.c), NULL when opt.residual_trace is 0: island k records
    * its metric after iteration it at trace_val[trace_off[k] + it] (at most trace_off[k + 1] -
@@ -118,6 +119,11 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
 /* the spatial row u (about the world origin) of a constraint row along `dir` at point pt:
  * [dir; pt x dir], or [0; dir] for angular rows (paper 002 App. A) */
 void phys__row_spatial(int ang, const double pt[3], const double dir[3], double u[6]);
+
+/* each link's spatial force about the origin into tree k's t->force, from its pieces' world
+ * forces (piece j's at pf + stride * j; a torque for angular rows) */
+void phys__tree_link_forces(const phys_world *w, const phys_problem *s, int k, const double *pf,
+                            size_t stride);
 
 /* rhs = t->base + S^T F over tree a, where F (t->force, 6 per link, spatial forces about the
  * origin) is summed over subtrees in place */

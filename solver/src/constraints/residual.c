@@ -21,18 +21,8 @@ static void metric_body(const phys_world *w, phys_problem *s, int sb) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
   double rhs[6];
   memcpy(rhs, s->base + 6 * sb, sizeof rhs);
-  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
-    const phys_piece *p = &s->piece[s->bp_list[k]];
-    double f[3], tq[3];
-    piece_force(&s->con[p->con], p, s->con[p->con].lambda, f);
-    if (s->con[p->con].ang) {
-      v3_add(rhs + 3, rhs + 3, f);
-      continue;
-    }
-    v3_cross(tq, p->r, f);
-    v3_add(rhs, rhs, f);
-    v3_add(rhs + 3, rhs + 3, tq);
-  }
+  body_impulse_forces(s, sb, s->pforce);
+  body_gather(s, sb, s->pforce, 3, rhs);
   double *vm = s->vm + 6 * sb;
   v3_scale(vm, rhs, b->inv_mass);
   m3_mulv(vm + 3, s->inertia + 18 * sb + 9, rhs + 3);
@@ -47,28 +37,8 @@ static void metric_tree(const phys_world *w, phys_problem *s, int k) {
   int nl = a->nlink, nv = t->nv;
 
   /* each link's impulses, as a spatial force about the world origin */
-  for (int l = 0; l < nl; l++) {
-    int sb = s->sb_of_body[a->body[l]];
-    const phys_body *b = &w->bodies[a->body[l]];
-    double f[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
-    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
-      const phys_piece *p = &s->piece[s->bp_list[j]];
-      const phys_con *c = &s->con[p->con];
-      double pf[3], rf[3];
-      piece_force(c, p, c->lambda, pf);
-      if (c->ang) {
-        v3_add(tq, tq, pf); /* angular rows pull with a pure torque */
-        continue;
-      }
-      v3_add(f, f, pf);
-      v3_cross(rf, p->r, pf);
-      v3_add(tq, tq, rf);
-    }
-    double *F = t->force + 6 * l, cf[3];
-    v3_copy(F, f);
-    v3_cross(cf, b->x, f);
-    v3_add(F + 3, cf, tq);
-  }
+  for (int l = 0; l < nl; l++) body_impulse_forces(s, s->sb_of_body[a->body[l]], s->pforce);
+  phys__tree_link_forces(w, s, k, s->pforce, 3);
 
   /* subtree sums projected on each joint, the limits' impulses on their dofs, then A^-1 */
   phys__tree_gather_forces(a, t, t->rhs);

@@ -91,4 +91,32 @@ static inline void piece_force(const phys_con *c, const phys_piece *p, const dou
   }
 }
 
+/* rhs += J^T f over body sb's pieces: the world force of piece j is at pf + stride * j (a
+ * torque for angular rows) */
+static inline void body_gather(const phys_problem *s, int sb, const double *pf, size_t stride,
+                               double rhs[6]) {
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    int j = s->bp_list[k];
+    const phys_piece *p = &s->piece[j];
+    const double *f = pf + stride * (size_t)j;
+    double tq[3];
+    if (s->con[p->con].ang) {
+      v3_add(rhs + 3, rhs + 3, f);
+      continue;
+    }
+    v3_cross(tq, p->r, f);
+    v3_add(rhs, rhs, f);
+    v3_add(rhs + 3, rhs + 3, tq);
+  }
+}
+
+/* the world forces s R^T lambda of body sb's pieces into pf (3 per piece) */
+static inline void body_impulse_forces(const phys_problem *s, int sb, double *pf) {
+  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
+    int j = s->bp_list[k];
+    const phys_piece *p = &s->piece[j];
+    piece_force(&s->con[p->con], p, s->con[p->con].lambda, pf + 3 * (size_t)j);
+  }
+}
+
 #endif

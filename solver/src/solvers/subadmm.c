@@ -41,6 +41,9 @@
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
 
+/* doubles from one piece's workspace to the next (body_gather reads the pulls f in place) */
+#define PC_STRIDE (sizeof(phys_subadmm_piece) / sizeof(double))
+
 /* SubADMM's data of row set c and of piece p */
 static inline phys_subadmm_row *row_of(const phys_problem *s, const phys_con *c) {
   return &subadmm_ws(s)->row[c - s->con];
@@ -161,17 +164,7 @@ static void factor_body(const phys_world *w, phys_problem *s, int sb, double bet
 
 /* sum over the body's pieces of J^T applied to each piece's world force f */
 static inline void gather_pieces(const phys_problem *s, int sb, double rhs[6]) {
-  for (int k = s->bp_start[sb]; k < s->bp_start[sb + 1]; k++) {
-    const phys_piece *p = &s->piece[s->bp_list[k]];
-    double tq[3];
-    if (s->con[p->con].ang) {
-      v3_add(rhs + 3, rhs + 3, pc_of(s, p)->f);
-      continue;
-    }
-    v3_cross(tq, p->r, pc_of(s, p)->f);
-    v3_add(rhs, rhs, pc_of(s, p)->f);
-    v3_add(rhs + 3, rhs + 3, tq);
-  }
+  body_gather(s, sb, subadmm_ws(s)->pc[0].f, PC_STRIDE, rhs);
 }
 
 /* v-update (34) of one body */

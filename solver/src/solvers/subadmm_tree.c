@@ -98,30 +98,11 @@ void phys__tree_update(const phys_world *w, phys_problem *s, int k) {
   phys_tree_solve *t = &s->tree[k];
   phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
-  int nl = a->nlink, nv = t->nv;
+  int nv = t->nv;
 
   /* each link's pull from its pieces, as a spatial force about the world origin */
-  for (int l = 0; l < nl; l++) {
-    int sb = s->sb_of_body[a->body[l]];
-    const phys_body *b = &w->bodies[a->body[l]];
-    double f[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
-    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
-      const phys_piece *p = &s->piece[s->bp_list[j]];
-      const double *pf = subadmm_ws(s)->pc[s->bp_list[j]].f;
-      double rf[3];
-      if (s->con[p->con].ang) {
-        v3_add(tq, tq, pf); /* angular rows pull with a pure torque */
-        continue;
-      }
-      v3_add(f, f, pf);
-      v3_cross(rf, p->r, pf);
-      v3_add(tq, tq, rf);
-    }
-    double *F = t->force + 6 * l, cf[3];
-    v3_copy(F, f);
-    v3_cross(cf, b->x, f);
-    v3_add(F + 3, cf, tq);
-  }
+  phys__tree_link_forces(w, s, k, subadmm_ws(s)->pc[0].f,
+                         sizeof(phys_subadmm_piece) / sizeof(double));
 
   /* subtree sums projected on each joint (rhs = base + sum J^T (...)); limits push on their
    * dofs directly */
