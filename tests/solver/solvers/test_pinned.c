@@ -7,7 +7,8 @@
  * the snapshot layout, which may change). The same constant must come out for 1 and 2 threads.
  *
  * Scenes: physbench's built-in peer piles and pyramid, the settled peer piles and the joint grid
- * from the shared peer models (PHYS_PEER_MODELS; skipped without them), MuJoCo's humanoid
+ * from the shared peer models (PHYS_PEER_MODELS; run as the meson test pinned_peer, which
+ * reports SKIP without them), MuJoCo's humanoid
  * (Debian's libmujoco-samples; skipped when absent), and physd's quadrupeds8 and arm_gripper
  * worlds. The articulated scenes run SubADMM and both Table III ablations.
  *
@@ -136,14 +137,22 @@ static int run_case(const pin_case *c, int threads, uint64_t *hash) {
   return 1;
 }
 
+/* which cases this run checks: PHYS_PIN_SET=peer the shared peer models' (a separate meson
+ * test, SKIP without them), anything else the rest (which must all be here) */
+static int peer_set(void) {
+  const char *set = getenv("PHYS_PIN_SET");
+  return set && strcmp(set, "peer") == 0;
+}
+
 static void test_pinned(void) {
-  int print = getenv("PHYS_PIN_PRINT") != NULL, ran = 0, skipped = 0;
+  int print = getenv("PHYS_PIN_PRINT") != NULL, ran = 0, peer = peer_set();
   for (int i = 0; i < NCASES; i++) {
     const pin_case *c = &cases[i];
     uint64_t h1 = 0, h2 = 0;
+    if ((c->src == SRC_PEER) != peer) continue;
     if (!run_case(c, 1, &h1)) {
-      skipped++;
-      if (print) printf("  {\"%s\", ..., %d, /* missing here */},\n", c->name, c->steps);
+      printf("\n  %s: scene file not found\n", c->name);
+      CU_FAIL("scene file not found");
       continue;
     }
     CU_ASSERT_EQUAL_FATAL(run_case(c, 2, &h2), 1);
@@ -161,10 +170,14 @@ static void test_pinned(void) {
              (unsigned long long)c->hash);
     CU_ASSERT_EQUAL(h1, c->hash);
   }
-  printf("\n  pinned: %d cases ran, %d skipped (scene files not here)\n", ran, skipped);
+  printf("\n  pinned: %d cases ran\n", ran);
 }
 
 int register_tests(void) {
+  if (peer_set() && !getenv("PHYS_PEER_MODELS")) {
+    printf("pinned: SKIP, the shared peer models are not beside this checkout\n");
+    exit(77);
+  }
   CU_pSuite s = CU_add_suite("pinned", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "pinned state hashes (1 and 2 threads)", test_pinned)) return -1;
