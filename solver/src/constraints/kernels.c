@@ -174,3 +174,21 @@ void phys__split_islands_by_cost(const phys_problem *s, const int *list, int n, 
   while (t <= parts) cut[t++] = n;
 }
 
+
+void phys__free_velocity(const phys_world *w, phys_problem *s, int sb, double *v, double *qd) {
+  int k = s->sb_tree[sb];
+  if (k < 0) {
+    /* a free body: v* = M^-1 base, closed form */
+    const double *base = s->base + 6 * sb;
+    v3_scale(v + 6 * sb, base, w->bodies[s->body_id[sb]].inv_mass);
+    m3_mulv(v + 6 * sb + 3, s->inertia + 18 * sb + 9, base + 3);
+    return;
+  }
+  phys_tree_solve *t = &s->tree[k];
+  if (t->root_sb != sb) return;
+  /* a tree, from its root link: qd* = A^-1 base through its factor, then every link's COM
+   * velocity */
+  memcpy(qd, t->base, (size_t)t->nv * sizeof(double));
+  phys__tree_ltdl_solve_packed(&t->Afp, qd);
+  phys__tree_link_velocities(w, s, k, qd, v);
+}

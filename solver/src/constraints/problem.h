@@ -129,6 +129,13 @@ void phys__tree_link_forces(const phys_world *w, const phys_problem *s, int k, c
  * origin) is summed over subtrees in place */
 void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *rhs);
 
+/* the free-motion velocity v* = A^-1 base of solver body sb into v (6 per solver body, indexed
+ * by solver body): for a free body its own; for the root link of a tree the whole tree (its
+ * qd* into qd, nv doubles, and every link's COM velocity into v); other links: nothing. What
+ * the bodies would do this step with no constraint. Uses the tree's t->force as scratch:
+ * thread-safe for distinct subsystems. */
+void phys__free_velocity(const phys_world *w, phys_problem *s, int sb, double *v, double *qd);
+
 /* the largest tree's dof count in the problem (0 without trees): phys__delassus_diag's scratch
  * holds 2 such vectors */
 int phys__problem_max_nv(const phys_problem *s);

@@ -10,6 +10,7 @@
 #include "loader_util.h"
 #include "constraints/problem.h"
 #include "constraints/rows.h"
+#include "solvers/solver.h"
 
 /* row r of row set ci at the metric velocities: (J vm)_r */
 static double row_velocity(const phys_problem *s, int ci, int r) {
@@ -134,12 +135,49 @@ static void test_delassus_same_tree(void) {
   CU_ASSERT_EQUAL(connects, 1);
 }
 
+/* v* = A^-1 base, from the kernel, is what the solver gives when nothing constrains the bodies:
+ * a free body falling and tumbling, and a driven double pendulum, with no contact */
+static void test_free_velocity(void) {
+  static const char *xml =
+    "<mujoco><option timestep='0.002'/><worldbody>"
+    "<body pos='0 0 5'><freejoint/><geom type='box' size='0.1 0.2 0.3'/></body>"
+    "<body name='l1' pos='3 0 5'><joint type='hinge' axis='0 1 0' damping='0.3'/>"
+    "  <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.03'/>"
+    "  <body pos='0.4 0 0'><joint type='hinge' axis='0 1 0' stiffness='20'/>"
+    "    <geom type='capsule' fromto='0 0 0 0.4 0 0.1' size='0.03'/></body>"
+    "</body></worldbody></mujoco>";
+  phys_world *w = must_load(xml);
+  for (int i = 0; i < 3; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_body_set_state(w, 0, NULL, NULL, (double[3]){0.1, -0.2, 0.3},
+                                      (double[3]){2.0, -1.0, 0.5}), PHYS_OK);
+  phys_problem s;
+  double tc, ti, v[6 * 8], qd[16], vref[6 * 8];
+  CU_ASSERT_EQUAL_FATAL(phys__step_assemble(w, &s, &tc, &ti), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(s.ncon, 0);
+  CU_ASSERT_FATAL(s.nb <= 8 && s.ntrees == 1 && s.tree[0].nv <= 16);
+  for (int sb = 0; sb < s.nb; sb++) phys__free_velocity(w, &s, sb, v, qd);
+  /* the solver on the same problem: with no row, its one v-update is the free motion */
+  CU_ASSERT_EQUAL_FATAL(phys__solve_islands(w, &s), PHYS_OK);
+  memcpy(vref, s.v, 6 * sizeof(double) * (size_t)s.nb);
+  double worst = 0.0;
+  for (int i = 0; i < 6 * s.nb; i++)
+    worst = fmax(worst, fabs(v[i] - vref[i]) / fmax(1.0, fabs(vref[i])));
+  for (int d = 0; d < s.tree[0].nv; d++)
+    worst = fmax(worst, fabs(qd[d] - s.tree[0].qd[d]) / fmax(1.0, fabs(s.tree[0].qd[d])));
+  printf("\n  free velocity against the unconstrained solve: worst %.1e", worst);
+  CU_ASSERT(worst < 1e-12);
+  /* and it is not the start velocity: gravity and the spring act */
+  CU_ASSERT(fabs(vref[2] - 0.3) > 1e-3);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("problem", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "Delassus diagonal = unit response (free bodies, links, limits)",
                    test_delassus_mixed) ||
-      !CU_add_test(s, "Delassus diagonal with both pieces on one tree", test_delassus_same_tree))
+      !CU_add_test(s, "Delassus diagonal with both pieces on one tree", test_delassus_same_tree) ||
+      !CU_add_test(s, "free-motion velocity = the unconstrained solve", test_free_velocity))
     return -1;
   return 0;
 }
