@@ -9,17 +9,13 @@
 #ifndef PHYS_SOLVERS_SUBADMM_H
 #define PHYS_SOLVERS_SUBADMM_H
 
+#include "constraints/dense.h"
 #include "solvers/solver.h"
 
 /* the No Sub ablation's data of one island (solvers/subadmm_nosub.c) */
 #define PHYS_NOSUB_MAX_DOFS 2048
 typedef struct phys_nosub {
-  int n;                 /* dofs of the island */
-  int b0, p0;            /* first solver body and first piece of the island */
-  int *off;              /* per solver body of the island: its subsystem's dof offset, or -1 for
-                            a non-root link */
-  size_t *row_adr;       /* per piece: offset of its 3 rows (over its subsystem's dofs) */
-  double *rows;
+  phys_dense d;          /* the island's dofs and rows (constraints/dense.h) */
   double *K;             /* n x n: A + sum beta J^T J, then its Cholesky factor */
   double *b, *v;         /* n: right-hand side and the iterate */
 } phys_nosub;
