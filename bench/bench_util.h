@@ -1,8 +1,10 @@
 /* bench_util.h - what physbench and mjbench share, so that both programs time and summarise
  * steps the same way: the monotonic clock, nearest-rank percentiles and the median, and strict
- * number parsing for their flags. */
+ * number parsing for their flags, JSON strings. */
 #ifndef PHYS_BENCH_UTIL_H
 #define PHYS_BENCH_UTIL_H
+
+#include <stdio.h>
 
 /* Seconds on the monotonic clock. */
 double bench_now_s(void);
@@ -18,5 +20,8 @@ int bench_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Parse a whole finite number into *out; 0 on success, -1 otherwise. */
 int bench_parse_double(const char *s, double *out);
+
+/* Write s to f as a JSON string literal (quotes, backslashes and control characters escaped). */
+void bench_json_string(FILE *f, const char *s);
 
 #endif

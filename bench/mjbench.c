@@ -50,20 +50,6 @@ typedef struct run_result {
   double timestep;
 } run_result;
 
-/* ---- small utilities ---------------------------------------------------------------------- */
-
-
-/** Write s as a JSON string literal. */
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 /* ---- MuJoCo's message hooks --------------------------------------------------------------- */
 
 /* MuJoCo's default handlers also append to MUJOCO_LOG.TXT in the working directory and exit
@@ -268,7 +254,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   FILE *f = stdout;
   const char *sep0 = a->json ? "" : "\n  ", *sep = a->json ? ", " : ",\n  ";
   fprintf(f, "{%s\"file\": ", sep0);
-  json_string(f, a->file);
+  bench_json_string(f, a->file);
   fprintf(f, "%s\"mujoco_version\": \"%s\"", sep, version);
   fprintf(f, "%s\"nbody\": %d%s\"nv\": %d%s\"ngeom\": %d", sep, r->nbody, sep, r->nv, sep,
           r->ngeom);

@@ -21,6 +21,7 @@
 #include "phys/phys.h"
 #include "scenes.h"
 #include "bench_util.h"
+#include "bench_load.h"
 
 #define EXIT_USAGE 2
 #define EXIT_LOAD 1
@@ -77,22 +78,11 @@ static void json_sep(json_out *j) {
   if (j->pretty) fprintf(j->f, "\n%*s", 2 * j->depth, "");
 }
 
-/** Write s as a JSON string literal. */
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 /** Start a member "key": (or an array element when key is NULL). */
 static void json_key(json_out *j, const char *key) {
   json_sep(j);
   if (key) {
-    json_string(j->f, key);
+    bench_json_string(j->f, key);
     fputs(j->pretty ? ": " : ":", j->f);
   }
 }
@@ -130,7 +120,7 @@ static void json_int(json_out *j, const char *key, long long v) {
 /** String member. */
 static void json_str(json_out *j, const char *key, const char *v) {
   json_key(j, key);
-  json_string(j->f, v);
+  bench_json_string(j->f, v);
 }
 
 /** Boolean member. */
@@ -356,45 +346,19 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
 
 /* ---- running ------------------------------------------------------------------------------ */
 
-/** Load or build the scene and put the command-line options over the file's. 0 or EXIT_LOAD. */
+/** bench_apply_fn over bench_args */
+static void apply_cb(const void *ctx, phys_world_options *o) { apply_options(ctx, o); }
+
+/** Load or build the scene and put the command-line options over the file's. 0 or EXIT_LOAD,
+ * EXIT_USAGE for an unknown built-in scene. */
 static int load_world(const bench_args *a, phys_world **out) {
-  phys_world_options o = phys_world_options_default();
-  apply_options(a, &o);
-  *out = NULL;
-  if (strncmp(a->scene, "builtin:", 8) == 0) {
-    char msg[512];
-    int st = phys_scene_build(a->scene + 8, &o, out, msg, sizeof msg);
-    if (st != 0) {
-      fprintf(stderr, "physbench: %s\n", msg);
-      return st == PHYS_E_NOT_FOUND ? EXIT_USAGE : EXIT_LOAD;
-    }
-  } else {
-    phys_error err;
-    memset(&err, 0, sizeof err);
-    phys_load_options lo = phys_load_options_default();
-    lo.floating_base = a->floating_base;
-    lo.ground_plane = a->ground;
-    lo.package_paths = a->package_paths;
-    lo.npackage_paths = a->npackage_paths;
-    if (phys_load_model(a->scene, &lo, &o, out, &err) != PHYS_OK) {
-      fprintf(stderr, "physbench: cannot load %s: %s\n", a->scene, err.message);
-      return EXIT_LOAD;
-    }
-    /* what the loader accepted but cannot honour */
-    for (int i = 0; i < phys_world_notice_count(*out); i++)
-      fprintf(stderr, "physbench: notice: %s\n", phys_world_notice(*out, i));
-  }
-  /* the file's <option> overrides iterations: the command line wins, the timestep stays */
-  o = phys_world_get_options(*out);
-  apply_options(a, &o);
-  if (phys_world_set_options(*out, &o) != PHYS_OK) {
-    fprintf(stderr, "physbench: %s: options rejected: %s\n", a->scene,
-            phys_world_last_error(*out));
-    phys_world_destroy(*out);
-    *out = NULL;
-    return EXIT_LOAD;
-  }
-  return 0;
+  phys_load_options lo = phys_load_options_default();
+  lo.floating_base = a->floating_base;
+  lo.ground_plane = a->ground;
+  lo.package_paths = a->package_paths;
+  lo.npackage_paths = a->npackage_paths;
+  int rc = bench_load_world("physbench", a->scene, &lo, apply_cb, a, out);
+  return rc == 2 ? EXIT_USAGE : rc ? EXIT_LOAD : 0;
 }
 
 /** Step once; on failure print the world's message and return EXIT_LOAD. */
