@@ -30,7 +30,12 @@ typedef struct load_opts {
   int floating_base, repair_inertia, ground_plane;
   char **package_paths;     /* resolved, each inside an allowed root */
   int npackage_paths;
-  char *base_dir;           /* relative mesh paths (URDF); NULL = the current directory */
+  char *base_dir;           /* relative includes and meshes (both formats): the file's own
+                               directory, or LoadWorld.base_dir; NULL: refused (MJCF) or the
+                               current directory (URDF) */
+  char **roots;             /* files read beside the document must lie inside these (a copy
+                               of the server's allowed roots; none for a trusted load) */
+  int nroots;
 } load_opts;
 
 /* A choice of contact solver settings: each part applies only when its has_ flag is set. */

@@ -28,6 +28,8 @@ int world_path_allowed(const char *path, char *const *roots, int nroots, const c
 void load_opts_free(load_opts *o) {
   for (int i = 0; i < o->npackage_paths; i++) free(o->package_paths[i]);
   free(o->package_paths);
+  for (int i = 0; i < o->nroots; i++) free(o->roots[i]);
+  free(o->roots);
   free(o->base_dir);
   memset(o, 0, sizeof *o);
 }
@@ -58,7 +60,21 @@ int load_opts_from_msg(load_opts *o, const Physd__V1__LoadWorld *m, const char *
                                        : PHYSD__V1__MODEL_FORMAT__FORMAT_MJCF;
   }
   o->format = format;
-  if (!m) return 0;
+  if (format == PHYSD__V1__MODEL_FORMAT__FORMAT_MJCF && looks_urdf(doc, len))
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "format MJCF but the document's root element is <robot> (URDF)");
+  /* the allowed roots bound every file the loader reads beside the document */
+  if (nroots > 0) {
+    if (!(o->roots = calloc((size_t)nroots, sizeof *o->roots))) goto nomem;
+    for (int i = 0; i < nroots; i++) {
+      if (!(o->roots[i] = strdup(roots[i]))) goto nomem;
+      o->nroots++;
+    }
+  }
+  if (!m) {
+    if (dir && !(o->base_dir = strdup(dir))) goto nomem;
+    return 0;
+  }
   o->floating_base = m->floating_base;
   o->repair_inertia = m->repair_inertia;
   o->ground_plane = m->ground_plane;
@@ -92,13 +108,16 @@ nomem:
 
 phys_status world_parse(const load_opts *o, const char *doc, size_t len, const char *name,
                         const phys_world_options *opt, phys_world **out, phys_error *err) {
-  if (o->format != PHYSD__V1__MODEL_FORMAT__FORMAT_URDF)
-    return phys_load_mjcf_string(doc, len, name, opt, out, err);
   phys_load_options lo = phys_load_options_default();
   lo.floating_base = o->floating_base;
   lo.repair_inertia = o->repair_inertia;
   lo.ground_plane = o->ground_plane;
   lo.package_paths = (const char *const *)o->package_paths;
   lo.npackage_paths = o->npackage_paths;
+  lo.allowed_roots = (const char *const *)o->roots;
+  lo.nallowed_roots = o->nroots;
+  /* MJCF: relative includes, meshdir and meshes against base_dir, the ground plane too */
+  if (o->format != PHYSD__V1__MODEL_FORMAT__FORMAT_URDF)
+    return phys_load_model_string(doc, len, name, o->base_dir, &lo, opt, out, err);
   return phys_load_urdf_string(doc, len, name, o->base_dir, &lo, opt, out, err);
 }

@@ -153,6 +153,26 @@ phys_status phys_link_get_joint_info(const phys_world *w, phys_id body, phys_joi
  * theirs). Non-finite values are rejected. */
 phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double qvel);
 
+/* Set a link's joint position and velocity, any joint type, in phys_link_get_joint's layout:
+ * qpos nq values (hinge/slide 1, ball a quaternion w x y z: 4, free: body-frame position in the
+ * world then its quaternion: 7), qvel nv values (1, 3, 6: a ball's and a free joint's angular
+ * velocity and a free joint's linear velocity of the body origin, in the body frame). Either
+ * array may be NULL (kept). Rejected, nothing changed: not a link, nq or nv not the joint's
+ * count, non-finite values, a zero quaternion (others are normalised). The tree's links are
+ * moved by forward kinematics and the tree is woken. */
+phys_status phys_link_set_joint_state(phys_world *w, phys_id body, const double *qpos, int nq,
+                                      const double *qvel, int nv);
+
+/* Joint names: a joint is identified by the body id of the link it moves (stable for the
+ * world's life, assigned in the order links were added: a file's order for loaded models).
+ * Its name is the one the model file gives it (MJCF <joint name>, URDF <joint name>), "" when
+ * none. Set: at most 63 bytes, rejected for a body that is not a link or a name another joint
+ * has. Get: the name (owned by the world), or NULL for a body that is not a link. Find: the
+ * link's body id of the joint called `name`, or PHYS_ID_NONE. */
+phys_status phys_link_set_joint_name(phys_world *w, phys_id body, const char *name);
+const char *phys_link_get_joint_name(const phys_world *w, phys_id body);
+phys_id phys_world_find_joint(const phys_world *w, const char *name);
+
 /* Command a link's hinge or slide joint (see phys_joint_command); it holds until replaced, and
  * mode PHYS_CMD_NONE clears it. Non-finite values, negative gains or tau_max, other joint types
  * are rejected. Wakes nothing (trees do not sleep). */
@@ -282,7 +302,10 @@ phys_status phys_body_get_state(const phys_world *w, phys_id body, double pos[3]
                                 double linvel[3], double angvel[3]);
 
 /* Set the pose and velocity of a body (any input may be NULL to keep it). Wakes the body's
- * island. Non-finite values or a zero quaternion are rejected and nothing changes. */
+ * island. Non-finite values or a zero quaternion are rejected and nothing changes. A link can be
+ * set this way only when it is the root of its tree and its joint is free (a floating base):
+ * its joint then takes the pose and velocities (the rest of the tree follows by its joints);
+ * other links answer PHYS_E_STATE naming phys_link_set_joint_state. */
 phys_status phys_body_set_state(phys_world *w, phys_id body, const double pos[3],
                                 const double quat[4], const double linvel[3],
                                 const double angvel[3]);
@@ -527,6 +550,12 @@ typedef struct phys_load_options {
   int repair_inertia;  /* 0: reject inertias that break the triangle inequality (default), 1:
                           repair with a notice */
   int ground_plane;    /* 1: add a static plane z = 0 (URDF and MJCF); default 0 */
+  const char *const *allowed_roots; /* every file read beside the document (MJCF includes,
+                                       meshes of both formats) must resolve (links and ".."
+                                       followed) inside one of these directories, else the
+                                       load fails naming the file; nullable when
+                                       nallowed_roots is 0, which allows any file (default) */
+  int nallowed_roots;
 } phys_load_options;
 
 /* Defaults: fixed base, no package paths, no inertia repair, no ground plane. Never fails. */
@@ -547,10 +576,21 @@ phys_status phys_load_urdf_string(const char *xml, size_t len, const char *name,
                                   const phys_world_options *opt, phys_world **out,
                                   phys_error *err);
 
-/* Load a model file by its content: root element <robot> is URDF, <mujoco> is MJCF (then only
- * lo->ground_plane applies). `lo` nullable (defaults). Errors as the loaders'. */
+/* Load a model file by its content: root element <robot> is URDF, <mujoco> is MJCF (then
+ * lo->ground_plane and lo->allowed_roots apply; the rest is URDF's). Relative includes, meshdir
+ * and mesh files resolve against the file's own directory. `lo` nullable (defaults). Errors as
+ * the loaders'. */
 phys_status phys_load_model(const char *path, const phys_load_options *lo,
                             const phys_world_options *opt, phys_world **out, phys_error *err);
+
+/* Same for an in-memory document `doc` (len bytes; `name` in messages, nullable: "(string)"):
+ * relative includes, meshdir and mesh files resolve against base_dir as they would against a
+ * file's directory; with base_dir NULL they are refused with a message saying so (absolute
+ * names still load). Thread-safety as phys_load_mjcf. */
+phys_status phys_load_model_string(const char *doc, size_t len, const char *name,
+                                   const char *base_dir, const phys_load_options *lo,
+                                   const phys_world_options *opt, phys_world **out,
+                                   phys_error *err);
 
 /* Notices a loader left on the world: things in the file that physd accepted but cannot honour
  * (e.g. MuJoCo's soft-constraint parameters), one per kind, "file:line: <element>: text".

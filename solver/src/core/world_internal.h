@@ -51,6 +51,7 @@ typedef struct phys_body {
   int alive;
   int is_static;
   char name[64];
+  char joint_name[64];               /* a link: the name its file gives its joint ("" none) */
   double mass, inv_mass;
   double inertia[3], inv_inertia[3]; /* principal moments about the COM */
   double ipos[3], iquat[4];          /* inertial frame in the body frame */

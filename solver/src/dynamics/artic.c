@@ -334,6 +334,70 @@ phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double
   return PHYS_OK;
 }
 
+phys_status phys_link_set_joint_state(phys_world *w, phys_id body, const double *qpos, int nq,
+                                      const double *qvel, int nv) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link, jnq = phys__joint_nq(a->tb[l].joint), jnv = a->vnum[l];
+  if ((qpos && nq != jnq) || (qvel && nv != jnv))
+    return phys__fail(w, PHYS_E_INVALID,
+                      "body %d: its joint takes %d position and %d velocity values, got %d and %d",
+                      body, jnq, jnv, qpos ? nq : jnq, qvel ? nv : jnv);
+  for (int i = 0; qpos && i < nq; i++)
+    if (!isfinite(qpos[i]))
+      return phys__fail(w, PHYS_E_INVALID, "body %d: joint position %d is not finite", body, i);
+  for (int i = 0; qvel && i < nv; i++)
+    if (!isfinite(qvel[i]))
+      return phys__fail(w, PHYS_E_INVALID, "body %d: joint velocity %d is not finite", body, i);
+  /* a quaternion part (ball: all 4, free: the last 4) must not be zero; it is normalised */
+  int qoff = a->tb[l].joint == PHYS_JOINT_BALL ? 0 : a->tb[l].joint == PHYS_JOINT_FREE ? 3 : -1;
+  double qn[7];
+  if (qpos) {
+    memcpy(qn, qpos, (size_t)nq * sizeof(double));
+    if (qoff >= 0) {
+      double n = sqrt(qn[qoff] * qn[qoff] + qn[qoff + 1] * qn[qoff + 1] +
+                      qn[qoff + 2] * qn[qoff + 2] + qn[qoff + 3] * qn[qoff + 3]);
+      if (!(n > 1e-12))
+        return phys__fail(w, PHYS_E_INVALID, "body %d: joint quaternion is zero", body);
+      for (int k = 0; k < 4; k++) qn[qoff + k] /= n;
+    }
+    memcpy(a->qpos + a->qadr[l], qn, (size_t)nq * sizeof(double));
+  }
+  if (qvel) memcpy(a->qvel + a->vadr[l], qvel, (size_t)nv * sizeof(double));
+  phys__wake_body(w, body);
+  phys__artic_forward(w, w->bodies[body].artic);
+  return PHYS_OK;
+}
+
+phys_status phys_link_set_joint_name(phys_world *w, phys_id body, const char *name) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  if (!name || strlen(name) >= sizeof w->bodies[body].joint_name)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: joint name missing or longer than 63 bytes",
+                      body);
+  phys_id other = phys_world_find_joint(w, name);
+  if (*name && other != PHYS_ID_NONE && other != body)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: joint name '%s' is taken by body %d's joint",
+                      body, name, other);
+  strcpy(w->bodies[body].joint_name, name);
+  return PHYS_OK;
+}
+
+const char *phys_link_get_joint_name(const phys_world *w, phys_id body) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0) return NULL;
+  return w->bodies[body].joint_name;
+}
+
+phys_id phys_world_find_joint(const phys_world *w, const char *name) {
+  if (!name || !*name) return PHYS_ID_NONE;
+  for (int i = 0; i < w->nbodies; i++)
+    if (w->bodies[i].alive && w->bodies[i].artic >= 0 &&
+        strcmp(w->bodies[i].joint_name, name) == 0)
+      return i;
+  return PHYS_ID_NONE;
+}
+
 phys_status phys_link_set_command(phys_world *w, phys_id body, const phys_joint_command *cmd) {
   if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
     return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: not a link", body);

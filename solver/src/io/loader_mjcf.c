@@ -594,14 +594,19 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
   return each_section(c, root, "keyframe", phys__mj_keyframes);
 }
 
-/* Parse the document, build the world, release everything on error. */
-static phys_status load(const char *buf, size_t len, const char *file, int from_file,
-                        const phys_world_options *opt, phys_world **out, phys_error *err) {
+/* Parse the document, build the world, release everything on error (see loader_mjcf_internal.h,
+ * phys__mj_load). */
+phys_status phys__mj_load(const char *buf, size_t len, const char *file, int from_file,
+                          const char *dir, const char *const *roots, int nroots,
+                          const phys_world_options *opt, phys_world **out, phys_error *err) {
   phys_error local;
   mj_ctx c;
   memset(&c, 0, sizeof c);
   c.file = file;
   c.from_file = from_file;
+  c.dir = dir;
+  c.roots = roots;
+  c.nroots = nroots;
   c.err = err ? err : &local;
   c.err->code = PHYS_OK;
   c.err->message[0] = '\0';
@@ -666,7 +671,7 @@ phys_status phys_load_mjcf_string(const char *xml, size_t len, const char *name,
     }
     return PHYS_E_INVALID;
   }
-  return load(xml, len, file, 0, opt, out, err);
+  return phys__mj_load(xml, len, file, 0, NULL, NULL, 0, opt, out, err);
 }
 
 phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys_world **out,
@@ -685,7 +690,20 @@ phys_status phys_load_mjcf(const char *path, const phys_world_options *opt, phys
     }
     return io_errno == ENOMEM ? PHYS_E_NOMEM : PHYS_E_IO;
   }
-  phys_status st = load(buf ? buf : "", len, path, 1, opt, out, err);
+  /* relative includes and meshes: beside the file */
+  const char *slash = strrchr(path, '/');
+  char *dir = phys__xmalloc(slash ? (size_t)(slash - path) + 2 : 1);
+  if (!dir) {
+    phys__xfree(buf);
+    if (err) {
+      err->code = PHYS_E_NOMEM;
+      snprintf(err->message, sizeof err->message, "%s:0: <file>: out of memory", path);
+    }
+    return PHYS_E_NOMEM;
+  }
+  snprintf(dir, slash ? (size_t)(slash - path) + 2 : 1, "%s", slash ? path : "");
+  phys_status st = phys__mj_load(buf ? buf : "", len, path, 1, dir, NULL, 0, opt, out, err);
+  phys__xfree(dir);
   phys__xfree(buf);
   return st;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
+#include "io/path_roots.h"
 
 /* Attributes of <mesh>: plain = handled, ~ = ignored (visual), ? = ignored with a notice,
  * ! = not supported yet. */
@@ -36,17 +37,13 @@ static void mesh_name(const xmlNode *m, char *out, size_t n) {
   else out[0] = '\0';
 }
 
-/* Full path of a mesh file: absolute, or under meshdir / the model file's directory. */
+/* Full path of a mesh file: absolute, or under meshdir / the model's directory (c->dir). */
 static void mesh_path(const mj_ctx *c, const char *file, char *out, size_t n) {
   if (file[0] == '/') {
     snprintf(out, n, "%s", file);
     return;
   }
-  char dir[2048] = "";
-  if (c->from_file && c->file) {
-    const char *slash = strrchr(c->file, '/');
-    if (slash) snprintf(dir, sizeof dir, "%.*s/", (int)(slash - c->file), c->file);
-  }
+  const char *dir = c->dir ? c->dir : "";
   if (c->meshdir && c->meshdir[0] == '/') {
     snprintf(out, n, "%s/%s", c->meshdir, file);
   } else if (c->meshdir && c->meshdir[0]) {
@@ -114,7 +111,13 @@ static phys_status mesh_parse(mj_ctx *c, const xmlNode *m) {
   if (file) {
     char path[4096];
     phys_error e;
+    if (file[0] != '/' && !c->dir)
+      return phys__mj_fail(c, m, PHYS_E_IO,
+                           "relative mesh file '%s' in a document loaded from a string without a "
+                           "base directory (load the file by path, or give its directory)", file);
     mesh_path(c, file, path, sizeof path);
+    if (phys__path_inside(path, c->roots, c->nroots) == -2)
+      return phys__mj_fail(c, m, PHYS_E_IO, "mesh file '%s' is outside the allowed roots", path);
     st = phys_mesh_read_file(path, scale, &v, &nv, &e);
     if (st == PHYS_E_IO) return PHYS_OK; /* missing: reported by the geoms that use it */
     if (st) return phys__mj_fail(c, m, st, "%s", e.message);

@@ -484,6 +484,11 @@ static phys_status joint_ref_add(mj_ctx *c, const xmlNode *joint, phys_id body) 
   c->jrefs[c->njref].name = name;
   c->jrefs[c->njref].body = body;
   c->njref++;
+  /* a link keeps its joint's name (a free body's <freejoint> names no link joint) */
+  if (phys_body_is_static(c->world, body) == 0 && phys_link_get_joint_name(c->world, body) &&
+      phys_link_set_joint_name(c->world, body, name))
+    return phys__mj_fail(c, joint, PHYS_E_PARSE, "joint '%s': %s", name,
+                         phys_world_last_error(c->world));
   return PHYS_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <libxml/parser.h>
 #include "io/loader_mjcf_internal.h"
+#include "io/path_roots.h"
 #include "core/alloc.h"
 #include "io/xml_doc.h"
 
@@ -62,15 +63,23 @@ static phys_status include_one(mj_ctx *c, xmlDoc *doc, xmlNode *inc, const char 
     if (snprintf(path, sizeof path, "%s", rel) >= (int)sizeof path)
       return phys__mj_fail(c, inc, PHYS_E_PARSE, "include path too long");
   } else {
-    if (!c->from_file)
+    /* the main document's includes resolve against its directory (c->dir), an included
+     * file's against that file's own */
+    if (depth == 0 && !c->dir)
       return phys__mj_fail(c, inc, PHYS_E_PARSE,
-                     "relative include '%s' in a document loaded from a string (no directory)",
+                     "relative include '%s' in a document loaded from a string without a base "
+                     "directory (load the file by path, or give its directory)",
                      rel);
     const char *slash = strrchr(file, '/');
-    int dirlen = slash ? (int)(slash - file) + 1 : 0;
-    if (snprintf(path, sizeof path, "%.*s%s", dirlen, file, rel) >= (int)sizeof path)
-      return phys__mj_fail(c, inc, PHYS_E_PARSE, "include path too long");
+    int n = depth == 0 ? snprintf(path, sizeof path, "%s%s", c->dir, rel)
+                       : snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - file) + 1 : 0,
+                                  file, rel);
+    if (n >= (int)sizeof path) return phys__mj_fail(c, inc, PHYS_E_PARSE, "include path too long");
   }
+  int inside = phys__path_inside(path, c->roots, c->nroots);
+  if (inside == -2)
+    return phys__mj_fail(c, inc, PHYS_E_IO, "included file '%s' is outside the allowed roots",
+                         path);
 
   /* cycles: the same real file already on the chain of includes */
   char real[PATH_MAX];

@@ -143,12 +143,29 @@ typedef struct mj_ctx {
   int ngname, capgname;
   mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
   int nqjoint, capqjoint;
-  int from_file;              /* loaded from a file (relative includes allowed) */
+  int from_file;              /* loaded from a file (its real path starts the include chain) */
+  const char *dir;            /* directory of relative includes and meshes, with its trailing
+                                 '/' ("" for the working directory); NULL: a document from a
+                                 string without a base directory (relative names refused) */
+  const char *const *roots;   /* files read beside the document must lie inside these */
+  int nroots;
   char **files;               /* names of included files (owned; nodes' _private point here) */
   int nfile, capfile;
   const char *inc_stack[34];  /* real paths of the files being included (cycle check) */
   int ninc;
 } mj_ctx;
+
+/* ---- the loader (loader_mjcf.c) ------------------------------------------------------------ */
+
+/* Load the MJCF document buf[0 .. len) named `file` (in messages; with from_file 1 it is the
+ * path it was read from, which starts the include chain). Relative includes and meshes resolve
+ * against `dir` (a directory with its trailing '/', "" for the working directory; NULL refuses
+ * them); every file read beside the document must lie inside roots[0 .. nroots) when nroots >
+ * 0. On success *out is the new world; on error *out is untouched and err (nullable) says
+ * "FILE:LINE: <element>: reason". */
+phys_status phys__mj_load(const char *buf, size_t len, const char *file, int from_file,
+                          const char *dir, const char *const *roots, int nroots,
+                          const phys_world_options *opt, phys_world **out, phys_error *err);
 
 /* ---- errors and attributes (loader_mjcf_attr.c) ------------------------------------------- */
 

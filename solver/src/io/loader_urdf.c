@@ -1,5 +1,5 @@
-/* loader_urdf.c - URDF robot loader: entry points, the XML document and <robot>, and
- * phys_load_model, which picks URDF or MJCF by the document's root element.
+/* loader_urdf.c - URDF robot loader: entry points, the XML document and <robot>
+ * (io/loader_model.c picks URDF or MJCF by the document's root element).
  *
  * The document is parsed with libxml2 (no network, no entity substitution). <link> and <joint>
  * are read into flat arrays (loader_urdf_parse.c), then the tree is checked and the world built
@@ -67,10 +67,10 @@ static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
   return PHYS_OK;
 }
 
-/* Parse, build, release; on error nothing is left behind. */
-static phys_status load(const char *buf, size_t len, const char *file, const char *base_dir,
-                        const phys_load_options *lo, const phys_world_options *opt,
-                        phys_world **out, phys_error *err) {
+/* Parse, build, release; on error nothing is left behind (loader_urdf_internal.h). */
+phys_status phys__ur_load(const char *buf, size_t len, const char *file, const char *base_dir,
+                          const phys_load_options *lo, const phys_world_options *opt,
+                          phys_world **out, phys_error *err) {
   phys_error local;
   ur_ctx c;
   memset(&c, 0, sizeof c);
@@ -176,7 +176,7 @@ static phys_status read_model_file(const char *path, phys_world **out, char **bu
 }
 
 /* Load the file at `path` as URDF (buf already read). */
-static phys_status load_file_urdf(const char *path, const char *buf, size_t len,
+phys_status phys__ur_load_file(const char *path, const char *buf, size_t len,
                                   const phys_load_options *lo, const phys_world_options *opt,
                                   phys_world **out, phys_error *err) {
   char *dir = dir_of(path);
@@ -187,7 +187,7 @@ static phys_status load_file_urdf(const char *path, const char *buf, size_t len,
     }
     return PHYS_E_NOMEM;
   }
-  phys_status st = load(buf, len, path, dir, lo, opt, out, err);
+  phys_status st = phys__ur_load(buf, len, path, dir, lo, opt, out, err);
   phys__xfree(dir);
   return st;
 }
@@ -201,7 +201,7 @@ phys_status phys_load_urdf_string(const char *xml, size_t len, const char *name,
   if (out) *out = NULL;
   const char *file = name ? name : "(string)";
   if (!xml || !out) return null_arg(file, xml ? "out" : "xml", err);
-  return load(xml, len, file, base_dir, lo, opt, out, err);
+  return phys__ur_load(xml, len, file, base_dir, lo, opt, out, err);
 }
 
 phys_status phys_load_urdf(const char *path, const phys_load_options *lo,
@@ -210,85 +210,7 @@ phys_status phys_load_urdf(const char *path, const phys_load_options *lo,
   size_t len;
   phys_status st = read_model_file(path, out, &buf, &len, err);
   if (st) return st;
-  st = load_file_urdf(path, buf ? buf : "", len, lo, opt, out, err);
+  st = phys__ur_load_file(path, buf ? buf : "", len, lo, opt, out, err);
   phys__xfree(buf);
   return st;
-}
-
-/* Name of the document's root element: skips a BOM, the XML declaration, processing
- * instructions, comments and a DOCTYPE. Copies at most cap-1 bytes; *line receives its line. */
-static void root_name(const char *s, size_t len, char *name, size_t cap, int *line) {
-  const char *p = s, *e = s + len;
-  *line = 1;
-  name[0] = '\0';
-  if (e - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
-      (unsigned char)p[2] == 0xBF)
-    p += 3;
-  while (p < e) {
-    if (*p == '\n') (*line)++;
-    if (*p != '<') {
-      p++;
-      continue;
-    }
-    const char *close = p[1] == '?' ? "?>" : (e - p >= 4 && !strncmp(p, "<!--", 4)) ? "-->"
-                                             : p[1] == '!' ? ">" : NULL;
-    if (!close) break;
-    p += 2;
-    while (p < e && (e - p < (ptrdiff_t)strlen(close) || strncmp(p, close, strlen(close)))) {
-      if (*p == '\n') (*line)++;
-      p++;
-    }
-    p += strlen(close);
-  }
-  if (p >= e) return;
-  p++;
-  size_t n = 0;
-  while (p < e && n + 1 < cap && !strchr(" \t\r\n/>", *p)) name[n++] = *p++;
-  name[n] = '\0';
-  char *colon = strchr(name, ':'); /* a prefixed root: its local name */
-  if (colon) memmove(name, colon + 1, strlen(colon));
-}
-
-phys_status phys_load_model(const char *path, const phys_load_options *lo,
-                            const phys_world_options *opt, phys_world **out, phys_error *err) {
-  char *buf;
-  size_t len;
-  phys_status st = read_model_file(path, out, &buf, &len, err);
-  if (st) return st;
-  char name[32];
-  int line;
-  root_name(buf ? buf : "", len, name, sizeof name, &line);
-  if (strcmp(name, "robot") == 0) {
-    st = load_file_urdf(path, buf ? buf : "", len, lo, opt, out, err);
-    phys__xfree(buf);
-    return st;
-  }
-  phys__xfree(buf);
-  if (strcmp(name, "mujoco") != 0) {
-    if (err) {
-      err->code = PHYS_E_PARSE;
-      snprintf(err->message, sizeof err->message,
-               "%s:%d: <%s>: not a model: the root element must be <robot> (URDF) or <mujoco> "
-               "(MJCF)", path, name[0] ? line : 0, name[0] ? name : "xml");
-    }
-    return PHYS_E_PARSE;
-  }
-  /* MJCF: only the ground plane of the options applies */
-  if ((st = phys_load_mjcf(path, opt, out, err))) return st;
-  if (lo && lo->ground_plane) {
-    phys_geom_desc g = phys_geom_desc_default();
-    g.type = PHYS_GEOM_PLANE;
-    g.size[0] = g.size[1] = g.size[2] = 1.0;
-    if (phys_world_add_static_geom(*out, &g, NULL)) {
-      if (err) {
-        err->code = PHYS_E_INVALID;
-        snprintf(err->message, sizeof err->message, "%s:0: <mujoco>: ground plane: %s", path,
-                 phys_world_last_error(*out));
-      }
-      phys_world_destroy(*out);
-      *out = NULL;
-      return PHYS_E_INVALID;
-    }
-  }
-  return PHYS_OK;
 }

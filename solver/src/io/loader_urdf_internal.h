@@ -131,4 +131,17 @@ phys_status phys__ur_mesh(ur_ctx *c, int k, const char *link, int *id);
  * places searched. */
 phys_status phys__ur_resolve(ur_ctx *c, const xmlNode *node, const char *uri, char **out);
 
+/* ---- entry points shared with io/loader_model.c (loader_urdf.c) ---- */
+
+/* Load URDF document buf[0 .. len) named `file`; relative mesh names resolve against base_dir
+ * (NULL: "."). On error *out is untouched and err (nullable) holds the message. */
+phys_status phys__ur_load(const char *buf, size_t len, const char *file, const char *base_dir,
+                          const phys_load_options *lo, const phys_world_options *opt,
+                          phys_world **out, phys_error *err);
+
+/* Load the URDF file at `path` whose bytes are buf[0 .. len): meshes beside the file. */
+phys_status phys__ur_load_file(const char *path, const char *buf, size_t len,
+                               const phys_load_options *lo, const phys_world_options *opt,
+                               phys_world **out, phys_error *err);
+
 #endif

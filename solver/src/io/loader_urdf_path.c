@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "io/loader_urdf_internal.h"
+#include "io/path_roots.h"
 #include "core/alloc.h"
 
 /* 1 if `path` is an existing regular file (or a link to one). */
@@ -81,6 +82,12 @@ phys_status phys__ur_resolve(ur_ctx *c, const xmlNode *node, const char *uri, ch
       phys__xfree(p);
       return st;
     }
+  }
+  if (phys__path_inside(p, c->lo.allowed_roots, c->lo.nallowed_roots) == -2) {
+    phys_status st = phys__ur_fail(c, node, PHYS_E_IO, "mesh '%s' ('%s') is outside the allowed roots",
+                                   uri, p);
+    phys__xfree(p);
+    return st;
   }
   *out = p;
   return PHYS_OK;

@@ -402,15 +402,49 @@ phys_status phys_body_get_state(const phys_world *w, phys_id id, double pos[3], 
   return PHYS_OK;
 }
 
+/* 1 when link `id` is its tree's root with a free joint (a floating base) */
+static int floating_base(const phys_world *w, phys_id id) {
+  const phys_body *b = &w->bodies[id];
+  const phys_artic *a = &w->artics[b->artic];
+  return b->link == 0 && a->tb[0].joint == PHYS_JOINT_FREE;
+}
+
+/* a floating base's free joint from a body-frame pose (p, q) and, when given, the COM linear
+ * and angular velocity in the world (the joint's velocities are the body origin's, in the body
+ * frame) */
+static phys_status set_floating_base(phys_world *w, phys_id id, const double p[3],
+                                     const double q[4], const double linvel[3],
+                                     const double angvel[3]) {
+  const phys_body *b = &w->bodies[id];
+  double qpos[7], qvel[6], R[9], lin[3], ang[3], com_off[3], wxr[3], vo[3];
+  v3_copy(qpos, p);
+  memcpy(qpos + 3, q, 4 * sizeof(double));
+  phys_link_get_joint(w, id, NULL, qvel, NULL, NULL);
+  q_to_m3(R, q);
+  /* current world velocities where not given */
+  double cur_ang[3], cur_lin[3];
+  phys_body_get_state(w, id, NULL, NULL, cur_lin, cur_ang);
+  v3_copy(ang, angvel ? angvel : cur_ang);
+  v3_copy(lin, linvel ? linvel : cur_lin);
+  /* body origin velocity: v_com - w x (R ipos) */
+  m3_mulv(com_off, R, b->ipos);
+  v3_cross(wxr, ang, com_off);
+  v3_sub(vo, lin, wxr);
+  m3_tmulv(qvel, R, vo);
+  m3_tmulv(qvel + 3, R, ang);
+  return phys_link_set_joint_state(w, id, qpos, 7, qvel, 6);
+}
+
 phys_status phys_body_set_state(phys_world *w, phys_id id, const double pos[3],
                                 const double quat[4], const double linvel[3],
                                 const double angvel[3]) {
   if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
   phys_body *b = &w->bodies[id];
   if (b->is_static) return phys__fail(w, PHYS_E_STATE, "body %d: is static", id);
-  if (b->artic >= 0)
+  if (b->artic >= 0 && !floating_base(w, id))
     return phys__fail(w, PHYS_E_STATE,
-                      "body %d: is a link: set its joint (phys_link_set_joint) instead", id);
+                      "body %d: is a link below its tree's root or without a free joint: set its "
+                      "joint (phys_link_set_joint_state, SetJointState) instead", id);
   if ((pos && !v3_isfinite(pos)) || (linvel && !v3_isfinite(linvel)) ||
       (angvel && !v3_isfinite(angvel)))
     return phys__fail(w, PHYS_E_INVALID, "body %d: state is not finite", id);
@@ -425,6 +459,7 @@ phys_status phys_body_set_state(phys_world *w, phys_id id, const double pos[3],
     memcpy(q, quat, sizeof q);
     q_normalize(q);
   }
+  if (b->artic >= 0) return set_floating_base(w, id, p, q, linvel, angvel);
   double R[9], off[3];
   q_to_m3(R, q);
   m3_mulv(off, R, b->ipos);
