@@ -40,6 +40,7 @@ typedef struct bench_args {
   phys_penalty_rule penalty;
   /* model loading (phys_load_options): URDF base mode, package paths, a ground plane */
   int floating_base, ground;
+  const char *keyframe;      /* --keyframe: applied after loading, before the warm-up */
   const char *package_paths[32];
   int npackage_paths;
 } bench_args;
@@ -163,6 +164,7 @@ static void usage(FILE *f) {
         "  --package-path DIR URDF: where package://NAME/... is looked up: DIR holds NAME/\n"
         "                     or is NAME itself (repeatable, searched in order)\n"
         "  --ground           add a static ground plane z = 0 (URDF and MJCF files)\n"
+          "  --keyframe NAME    start from the model's keyframe NAME (MJCF <key>)\n"
         "  --list             list the built-in scenes\n"
         "  --list-solvers     list the contact solvers\n"
         "  --help             this text\n"
@@ -235,6 +237,10 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     if (bench_parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
     return 0;
+  case 'K':
+    if (!*v) return bad_arg("--keyframe", v);
+    a->keyframe = v;
+    return 0;
   case 'P':
     if (!*v) return bad_arg("--package-path", v);
     if (a->npackage_paths == (int)(sizeof a->package_paths / sizeof a->package_paths[0]))
@@ -261,7 +267,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"floating-base", no_argument, NULL, 'F'},    {"package-path", required_argument, NULL, 'P'},
     {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
     {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
-    {"trace", no_argument, NULL, 'R'},
+    {"trace", no_argument, NULL, 'R'},           {"keyframe", required_argument, NULL, 'K'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -359,6 +365,23 @@ static int load_world(const bench_args *a, phys_world **out) {
   lo.npackage_paths = a->npackage_paths;
   int rc = bench_load_world("physbench", a->scene, &lo, apply_cb, a, out);
   return rc == 2 ? EXIT_USAGE : rc ? EXIT_LOAD : 0;
+}
+
+/** The model's keyframe `name` (its joints, velocities, controls); EXIT_LOAD naming the
+ * keyframes there are when it has none of that name. */
+static int apply_keyframe(phys_world *w, const char *name) {
+  int k = phys_world_find_keyframe(w, name);
+  if (k >= 0 && phys_world_apply_keyframe(w, k) == PHYS_OK) return 0;
+  if (k >= 0) {
+    fprintf(stderr, "physbench: keyframe '%s': %s\n", name, phys_world_last_error(w));
+    return EXIT_LOAD;
+  }
+  fprintf(stderr, "physbench: no keyframe '%s'; the model has %d:", name,
+          phys_world_keyframe_count(w));
+  for (int i = 0; i < phys_world_keyframe_count(w); i++)
+    fprintf(stderr, " '%s'", phys_world_keyframe_name(w, i));
+  fprintf(stderr, "\n");
+  return EXIT_LOAD;
 }
 
 /** Step once; on failure print the world's message and return EXIT_LOAD. */
@@ -482,6 +505,10 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   phys_world *w = NULL;
   int rc = load_world(a, &w);
   if (rc) return rc;
+  if (a->keyframe && (rc = apply_keyframe(w, a->keyframe))) {
+    phys_world_destroy(w);
+    return rc;
+  }
   r->contacts_sum = r->islands_sum = r->iterations_sum = r->residual_sum = r->threads_sum = 0.0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;

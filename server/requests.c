@@ -38,6 +38,8 @@ static const request_def table[] = {
     {MSG(SET_ACTUATOR_CONTROL), "SetActuatorControl", SIM(W), sim_req_set_actuator_control,
      NULL},
     {MSG(SET_SOLVER), "SetSolver", SIM(W), sim_req_set_solver, NULL},
+    {MSG(RESET_TO_KEYFRAME), "ResetToKeyframe", SIM(W), sim_req_reset_to_keyframe, NULL},
+    {MSG(SET_JOINT_STATE), "SetJointState", SIM(W), sim_req_set_joint_state, NULL},
 };
 
 #define NREQ ((int)(sizeof table / sizeof table[0]))

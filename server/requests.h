@@ -99,6 +99,11 @@ void sim_req_set_real_time_factor(struct sim *s, const struct reply_to *to,
 
 /* sim_req_solver.c (simulation thread) */
 void sim_req_set_solver(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);
+/* sim_req_joint.c (1.3) */
+void sim_req_reset_to_keyframe(struct sim *s, const struct reply_to *to,
+                               const Physd__V1__Envelope *m);
+void sim_req_set_joint_state(struct sim *s, const struct reply_to *to,
+                             const Physd__V1__Envelope *m);
 
 /* sim_barrier.c (simulation thread) */
 void sim_req_join_barrier(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);

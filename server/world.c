@@ -449,9 +449,16 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
     Physd__V1__JointInfo *j = &jinfos[nj];
     physd__v1__joint_info__init(j);
     j->id = id;
-    j->name = (char *)phys_body_get_name(wc->w, id);
+    const char *jname = phys_link_get_joint_name(wc->w, id);
+    j->name = (char *)(jname ? jname : "");
+    j->link = (char *)phys_body_get_name(wc->w, id);
     j->type = (char *)world_joint_type_name(type);
     j->body = id;
+    int nq = 0, nv = 0;
+    double q[7], v[6];
+    phys_link_get_joint(wc->w, id, q, v, &nq, &nv);
+    j->nq = (uint32_t)nq;
+    j->nv = (uint32_t)nv;
     j->range_lo = limited ? range[0] : 0.0;
     j->range_hi = limited ? range[1] : 0.0;
     jptrs[nj++] = j;

@@ -102,6 +102,12 @@ phys_status world_parse(const load_opts *o, const char *doc, size_t len, const c
 
 /* Reload the original document (or the empty world). */
 int world_reset(world_ctx *wc, perr *e);
+/* 1.3 (world_joint.c): back to the loaded state, then keyframe `name` (or `index` when
+ * has_index) applied. NOT_FOUND for an unknown keyframe, and then nothing changes. 0 or -1. */
+int world_reset_to_keyframe(world_ctx *wc, const char *name, int index, int has_index, perr *e);
+/* 1.3 (world_joint.c): joint positions and velocities by id or name (see SetJointState in
+ * proto/physd.proto); checked whole: on error nothing changes. 0 or -1. */
+int world_set_joint_state(world_ctx *wc, const Physd__V1__SetJointState *m, perr *e);
 
 /* Snapshot: a malloc'd opaque blob (magic, format version, model hash, engine version, engine
  * state). Restore checks magic, version and model hash before handing it to the engine. */

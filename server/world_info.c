@@ -1,5 +1,5 @@
-/* world_info.c - the protocol 1.1 and 1.2 parts of ModelInfo: actuators in detail, sensors, the
- * loader's notices and the solver in force (see world.h). Strings point into the world (valid while packing). */
+/* world_info.c - the protocol 1.1 to 1.3 parts of ModelInfo: actuators in detail, sensors, the
+ * loader's notices, the solver in force and the keyframes (see world.h). Strings point into the world (valid while packing). */
 #include <stdlib.h>
 
 #include "world.h"
@@ -70,6 +70,21 @@ int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi) {
     mi->n_notices = (size_t)nn;
     mi->notices = notes;
   }
+  /* 1.3: keyframe names by index */
+  int nk = phys_world_keyframe_count(wc->w);
+  if (nk > 0) {
+    char **keys = calloc((size_t)nk, sizeof *keys);
+    if (!keys) {
+      world_model_info_extras_free(mi);
+      return -1;
+    }
+    for (int i = 0; i < nk; i++) {
+      const char *k = phys_world_keyframe_name(wc->w, i);
+      keys[i] = (char *)(k ? k : "");
+    }
+    mi->n_keyframes = (size_t)nk;
+    mi->keyframes = keys;
+  }
   /* 1.2: the solver in force */
   Physd__V1__SolverInUse *su = malloc(sizeof *su);
   if (!su) {
@@ -96,4 +111,7 @@ void world_model_info_extras_free(Physd__V1__ModelInfo *mi) {
   mi->n_notices = 0;
   free(mi->solver);
   mi->solver = NULL;
+  free(mi->keyframes);
+  mi->keyframes = NULL;
+  mi->n_keyframes = 0;
 }

@@ -257,7 +257,10 @@ void physclient_model_info_free(physclient_model_info *info) {
   for (size_t i = 0; i < info->n_joints; i++) {
     free(info->joints[i].name);
     free(info->joints[i].type);
+    free(info->joints[i].link);
   }
+  for (size_t i = 0; i < info->n_keyframes; i++) free(info->keyframes[i]);
+  free(info->keyframes);
   free(info->joints);
   for (size_t i = 0; i < info->n_actuators; i++) free(info->actuators[i]);
   free(info->actuators);
@@ -303,13 +306,16 @@ static int model_info_from(const Physd__V1__ModelInfo *m, physclient_model_info 
       const Physd__V1__JointInfo *j = m->joints[i];
       o->joints[i] = (physclient_joint_info){.id = j->id, .name = copy_str(j->name),
                                              .type = copy_str(j->type), .body = j->body,
-                                             .range_lo = j->range_lo, .range_hi = j->range_hi};
+                                             .range_lo = j->range_lo, .range_hi = j->range_hi,
+                                             .nq = j->nq, .nv = j->nv};
       o->n_joints = i + 1;
       if (!o->joints[i].name || !o->joints[i].type) return PHYSCLIENT_ENOMEM;
+      if (j->link && *j->link && !(o->joints[i].link = copy_str(j->link))) return PHYSCLIENT_ENOMEM;
     }
   }
   if (pc__copy_strings(m->actuators, m->n_actuators, &o->actuators, &o->n_actuators) ||
-      pc__copy_strings(m->sensors, m->n_sensors, &o->sensors, &o->n_sensors))
+      pc__copy_strings(m->sensors, m->n_sensors, &o->sensors, &o->n_sensors) ||
+      pc__copy_strings(m->keyframes, m->n_keyframes, &o->keyframes, &o->n_keyframes))
     return PHYSCLIENT_ENOMEM;
   pc__solver_in_use_from(m->solver, &o->solver); /* 1.2 */
   return pc__model_info_v11_from(m, o);

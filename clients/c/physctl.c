@@ -58,7 +58,21 @@ static const char usage_text[] =
     "  latency [--cycles N] [--tcp HOST:PORT]\n"
     "                              StepAndObserve round trips (lock-step mode): prints JSON\n"
     "                              with p50/p99/max microseconds; --tcp measures over TCP\n"
-    "  ping                        round trip of a Ping\n"
+    "  ping                        round trip of a Ping\n";
+
+/* the rest of the help (one string would pass the length C compilers must support) */
+static const char usage_text_more[] =
+    "  keyframe NAME               back to the loaded state, then the model's keyframe NAME\n"
+    "                              (joint positions, velocities, controls; `info` lists them)\n"
+    "  joint-state JOINT... [--qpos V,V,...] [--qvel V,V,...]\n"
+    "                              set joints (by the file's name or id) directly: --qpos takes\n"
+    "                              each joint's nq values in order (`info`: 1 per hinge or\n"
+    "                              slide, a floating base's 7: x y z qw qx qy qz), --qvel its nv\n"
+    "  script FILE|-               run the commands of FILE (or stdin), one per line (# starts\n"
+    "                              a comment), on one connection: what a command sets (controls,\n"
+    "                              joint commands, the lock-step clock) holds for the next ones,\n"
+    "                              where separate physctl runs release it when they exit; stops\n"
+    "                              at the first failure with its exit status and line\n"
     "\n"
     "options:\n"
     "  --socket PATH   Unix socket of the daemon\n"
@@ -69,8 +83,12 @@ static const char usage_text[] =
     "\n"
     "exit status: 0 success, 1 the request failed, 2 usage error, 3 cannot connect\n";
 
+/* the script line being run (script mode), 0 otherwise */
+static int script_line;
+
 static void usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "physctl: ");
+  if (script_line) fprintf(stderr, "script line %d: ", script_line);
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nTry 'physctl --help'.\n");
   exit(EXIT_USAGE);
@@ -471,13 +489,17 @@ static int cmd_info(physclient *c) {
     json_str(stdout, m->joints[i].name);
     printf(",\"type\":");
     json_str(stdout, m->joints[i].type);
-    printf(",\"body\":%d,\"range\":[", m->joints[i].body);
+    printf(",\"body\":%d,\"link\":", m->joints[i].body);
+    json_str(stdout, m->joints[i].link ? m->joints[i].link : "");
+    printf(",\"nq\":%u,\"nv\":%u,\"range\":[", m->joints[i].nq, m->joints[i].nv);
     json_num(stdout, m->joints[i].range_lo);
     putchar(',');
     json_num(stdout, m->joints[i].range_hi);
     printf("]}");
   }
-  printf("],\"actuators\":[");
+  printf("],\"keyframes\":");
+  json_strings(stdout, m->keyframes, m->n_keyframes);
+  printf(",\"actuators\":[");
   for (size_t i = 0; i < m->n_actuator_info; i++) {
     const physclient_actuator_info *a = &m->actuator_info[i];
     printf("%s{\"id\":%d,\"name\":", i ? "," : "", a->id);
@@ -834,12 +856,140 @@ static int cmd_ping(physclient *c) {
   return 0;
 }
 
+static int cmd_keyframe(physclient *c, int argc, char **argv) {
+  if (argc != 1) usage_error("%s", "keyframe needs one NAME");
+  physclient_error e;
+  if (physclient_reset_to_keyframe(c, argv[0], &e) != PHYSCLIENT_OK) return fail("keyframe", &e);
+  printf("{\"ok\":true}\n");
+  return 0;
+}
+
+/* "V,V,..." into a malloc'd array (*n values); exits with a usage error on a bad value */
+static double *parse_values(const char *flag, const char *list, size_t *n) {
+  size_t cap = 1;
+  for (const char *p = list; *p; p++) cap += *p == ',';
+  double *v = calloc(cap, sizeof *v);
+  char *copy = strdup(list);
+  if (!v || !copy) usage_error("%s", "out of memory");
+  *n = 0;
+  for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+    if (!parse_double(tok, &v[(*n)++])) usage_error(flag, tok);
+  free(copy);
+  return v;
+}
+
+static int cmd_joint_state(physclient *c, int argc, char **argv) {
+  int32_t *ids = calloc((size_t)argc + 1, sizeof *ids);
+  const char **names = calloc((size_t)argc + 1, sizeof *names);
+  if (!ids || !names) usage_error("%s", "out of memory");
+  physclient_joint_state_request r = {.ids = ids, .names = names};
+  double *qpos = NULL, *qvel = NULL;
+  for (int i = 0; i < argc; i++) {
+    uint64_t id;
+    if (strcmp(argv[i], "--qpos") == 0 && i + 1 < argc) {
+      qpos = parse_values("bad --qpos value '%s'", argv[++i], &r.n_qpos);
+    } else if (strcmp(argv[i], "--qvel") == 0 && i + 1 < argc) {
+      qvel = parse_values("bad --qvel value '%s'", argv[++i], &r.n_qvel);
+    } else if (argv[i][0] == '-') {
+      usage_error("joint-state: unknown or incomplete option '%s'", argv[i]);
+    } else if (parse_u64(argv[i], &id) && id <= INT32_MAX) {
+      ids[r.n_ids++] = (int32_t)id;
+    } else {
+      names[r.n_names++] = argv[i];
+    }
+  }
+  if (r.n_ids + r.n_names == 0) usage_error("%s", "joint-state needs a JOINT");
+  if (!qpos && !qvel) usage_error("%s", "joint-state needs --qpos or --qvel");
+  r.qpos = qpos;
+  r.qvel = qvel;
+  physclient_error e;
+  int st = physclient_set_joint_state(c, &r, &e);
+  free(ids);
+  free(names);
+  free(qpos);
+  free(qvel);
+  if (st != PHYSCLIENT_OK) return fail("joint-state", &e);
+  printf("{\"ok\":true}\n");
+  return 0;
+}
+
 static int simple(physclient *c, const char *name,
                   int (*fn)(physclient *, physclient_error *)) {
   physclient_error e;
   if (fn(c, &e) != PHYSCLIENT_OK) return fail(name, &e);
   printf("{\"ok\":true}\n");
   return 0;
+}
+
+/* a usage error unless `cmd` is a command and its argument count fits */
+static void check_command(const char *cmd, int nargs, char **args) {
+  static const char *const known[] = {"load", "info", "step", "pause", "resume", "state", "watch",
+                                      "stats", "snapshot", "restore", "reset", "mode", "latency",
+                                      "ping", "ctrl", "solvers", "solver", "keyframe",
+                                      "joint-state", "script"};
+  bool found = false;
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= strcmp(cmd, known[k]) == 0;
+  if (!found) usage_error("unknown command '%s'", cmd);
+  if (nargs > 0 && (strcmp(cmd, "info") == 0 || strcmp(cmd, "pause") == 0 ||
+                    strcmp(cmd, "resume") == 0 || strcmp(cmd, "stats") == 0 ||
+                    strcmp(cmd, "reset") == 0 || strcmp(cmd, "ping") == 0 ||
+                    strcmp(cmd, "solvers") == 0))
+    usage_error("unexpected argument '%s'", args[0]);
+}
+
+/* one command on the connection c (checked by check_command); its exit status */
+static int run_command(physclient *c, const conn_opts *o, const char *cmd, int nargs,
+                       char **args) {
+  if (strcmp(cmd, "load") == 0) return cmd_load(c, nargs, args);
+  if (strcmp(cmd, "info") == 0) return cmd_info(c);
+  if (strcmp(cmd, "step") == 0) return cmd_step(c, nargs, args);
+  if (strcmp(cmd, "pause") == 0) return simple(c, "pause", physclient_pause);
+  if (strcmp(cmd, "resume") == 0) return simple(c, "resume", physclient_resume);
+  if (strcmp(cmd, "reset") == 0) return simple(c, "reset", physclient_reset);
+  if (strcmp(cmd, "state") == 0) return cmd_state(c, nargs, args);
+  if (strcmp(cmd, "watch") == 0) return cmd_watch(c, nargs, args);
+  if (strcmp(cmd, "stats") == 0) return cmd_stats(c);
+  if (strcmp(cmd, "snapshot") == 0) return cmd_snapshot(c, nargs, args);
+  if (strcmp(cmd, "restore") == 0) return cmd_restore(c, nargs, args);
+  if (strcmp(cmd, "mode") == 0) return cmd_mode(c, nargs, args);
+  if (strcmp(cmd, "ctrl") == 0) return cmd_ctrl(c, nargs, args);
+  if (strcmp(cmd, "solvers") == 0) return cmd_solvers(c);
+  if (strcmp(cmd, "solver") == 0) return cmd_solver(c, nargs, args);
+  if (strcmp(cmd, "keyframe") == 0) return cmd_keyframe(c, nargs, args);
+  if (strcmp(cmd, "joint-state") == 0) return cmd_joint_state(c, nargs, args);
+  if (strcmp(cmd, "latency") == 0) return cmd_latency(o, nargs, args);
+  return cmd_ping(c);
+}
+
+/* script FILE|-: every line a command on this one connection */
+static int cmd_script(physclient *c, const conn_opts *o, int argc, char **argv) {
+  if (argc != 1) usage_error("%s", "script needs one FILE (or - for stdin)");
+  FILE *f = strcmp(argv[0], "-") == 0 ? stdin : fopen(argv[0], "r");
+  if (!f) {
+    fprintf(stderr, "physctl: script: %s: %s\n", argv[0], strerror(errno));
+    return EXIT_USAGE;
+  }
+  char line[4096];
+  int rc = 0, lineno = 0;
+  while (!rc && fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *words[64];
+    int n = 0;
+    for (char *tok = strtok(line, " \t\r\n"); tok && n < 64; tok = strtok(NULL, " \t\r\n"))
+      words[n++] = tok;
+    if (n == 0) continue;
+    script_line = lineno;
+    if (strcmp(words[0], "script") == 0) usage_error("%s", "a script cannot run a script");
+    check_command(words[0], n - 1, words + 1);
+    rc = run_command(c, o, words[0], n - 1, words + 1);
+    fflush(stdout);
+    if (rc) fprintf(stderr, "physctl: script line %d (%s) failed\n", lineno, words[0]);
+  }
+  script_line = 0;
+  if (f != stdin) fclose(f);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -849,6 +999,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage_text, stdout);
+      fputs(usage_text_more, stdout);
       return 0;
     }
     if (i + 1 >= argc) usage_error("option '%s' needs a value", a);
@@ -869,37 +1020,11 @@ int main(int argc, char **argv) {
   const char *cmd = argv[i++];
   int nargs = argc - i;
   char **args = argv + i;
-  static const char *const known[] = {"load", "info", "step", "pause", "resume", "state", "watch",
-                                      "stats", "snapshot", "restore", "reset", "mode", "latency",
-                                      "ping", "ctrl", "solvers", "solver"};
-  bool found = false;
-  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= strcmp(cmd, known[k]) == 0;
-  if (!found) usage_error("unknown command '%s'", cmd);
+  check_command(cmd, nargs, args);
   if (strcmp(cmd, "latency") == 0) return cmd_latency(&o, nargs, args);
-  if (nargs > 0 && (strcmp(cmd, "info") == 0 || strcmp(cmd, "pause") == 0 ||
-                    strcmp(cmd, "resume") == 0 || strcmp(cmd, "stats") == 0 ||
-                    strcmp(cmd, "reset") == 0 || strcmp(cmd, "ping") == 0 ||
-                    strcmp(cmd, "solvers") == 0))
-    usage_error("unexpected argument '%s'", args[0]);
-
   physclient *c = connect_or_exit(&o, o.tcp);
-  int rc;
-  if (strcmp(cmd, "load") == 0) rc = cmd_load(c, nargs, args);
-  else if (strcmp(cmd, "info") == 0) rc = cmd_info(c);
-  else if (strcmp(cmd, "step") == 0) rc = cmd_step(c, nargs, args);
-  else if (strcmp(cmd, "pause") == 0) rc = simple(c, "pause", physclient_pause);
-  else if (strcmp(cmd, "resume") == 0) rc = simple(c, "resume", physclient_resume);
-  else if (strcmp(cmd, "reset") == 0) rc = simple(c, "reset", physclient_reset);
-  else if (strcmp(cmd, "state") == 0) rc = cmd_state(c, nargs, args);
-  else if (strcmp(cmd, "watch") == 0) rc = cmd_watch(c, nargs, args);
-  else if (strcmp(cmd, "stats") == 0) rc = cmd_stats(c);
-  else if (strcmp(cmd, "snapshot") == 0) rc = cmd_snapshot(c, nargs, args);
-  else if (strcmp(cmd, "restore") == 0) rc = cmd_restore(c, nargs, args);
-  else if (strcmp(cmd, "mode") == 0) rc = cmd_mode(c, nargs, args);
-  else if (strcmp(cmd, "ctrl") == 0) rc = cmd_ctrl(c, nargs, args);
-  else if (strcmp(cmd, "solvers") == 0) rc = cmd_solvers(c);
-  else if (strcmp(cmd, "solver") == 0) rc = cmd_solver(c, nargs, args);
-  else rc = cmd_ping(c);
+  int rc = strcmp(cmd, "script") == 0 ? cmd_script(c, &o, nargs, args)
+                                      : run_command(c, &o, cmd, nargs, args);
   physclient_close(c);
   return rc;
 }

@@ -117,7 +117,7 @@ cp "$src/configs/worlds/arm_slider.xml" "$src/tests/data/urdf/arm2.urdf" "$dir/"
 run load-arm 0 '"bodies":8' $P load "$dir/arm_slider.xml"
 run load-arm-notices 0 '"notices":\[\]' $P load "$dir/arm_slider.xml"
 run info-actuator 0 '"actuators":\[{"id":0,"name":"shoulder_motor","joint":1,"ctrl_limited":true,"ctrl_range":\[-1,1\]}\]' $P info
-run info-joint-range 0 '"id":4,"name":"carriage","type":"slide","body":4,"range":\[-0.5,0.5\]' $P info
+run info-joint-range 0 '"id":4,"name":"slider","type":"slide","body":4,"link":"carriage","nq":1,"nv":1,"range":\[-0.5,0.5\]' $P info
 run info-sensors 0 '"sensors":\[\],"notices":\[\]' $P info
 run ctrl-name 0 '"ok":true,"actuators":1,"seq":5' $P ctrl shoulder_motor 0.5 --seq 5
 run ctrl-id 0 '"ok":true,"actuators":1,"seq":0' $P ctrl 0 -1
@@ -158,7 +158,7 @@ else
 fi
 run load-urdf 0 "root link 'base_link' is fixed to the world" $P load "$dir/arm2.urdf"
 run load-urdf-float 0 "root link 'base_link' is free" $P load "$dir/arm2.urdf" --floating-base --ground
-run info-urdf-free 0 '"id":0,"name":"base_link","type":"free"' $P info
+run info-urdf-free 0 '"id":0,"name":"","type":"free","body":0,"link":"base_link","nq":7,"nv":6' $P info
 run info-urdf-notices 0 '"notices":\[.*vendor extension element <gazebo> ignored' $P info
 run state-urdf-free 0 '"joints":\[{"id":0,"qpos":\[0,0,0,1,0,0,0\],"qvel":\[0,0,0,0,0,0\],"force":0}' \
   $P state --joints
@@ -186,6 +186,48 @@ run solver-bad-arg 2 "solver: bad argument" $P solver subadmm --fast
 run load-solver 0 '"bodies":' $P load "$dir/arm2.urdf" --solver subadmm-nosub --iterations 40
 run info-load-solver 0 '"solver":{"name":"subadmm-nosub","max_iterations":40,' $P info
 run load-solver-unknown 1 "known solvers: subadmm, subadmm-nosub" $P load "$dir/arm2.urdf" --solver warp
+# protocol 1.3: a menagerie-style robot by path (include, meshdir, meshes beside the file),
+# joints by their file names, keyframes, joint state, and a script on one connection
+cp -r "$PHYSD_SOURCE_ROOT/tests/data/menagerie_bot" "$dir/bot"
+run load-menagerie 0 '"bodies":5' $P load "$dir/bot/scene.xml"
+run info-joint-names 0 '"name":"FR_knee_joint","type":"hinge","body":[0-9]*,"link":"FR_calf","nq":1,"nv":1' $P info
+run info-keyframes 0 '"keyframes":\["home"\]' $P info
+run keyframe 0 '^{"ok":true}$' $P keyframe home
+run keyframe-unknown 1 'NOT_FOUND: keyframe "crouch": no such keyframe' $P keyframe crouch
+run joint-state 0 '^{"ok":true}$' $P joint-state FR_hip_joint RR_hip_joint --qpos 0.2,-0.2
+run joint-state-length 1 'INVALID_ARGUMENT: qpos has 1 values, the joints take 2' \
+  $P joint-state FR_hip_joint RR_hip_joint --qpos 0.2
+run joint-state-unknown 1 'NOT_FOUND: joint "LF_HAA": no such joint' $P joint-state LF_HAA --qpos 0
+run joint-state-base 0 '^{"ok":true}$' $P joint-state 0 --qpos 0,0,0.5,1,0,0,0
+run joint-state-no-values 2 'needs --qpos or --qvel' $P joint-state FR_hip_joint
+# controls set in a script hold for its steps (separate physctl runs release them at exit):
+# the hip's position actuator drives it from 0 toward 1.2 rad
+cat > "$dir/drive.txt" <<'EOF2'
+# lock-step: pose, drive the front hip, step, read the joints
+keyframe home
+joint-state FR_hip_joint --qpos 0 --qvel 0
+ctrl FR_hip 1.2
+step 300
+state --joints
+EOF2
+out=$("$PHYSCTL_BIN" $P script "$dir/drive.txt" 2>&1)
+hip_id=$("$PHYSCTL_BIN" $P info | /usr/bin/python3 -c '
+import json, sys
+print([j["id"] for j in json.load(sys.stdin)["joints"] if j["name"] == "FR_hip_joint"][0])')
+hip=$(printf '%s\n' "$out" | tail -1 | /usr/bin/python3 -c '
+import json, sys
+print([j for j in json.load(sys.stdin)["joints"] if j["id"] == int(sys.argv[1])][0]["qpos"][0])' \
+  "$hip_id" 2>&1)
+if /usr/bin/python3 -c "import sys; sys.exit(0 if 0.8 < float(sys.argv[1]) < 1.4 else 1)" "$hip" 2>/dev/null; then
+  echo "ok: script-drive (hip at $hip rad after 300 steps toward 1.2)"
+else
+  echo "FAIL: script-drive: hip at '$hip' rad, expected 0.8 .. 1.4"
+  printf '%s\n' "$out" | head -5
+  fails=$((fails + 1))
+fi
+printf 'ping\nstep -1\n' > "$dir/bad.txt"
+run script-bad-line 2 'script line 2: ' $P script "$dir/bad.txt"
+run script-missing 2 'script: ' $P script "$dir/none.txt"
 run bad-command 2 "unknown command" $P frobnicate
 run bad-step 2 "positive integer" $P step -3
 run bad-mode 2 "unknown mode" $P mode sideways

@@ -130,8 +130,8 @@ class Session(Base):
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
-        self.assertEqual(pc.PROTO_MINOR, 2)
-        self.assertEqual(self.c.welcome.minor, 2)
+        self.assertEqual(pc.PROTO_MINOR, 3)
+        self.assertEqual(self.c.welcome.minor, 3)
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)
@@ -246,6 +246,53 @@ class World(Base):
         self.assertServerError(2, self.c.set_actuator_control, {"nope": 1.0})
         self.assertServerError(1, self.c.set_actuator_control, {0: math.nan})
         self.assertServerError(2, self.c.get_state, joints=[9999])
+        self.c.load_world(path=D.world)
+
+
+    def test_robot_as_published(self):
+        """Protocol 1.3: a menagerie-style scene by path and by bytes with base_dir, joints by
+        their file names, a keyframe, joint state, and lock-step driving by actuator name."""
+        bot = os.path.join(D.dir, "bot")
+        if not os.path.isdir(bot):
+            shutil.copytree(os.path.join(SRC, "tests", "data", "menagerie_bot"), bot)
+        wl = self.c.load_world(path=os.path.join(bot, "scene.xml"))
+        self.assertEqual(wl.bodies, 5)
+        with open(os.path.join(bot, "scene.xml")) as f:
+            doc = f.read()
+        # bytes alone: the relative include cannot be found, and the message says what to do
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.load_world(data=doc, name="scene.xml")
+        self.assertIn("without a base directory", cm.exception.message)
+        self.assertEqual(self.c.load_world(data=doc, name="scene.xml", base_dir=bot).bodies, 5)
+        info = self.c.model_info()
+        self.assertEqual(list(info.keyframes), ["home"])
+        joints = {j.name: j for j in info.joints}
+        self.assertEqual(joints["FR_knee_joint"].link, "FR_calf")
+        self.assertEqual((joints[""].type, joints[""].nq, joints[""].nv), ("free", 7, 6))
+        knee = joints["FR_knee_joint"].id
+        self.c.reset_to_keyframe("home")
+        f = self.c.get_state(bodies=[], joints=[knee])
+        self.assertAlmostEqual(f.joints[0].qpos[0], -1.2, places=12)
+        self.assertServerError(2, self.c.reset_to_keyframe, "crouch")
+        # joint state by name, checked whole
+        self.c.set_joint_state(["FR_knee_joint"], qpos=[-1.0], qvel=[0.5])
+        f = self.c.get_state(bodies=[], joints=[knee])
+        self.assertAlmostEqual(f.joints[0].qpos[0], -1.0, places=12)
+        self.assertAlmostEqual(f.joints[0].qvel[0], 0.5, places=12)
+        self.assertServerError(1, self.c.set_joint_state, ["FR_knee_joint"], qpos=[math.nan])
+        self.assertServerError(1, self.c.set_joint_state, ["FR_knee_joint", "FR_knee_joint"],
+                               qpos=[0, 0])
+        f = self.c.get_state(bodies=[], joints=[knee])
+        self.assertAlmostEqual(f.joints[0].qpos[0], -1.0, places=12)  # refusals changed nothing
+        with self.assertRaises(ValueError):
+            self.c.set_joint_state([knee, "FR_hip_joint"], qpos=[0, 0])
+        # drive in lock-step: the knee's position actuator pulls it to its target
+        self.c.reset_to_keyframe("home")
+        qs = []
+        for _ in range(400):
+            f = self.c.step_and_observe(bodies=[], joints=[knee], actuators={"FR_knee": -1.6})
+            qs.append(f.joints[0].qpos[0])
+        self.assertLess(max(abs(q + 1.6) for q in qs[-100:]), 0.05, qs[-100:][:5])
         self.c.load_world(path=D.world)
 
 

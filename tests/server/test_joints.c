@@ -104,15 +104,18 @@ static void test_model_info(void) {
   CU_ASSERT_EQUAL_FATAL(mi->n_actuators, 1);
   CU_ASSERT_STRING_EQUAL(mi->actuators[0], "shoulder_motor");
   CU_ASSERT_EQUAL_FATAL(mi->n_joints, 3);
-  const struct { int id; const char *name, *type; double lo, hi; } want[] = {
-      {UPPER, "upper_arm", "hinge", -M_PI / 2, M_PI / 2},
-      {FORE, "forearm", "hinge", -2 * M_PI / 3, 2 * M_PI / 3},
-      {CARRIAGE, "carriage", "slide", -0.5, 0.5}};
+  /* 1.3: a joint is named as the file names it; its link's name beside it */
+  const struct { int id; const char *name, *link, *type; double lo, hi; } want[] = {
+      {UPPER, "shoulder", "upper_arm", "hinge", -M_PI / 2, M_PI / 2},
+      {FORE, "elbow", "forearm", "hinge", -2 * M_PI / 3, 2 * M_PI / 3},
+      {CARRIAGE, "slider", "carriage", "slide", -0.5, 0.5}};
   for (int i = 0; i < 3; i++) {
     const Physd__V1__JointInfo *j = mi->joints[i];
     CU_ASSERT_EQUAL(j->id, want[i].id);
     CU_ASSERT_EQUAL(j->body, want[i].id);
     CU_ASSERT_STRING_EQUAL(j->name, want[i].name);
+    CU_ASSERT_STRING_EQUAL(j->link, want[i].link);
+    CU_ASSERT(j->nq == 1 && j->nv == 1);
     CU_ASSERT_STRING_EQUAL(j->type, want[i].type);
     CU_ASSERT(fabs(j->range_lo - want[i].lo) < 1e-12 && fabs(j->range_hi - want[i].hi) < 1e-12);
   }

@@ -46,6 +46,12 @@
  * (and the iteration cap and tolerance) picks one at load time, physclient_set_solver changes it
  * between steps, and physclient_model_info.solver / physclient_stats.solver say which is in
  * force.
+ *
+ * Protocol 1.3 (minor 3; older servers answer the 1.3 calls with their error and leave the 1.3
+ * fields empty): robots as their files describe them. physclient_joint_info.name is the file's
+ * joint name (link: its link's), nq / nv its value counts; physclient_model_info.keyframes
+ * lists the keyframes; physclient_reset_to_keyframe and physclient_set_joint_state pose the
+ * robot; physclient_model_joint_id finds a joint by name.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -60,7 +66,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 2   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 3   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -336,11 +342,13 @@ typedef struct physclient_body_info {
 } physclient_body_info;
 
 typedef struct physclient_joint_info {
-  int32_t id;
-  char *name;
+  int32_t id;                /* the body id of the link it moves */
+  char *name;                /* 1.3: the file's joint name ("" when none); before: the link's */
   char *type;                /* "free", "hinge", "slide", "ball", "fixed" */
   int32_t body;
   double range_lo, range_hi;
+  char *link;                /* 1.3: the link's name (NULL from an older server) */
+  uint32_t nq, nv;           /* 1.3: values per joint in physclient_set_joint_state */
 } physclient_joint_info;
 
 /* 1.1: an actuator of the model (ModelInfo.actuator_info). */
@@ -381,7 +389,14 @@ typedef struct physclient_model_info {
   char **notices;            /* the loader's notices */
   size_t n_notices;
   physclient_solver_in_use solver;  /* 1.2: the solver in force */
+  char **keyframes;          /* 1.3: keyframe names by index ("" when unnamed) */
+  size_t n_keyframes;
 } physclient_model_info;
+
+/* 1.3: the id of the joint named name in info (its file's name), or -1. Thread-safe. */
+int32_t physclient_model_joint_id(const physclient_model_info *info, const char *name);
+
+
 
 /* The id of the actuator named name in info, or -1 (info or name NULL, or no such actuator).
  * Thread-safe. */
@@ -610,6 +625,28 @@ typedef struct physclient_solver_request {
  * option) and changes nothing. Any client may send it. Thread-safe like every request. */
 int physclient_set_solver(physclient *c, const physclient_solver_request *req,
                           physclient_solver_in_use *out, physclient_error *err);
+
+/* 1.3: back to the loaded state, then keyframe `name` applied (ResetToKeyframe). Unknown name:
+ * PHYSCLIENT_ESERVER with the server's NOT_FOUND, and nothing changes. Not concurrently with
+ * another call on the same client. */
+int physclient_reset_to_keyframe(physclient *c, const char *name, physclient_error *err);
+
+/* 1.3: joint positions and velocities set directly (SetJointState): targets ids[0 .. n_ids)
+ * then names[0 .. n_names); qpos holds each target's nq values in order (n_qpos 0: positions
+ * kept), qvel its nv values (n_qvel 0: kept). Checked whole by the server: on error nothing
+ * changes. Arrays are the caller's and only read during the call. */
+typedef struct physclient_joint_state_request {
+  const int32_t *ids;
+  size_t n_ids;
+  const char *const *names;
+  size_t n_names;
+  const double *qpos;
+  size_t n_qpos;
+  const double *qvel;
+  size_t n_qvel;
+} physclient_joint_state_request;
+int physclient_set_joint_state(physclient *c, const physclient_joint_state_request *req,
+                               physclient_error *err);
 
 /* 1.1: SetActuatorControl, applied at the next step boundary (the Ack comes once applied).
  * ctl must be non-NULL; a NULL array with a non-zero count, or a NULL name, is EINVAL (nothing

@@ -30,7 +30,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 2
+PROTO_MINOR = 3
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -643,6 +643,33 @@ class Client:
     def reset(self):
         env = self._env()
         env.reset.SetInParent()
+        self._call(env)
+
+    def reset_to_keyframe(self, name=None, index=None):
+        """1.3: back to the loaded state, then the model's keyframe `name` (or `index`):
+        its joint positions, velocities and controls. ModelInfo.keyframes lists them."""
+        env = self._env()
+        if index is not None:
+            env.reset_to_keyframe.index = int(index)
+            env.reset_to_keyframe.has_index = True
+        else:
+            env.reset_to_keyframe.name = name or ""
+        self._call(env)
+
+    def set_joint_state(self, joints, qpos=(), qvel=()):
+        """1.3: set joints directly. `joints`: ids (int) and/or file names (str); qpos holds
+        each joint's JointInfo.nq values in order (empty: kept), qvel its nv values. Checked
+        whole by the server: on error nothing changes."""
+        kinds = {isinstance(j, int) for j in joints}
+        if len(kinds) > 1:
+            raise ValueError("set_joint_state: give joints all by id or all by name (qpos and "
+                             "qvel follow their order)")
+        env = self._env()
+        m = env.set_joint_state
+        m.joint_ids.extend(j for j in joints if isinstance(j, int))
+        m.joint_names.extend(j for j in joints if not isinstance(j, int))
+        m.qpos.extend(float(x) for x in qpos)
+        m.qvel.extend(float(x) for x in qvel)
         self._call(env)
 
     def snapshot(self):
