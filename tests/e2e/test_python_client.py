@@ -286,6 +286,14 @@ class World(Base):
         self.assertAlmostEqual(f.joints[0].qpos[0], -1.0, places=12)  # refusals changed nothing
         with self.assertRaises(ValueError):
             self.c.set_joint_state([knee, "FR_hip_joint"], qpos=[0, 0])
+        # a floating base placed by SetBodyState; a leg link is refused, naming SetJointState
+        trunk, thigh = self.body_id("trunk"), self.body_id("FR_thigh")
+        self.c.set_body_state(trunk, pos=(0.1, 0.2, 0.6))
+        f = self.c.get_state(bodies=[trunk])
+        self.assertAlmostEqual(f.bodies[0].pos.z, 0.6, places=12)
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.set_body_state(thigh, pos=(0, 0, 1))
+        self.assertIn("SetJointState", cm.exception.message)
         # drive in lock-step: the knee's position actuator pulls it to its target
         self.c.reset_to_keyframe("home")
         qs = []
