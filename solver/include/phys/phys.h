@@ -185,8 +185,9 @@ phys_status phys_link_get_command_force(const phys_world *w, phys_id body, doubl
 phys_actuator_desc phys_actuator_desc_default(void);
 
 /* Add an actuator on a hinge or slide link's joint; *out_id (nullable) receives its index
- * (actuators are numbered 0, 1, ... in order of addition). Rejected: not a hinge/slide link,
- * zero or non-finite gear, bad gains for the type, empty or non-finite ranges. */
+ * (actuators are numbered 0, 1, ... in order of addition). Its control starts at 0, clamped
+ * into its ctrlrange when it has one. Rejected: not a hinge/slide link, zero or non-finite
+ * gear, bad gains for the type, empty or non-finite ranges. */
 phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actuator_desc *desc,
                                     int *out_id);
 

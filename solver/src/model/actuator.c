@@ -49,6 +49,9 @@ phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actu
   memset(act, 0, sizeof *act);
   act->body = body;
   act->desc = *d;
+  /* the control starts at 0 clamped into its range, as MuJoCo clamps it (a knee whose range
+   * is [-2.8, -0.9] is not driven toward 0 before its first command) */
+  if (d->ctrllimited) act->ctrl = fmin(fmax(0.0, d->ctrlrange[0]), d->ctrlrange[1]);
   if (out_id) *out_id = w->nactuators;
   w->nactuators++;
   return PHYS_OK;

@@ -2,7 +2,8 @@
  * links (ids are link body ids, stable under a removal), phys_link_set_joint_state for hinge,
  * ball and free joints (layout, normalisation, refusals that change nothing), and
  * phys_body_set_state on a floating base (the pose and COM velocities read back as given, the
- * legs following), with a link below the root refused with a message naming the alternative. */
+ * legs following), with a link below the root refused with a message naming the alternative;
+ * an actuator's initial control clamped into its range. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,12 +125,30 @@ static void test_floating_base(void) {
   phys_world_destroy(w);
 }
 
+/* a position actuator whose control range excludes 0 starts at the nearest end of it, as in
+ * MuJoCo: a knee in [-2, -1] is driven into its range from the first step, not toward 0 */
+static void test_initial_ctrl_clamped(void) {
+  phys_world *w = must_load(
+      "<mujoco><option gravity='0 0 0'/><worldbody>"
+      "<body name='shin'><joint name='knee' type='hinge' axis='0 1 0'/>"
+      "  <geom type='capsule' fromto='0 0 0 0 0 -0.3' size='0.02' mass='1'/></body>"
+      "</worldbody><actuator><position name='knee_pos' joint='knee' kp='10' "
+      "ctrlrange='-2 -1'/></actuator></mujoco>");
+  CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  double force = 0.0;
+  CU_ASSERT_EQUAL(phys_actuator_get(w, 0, &force, NULL), PHYS_OK);
+  printf("\n  first-step actuator force %.4f (kp (ctrl - q) with ctrl clamped to -1)", force);
+  CU_ASSERT(fabs(force - 10.0 * (-1.0)) < 0.1);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("joint_api", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "joints keep their file names", test_joint_names) ||
       !CU_add_test(s, "joint state of hinge, ball and free joints", test_set_joint_state) ||
-      !CU_add_test(s, "a floating base set by body state", test_floating_base))
+      !CU_add_test(s, "a floating base set by body state", test_floating_base) ||
+      !CU_add_test(s, "the initial control is clamped to its range", test_initial_ctrl_clamped))
     return -1;
   return 0;
 }
