@@ -27,7 +27,10 @@ phys_load_options phys_load_options_default(void) {
 
 /* Children of <robot>: links and joints, then the tree. */
 static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
-  static const char *const vendor[] = {"gazebo", "transmission", "material", NULL};
+  /* simulator, controller and planner blocks physd does not read; <frame> is Drake's (and
+   * others') named frame on a link, <mujoco> MuJoCo's compiler settings */
+  static const char *const vendor[] = {"gazebo", "transmission", "frame",
+                                       "self_collision_checking", "mujoco", NULL};
   phys_status st;
   if (strcmp(phys__ur_name(root), "robot") != 0 || root->ns)
     return phys__ur_fail(c, root, PHYS_E_PARSE, "root element must be <robot>");

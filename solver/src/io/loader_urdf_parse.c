@@ -64,15 +64,26 @@ phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *con
     if (a->children && (a->children->type != XML_TEXT_NODE || a->children->next))
       return phys__ur_fail(c, node, PHYS_E_PARSE, "attribute '%s': entity references not allowed", an);
     if (a->ns) {
-      phys_status st = phys__ur_notice(c, node, "ns-attribute",
-                                 "attributes in other XML namespaces (e.g. '%s:%s') ignored",
-                                 a->ns->prefix ? (const char *)a->ns->prefix : "?", an);
+      const char *prefix = a->ns->prefix ? (const char *)a->ns->prefix : "?";
+      char key[160];
+      snprintf(key, sizeof key, "attribute:%s:%s", prefix, an);
+      phys_status st = phys__ur_notice(c, node, key, "vendor extension attribute '%s:%s' ignored",
+                                       prefix, an);
       if (st) return st;
       continue;
     }
     int ok = 0;
     for (int i = 0; allowed[i] && !ok; i++) ok = strcmp(an, allowed[i]) == 0;
-    if (!ok) return phys__ur_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
+    if (ok) continue;
+    /* Isaac Gym's "keep this fixed joint" flag: physd merges fixed joints regardless */
+    if (strcmp(an, "dont_collapse") == 0 && strcmp(phys__ur_name(node), "joint") == 0) {
+      phys_status st = phys__ur_notice(c, node, "attribute:dont_collapse",
+                                       "vendor extension attribute 'dont_collapse' ignored (fixed "
+                                       "joints are always merged into the parent's body)");
+      if (st) return st;
+      continue;
+    }
+    return phys__ur_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
   }
   return PHYS_OK;
 }
@@ -124,6 +135,8 @@ static phys_status real_req(ur_ctx *c, const xmlNode *node, const char *name, do
   return st;
 }
 
+static phys_status leaf_check(ur_ctx *c, const xmlNode *node, const char *const *allowed);
+
 /* <origin xyz rpy>: pose; rpy is roll about x, pitch about y, yaw about z, fixed axes
  * (R = Rz(yaw) Ry(pitch) Rx(roll)). */
 static phys_status origin_parse(ur_ctx *c, const xmlNode *node, double pos[3], double q[4]) {
@@ -131,7 +144,7 @@ static phys_status origin_parse(ur_ctx *c, const xmlNode *node, double pos[3], d
   phys_status st;
   double rpy[3] = {0, 0, 0};
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
   if ((st = reals(c, node, "xyz", pos, 3, &found))) return st;
   if ((st = reals(c, node, "rpy", rpy, 3, &found))) return st;
   double qx[4] = {cos(rpy[0] / 2), sin(rpy[0] / 2), 0, 0};
@@ -184,6 +197,14 @@ static phys_status children_check(ur_ctx *c, const xmlNode *node, const char *co
   return PHYS_OK;
 }
 
+/* An element that holds attributes only (<origin>, <mass>, <limit>, <box>, ...): its attributes
+ * must be in `allowed`; child elements may only be vendor extensions in another namespace (e.g.
+ * Drake's <drake:declare_convex/> in <mesh>), skipped with a notice; others are an error. */
+static phys_status leaf_check(ur_ctx *c, const xmlNode *node, const char *const *allowed) {
+  phys_status st = phys__ur_check_attrs(c, node, allowed);
+  return st ? st : children_check(c, node, (const char *const[]){NULL});
+}
+
 /* ---- link ---------------------------------------------------------------------------------- */
 
 /* <inertial>: origin, mass value, inertia (full tensor in the origin frame) into the link. */
@@ -201,11 +222,11 @@ static phys_status inertial_parse(ur_ctx *c, const xmlNode *node, ur_link *l) {
     return st;
   if (o && (st = origin_parse(c, o, pos, q))) return st;
   if (!m) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <mass>");
-  if ((st = phys__ur_check_attrs(c, m, mattrs)) || (st = real_req(c, m, "value", &mass))) return st;
+  if ((st = leaf_check(c, m, mattrs)) || (st = real_req(c, m, "value", &mass))) return st;
   if (mass < 0.0)
     return phys__ur_fail(c, m, PHYS_E_INVALID, "link '%s': negative mass %g", l->name, mass);
   if (!in) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <inertia>");
-  if ((st = phys__ur_check_attrs(c, in, iattrs))) return st;
+  if ((st = leaf_check(c, in, iattrs))) return st;
   for (int i = 0; i < 6; i++)
     if ((st = real_req(c, in, iattrs[i], &v[i]))) return st;
   if (mass == 0.0) return PHYS_OK; /* a massless frame; its inertia means nothing */
@@ -256,13 +277,13 @@ static phys_status geometry_parse(ur_ctx *c, const xmlNode *node, ur_geom *g) {
   double v[3];
   int found;
   if (strcmp(sn, "box") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"size", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"size", NULL}))) return st;
     if ((st = reals(c, shape, "size", v, 3, &found))) return st;
     if (!found) return phys__ur_fail(c, shape, PHYS_E_PARSE, "missing required attribute 'size'");
     g->g.type = PHYS_GEOM_BOX;
     for (int i = 0; i < 3; i++) g->g.size[i] = 0.5 * v[i];
   } else if (strcmp(sn, "cylinder") == 0 || strcmp(sn, "capsule") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"radius", "length", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"radius", "length", NULL}))) return st;
     if ((st = real_req(c, shape, "radius", &v[0])) || (st = real_req(c, shape, "length", &v[1])))
       return st;
     g->g.type = sn[1] == 'y' ? PHYS_GEOM_CYLINDER : PHYS_GEOM_CAPSULE;
@@ -270,13 +291,13 @@ static phys_status geometry_parse(ur_ctx *c, const xmlNode *node, ur_geom *g) {
     g->g.size[1] = 0.5 * v[1];
     g->g.size[2] = 0.0;
   } else if (strcmp(sn, "sphere") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"radius", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"radius", NULL}))) return st;
     if ((st = real_req(c, shape, "radius", &v[0]))) return st;
     g->g.type = PHYS_GEOM_SPHERE;
     g->g.size[0] = v[0];
   } else { /* mesh */
     const char *fn;
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"filename", "scale", NULL})))
+    if ((st = leaf_check(c, shape, (const char *const[]){"filename", "scale", NULL})))
       return st;
     if ((st = require(c, shape, "filename", &fn))) return st;
     v3_set(g->scale, 1, 1, 1);
@@ -313,7 +334,8 @@ static phys_status collision_parse(ur_ctx *c, const xmlNode *node) {
 }
 
 phys_status phys__ur_parse_link(ur_ctx *c, const xmlNode *node) {
-  static const char *const kids[] = {"inertial", "visual", "collision", "contact", NULL};
+  static const char *const kids[] = {"inertial", "visual", "collision", "contact",
+                                     "self_collision_checking", NULL};
   phys_status st;
   const char *name;
   if ((st = phys__ur_check_attrs(c, node, (const char *const[]){"name", NULL}))) return st;
@@ -344,6 +366,9 @@ phys_status phys__ur_parse_link(ur_ctx *c, const xmlNode *node) {
     if (ch->type != XML_ELEMENT_NODE || ch->ns) continue;
     if (strcmp(phys__ur_name(ch), "contact") == 0)
       st = phys__ur_notice(c, ch, "element:contact", "PyBullet extension <contact> in <link> ignored");
+    else if (strcmp(phys__ur_name(ch), "self_collision_checking") == 0)
+      st = phys__ur_notice(c, ch, "element:self_collision_checking",
+                           "<self_collision_checking> ignored (a planner's collision geometry)");
     else if (strcmp(phys__ur_name(ch), "collision") == 0)
       st = collision_parse(c, ch);
     if (st) return st;
@@ -360,7 +385,7 @@ static phys_status link_ref(ur_ctx *c, const xmlNode *node, const char *which, c
   phys_status st;
   if ((st = child(c, node, which, where))) return st;
   if (!*where) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <%s>", which);
-  if ((st = phys__ur_check_attrs(c, *where, (const char *const[]){"link", NULL}))) return st;
+  if ((st = leaf_check(c, *where, (const char *const[]){"link", NULL}))) return st;
   return require(c, *where, "link", name);
 }
 
@@ -445,7 +470,7 @@ phys_status phys__ur_parse_joint(ur_ctx *c, const xmlNode *node) {
   if (o && (st = origin_parse(c, o, j->pos, j->quat))) return st;
   if (ax) {
     int found;
-    if ((st = phys__ur_check_attrs(c, ax, (const char *const[]){"xyz", NULL}))) return st;
+    if ((st = leaf_check(c, ax, (const char *const[]){"xyz", NULL}))) return st;
     if ((st = reals(c, ax, "xyz", j->axis, 3, &found))) return st;
     if (!found) return phys__ur_fail(c, ax, PHYS_E_PARSE, "missing required attribute 'xyz'");
     if (!(v3_normalize(j->axis) > 1e-12))

@@ -434,6 +434,73 @@ static void test_vendor_notices(void) {
   phys_world_destroy(w);
 }
 
+/* vendor content of published files anywhere in the tree: one notice per kind (not per
+ * occurrence), never an error; what physd reads around it is still validated */
+static void test_vendor_anywhere(void) {
+  static const char fmt[] =
+    "<robot name='v' xmlns:drake='http://drake.mit.edu'>\n"
+    "  <frame name='tool' link='b' xyz='0 0 0.1' rpy='0 0 0'/>\n"
+    "  <frame name='cam' link='b' xyz='0 0 0.2' rpy='0 0 0'/>\n"
+    "  <self_collision_checking><geometry><sphere radius='1'/></geometry></self_collision_checking>\n"
+    "  <mujoco><compiler discardvisual='false'/></mujoco>\n"
+    "  <link name='a'><self_collision_checking/><self_collision_checking/></link>\n"
+    "  <link name='b' drake:note='x'><inertial><origin xyz='0 0 0'/><mass value='1'/>"
+    "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'><drake:x/></inertia>"
+    "</inertial>\n"
+    "    <collision><geometry><box size='0.1 0.1 0.1'/></geometry><drake:proximity_properties>"
+    "<drake:mu_dynamic value='0.5'/></drake:proximity_properties></collision>\n"
+    "    <collision><geometry><mesh filename='cube.stl'><drake:declare_convex/></mesh></geometry>"
+    "<drake:proximity_properties/></collision></link>\n"
+    "  <joint name='j' type='continuous' drake:note='y'><parent link='a'/><child link='b'/>"
+    "<dynamics damping='0.1' drake:joint_damping='0.1'/><drake:rotor_inertia value='1e-4'/>"
+    "</joint>\n"
+    "  <link name='c'/><link name='d'/>\n"
+    "  <joint name='f1' type='fixed' dont_collapse='true'><parent link='b'/><child link='c'/>"
+    "</joint>\n"
+    "  <joint name='f2' type='fixed' dont_collapse='true'><parent link='b'/><child link='d'/>"
+    "%s</joint>\n"
+    "</robot>\n";
+  char xml[4096];
+  write_file("cube.stl", cube_stl);
+  snprintf(xml, sizeof xml, fmt, "");
+  phys_world *w = load_ok(xml, NULL);
+  static const struct {
+    const char *word;
+    int line;
+  } once[] = {
+    {"<frame>", 2}, {"<self_collision_checking> ignored", 4}, /* robot and link: one kind */ {"<mujoco>", 5}, {"'drake:note'", 7},
+    {"<drake:x>", 7}, {"<drake:proximity_properties>", 8}, {"<drake:declare_convex>", 9},
+    {"'drake:joint_damping'", 10}, {"<drake:rotor_inertia>", 10}, {"'dont_collapse'", 12},
+  };
+  for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
+    char where[64];
+    snprintf(where, sizeof where, "r.urdf:%d:", once[i].line);
+    int n = 0;
+    for (int k = 0; k < phys_world_notice_count(w); k++) {
+      const char *t = phys_world_notice(w, k);
+      n += strstr(t, once[i].word) && strstr(t, where) == t;
+    }
+    if (n != 1) printf("\n  %s on line %d: %d notices\n", once[i].word, once[i].line, n);
+    CU_ASSERT_EQUAL(n, 1);
+  }
+  CU_ASSERT_EQUAL(notices_with(w, "<frame>"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "<self_collision_checking>"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "'dont_collapse'"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "<drake:proximity_properties>"), 1);
+  CU_ASSERT_EQUAL(phys_world_geom_count(w), 2); /* box and mesh: the vendor blocks add nothing */
+  phys_world_destroy(w);
+  /* known elements keep their checks: a bad child of a leaf, a bad number next to vendor content */
+  snprintf(xml, sizeof xml, fmt, "<origin xyz='0 0'/>");
+  expect_error(xml, PHYS_E_PARSE, 13, "origin", "3 numbers expected");
+  snprintf(xml, sizeof xml, fmt, "<origin xyz='0 0 0'><rpy/></origin>");
+  expect_error(xml, PHYS_E_PARSE, 13, "rpy", "unknown element in <origin>");
+  snprintf(xml, sizeof xml, fmt, "<axis xyz='1 0 0'><x/></axis>");
+  expect_error(xml, PHYS_E_PARSE, 13, "x", "unknown element in <axis>");
+  /* dont_collapse is a joint attribute only */
+  expect_error("<robot name='x'>\n<link name='a' dont_collapse='true'/>\n</robot>", PHYS_E_PARSE, 2,
+               "link", "unknown attribute 'dont_collapse'");
+}
+
 /* phys_load_model reads the root element, not the file name */
 static void test_load_model(void) {
   char upath[128], mpath[128], bpath[128];
@@ -530,7 +597,7 @@ static void test_errors_structure(void) {
   expect_error("<mujoco/>", PHYS_E_PARSE, 1, "mujoco", "root element must be <robot>");
   expect_error("<robot name='x'/>", PHYS_E_PARSE, 1, "robot", "no <link>");
   expect_error("<robot><link name='a'/></robot>", PHYS_E_PARSE, 1, "robot", "'name'");
-  expect_error("<robot name='x'>\n<frame/>\n</robot>", PHYS_E_PARSE, 2, "frame", "unknown element");
+  expect_error("<robot name='x'>\n<joints/>\n</robot>", PHYS_E_PARSE, 2, "joints", "unknown element");
   expect_error("<robot name='x'>\n<link name='a'><sensor/></link>\n</robot>", PHYS_E_PARSE, 2,
                "sensor", "unknown element in <link>");
   expect_error("<robot name='x'>\n<link name='a' color='red'/>\n</robot>", PHYS_E_PARSE, 2,
@@ -742,6 +809,7 @@ int register_tests(void) {
       !CU_add_test(s, "root link 'world'", test_world_root) ||
       !CU_add_test(s, "package paths and mesh files", test_package_paths) ||
       !CU_add_test(s, "vendor extension notices", test_vendor_notices) ||
+      !CU_add_test(s, "vendor content anywhere: one notice per kind", test_vendor_anywhere) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
       !CU_add_test(s, "inertia triangle inequality", test_inertia_triangle) ||
