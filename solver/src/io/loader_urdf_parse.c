@@ -395,10 +395,11 @@ static phys_status limit_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
   phys_status st;
   double ev[2];
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
-  if ((st = reals(c, node, "lower", &j->lower, 1, &found)) ||
-      (st = reals(c, node, "upper", &j->upper, 1, &found)))
-    return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
+  if ((st = reals(c, node, "lower", &j->lower, 1, &found))) return st;
+  j->has_lower = found;
+  if ((st = reals(c, node, "upper", &j->upper, 1, &found))) return st;
+  j->has_upper = found;
   if ((st = real_req(c, node, "effort", &ev[0])) || (st = real_req(c, node, "velocity", &ev[1])))
     return st;
   if (ev[0] < 0.0 || ev[1] < 0.0)
@@ -407,13 +408,31 @@ static phys_status limit_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
                    "joint effort and velocity limits are not enforced (no URDF actuators)");
 }
 
+/* The position range of a revolute or prismatic joint from its <limit>: without lower and upper
+ * (effort and velocity only, as robot descriptions written for controllers have it) the joint
+ * is unlimited, as MuJoCo, PyBullet and Drake read it; with one of them the other is 0, the URDF
+ * specification's default. Both cases are stated in a notice. */
+static phys_status limit_range(ur_ctx *c, const xmlNode *lim, ur_joint *j, const char *type) {
+  if (!j->has_lower && !j->has_upper) {
+    j->unlimited = 1;
+    return phys__ur_notice(c, lim, "limit-unbounded",
+                           "joint '%s': %s <limit> without lower and upper: no position limit "
+                           "(also for any other such joint)", j->name, type);
+  }
+  if (j->has_lower && j->has_upper) return PHYS_OK;
+  return phys__ur_notice(c, lim, "limit-one-sided",
+                         "joint '%s': <limit> without %s: %s = 0 (the URDF default; also for any "
+                         "other such joint)", j->name, j->has_lower ? "upper" : "lower",
+                         j->has_lower ? "upper" : "lower");
+}
+
 /* <dynamics damping friction>: damping maps to the joint; Coulomb friction is not modelled. */
 static phys_status dynamics_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
   static const char *const attrs[] = {"damping", "friction", NULL};
   phys_status st;
   double fr = 0.0;
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
   if ((st = reals(c, node, "damping", &j->damping, 1, &found)) ||
       (st = reals(c, node, "friction", &fr, 1, &found)))
     return st;
@@ -481,7 +500,8 @@ phys_status phys__ur_parse_joint(ur_ctx *c, const xmlNode *node) {
   if (j->type == UR_REVOLUTE || j->type == UR_PRISMATIC) {
     if (!lim)
       return phys__ur_fail(c, node, PHYS_E_PARSE, "joint '%s': %s joint needs <limit>", name, type);
-    if (!(j->lower < j->upper))
+    if ((st = limit_range(c, lim, j, type))) return st;
+    if (!j->unlimited && !(j->lower < j->upper))
       return phys__ur_fail(c, lim, PHYS_E_PARSE, "joint '%s': limit lower %g must be below upper %g",
                      name, j->lower, j->upper);
   }

@@ -501,6 +501,63 @@ static void test_vendor_anywhere(void) {
                "link", "unknown attribute 'dont_collapse'");
 }
 
+/* <limit> with effort and velocity only: no position limit (a notice), and the joint moves
+ * freely (the URDF default of 0 for both would lock it); one bound given: the other is 0 */
+static void test_limit_without_bounds(void) {
+  static const char fmt[] =
+    "<robot name='x'>\n<link name='a'/>\n<link name='b'>" INERTIAL(1.0, 0, 0.001)
+    "</link>\n<joint name='j' type='%s'><parent link='a'/><child link='b'/>"
+    "<origin xyz='0 0 1' rpy='%s'/><axis xyz='%s'/>%s</joint>\n</robot>";
+  char xml[1024];
+  /* a horizontal pendulum (mass 0.5 m out along x) on a y hinge */
+  static const char pend[] =
+    "<robot name='x'>\n<link name='a'/>\n<link name='b'><inertial><origin xyz='0.5 0 0'/>"
+    "<mass value='1'/><inertia ixx='0.001' iyy='0.001' izz='0.001' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial></link>\n<joint name='swing' type='revolute'><parent link='a'/><child link='b'/>"
+    "<axis xyz='0 1 0'/><limit effort='10' velocity='5'/></joint>\n</robot>";
+  phys_world *w = load_ok(pend, NULL);
+  phys_id b = phys_world_find_body(w, "b");
+  int limited = -1;
+  CU_ASSERT_EQUAL(phys_link_get_joint_info(w, b, NULL, &limited, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(limited, 0);
+  CU_ASSERT_EQUAL(notices_with(w, "r.urdf:4: <limit>: joint 'swing': revolute <limit> without "
+                                  "lower and upper: no position limit"), 1);
+  double q[7], qmax = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, b, q, NULL, NULL, NULL);
+    qmax = fmax(qmax, fabs(q[0]));
+  }
+  printf("\n  unlimited revolute: swung to |q| = %.4f rad (the far horizontal: pi)\n", qmax);
+  ASSERT_NEAR(qmax, M_PI, 0.02); /* down through pi/2 and up to the other side */
+  phys_world_destroy(w);
+  /* a prismatic joint along z: falls freely for 0.5 s */
+  snprintf(xml, sizeof xml, fmt, "prismatic", "0 0 0", "0 0 1", "<limit effort='5' velocity='1'/>");
+  w = load_ok(xml, NULL);
+  b = phys_world_find_body(w, "b");
+  for (int i = 0; i < 250; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  phys_link_get_joint(w, b, q, NULL, NULL, NULL);
+  double t = phys_world_time(w);
+  ASSERT_NEAR(q[0], -0.5 * 9.81 * t * t, 0.01);
+  CU_ASSERT_EQUAL(notices_with(w, "prismatic <limit> without lower and upper"), 1);
+  phys_world_destroy(w);
+  /* one bound: the other is 0, as the specification says */
+  snprintf(xml, sizeof xml, fmt, "revolute", "0 0 0", "0 1 0",
+           "<limit lower='-1' effort='5' velocity='1'/>");
+  w = load_ok(xml, NULL);
+  double range[2];
+  CU_ASSERT_EQUAL(phys_link_get_joint_info(w, phys_world_find_body(w, "b"), NULL, &limited, range),
+                  PHYS_OK);
+  CU_ASSERT_EQUAL(limited, 1);
+  ASSERT_NEAR(range[0], -1.0, 1e-15);
+  ASSERT_NEAR(range[1], 0.0, 1e-15);
+  CU_ASSERT_EQUAL(notices_with(w, "<limit> without upper: upper = 0"), 1);
+  phys_world_destroy(w);
+  snprintf(xml, sizeof xml, fmt, "revolute", "0 0 0", "0 1 0",
+           "<limit upper='-1' effort='5' velocity='1'/>");
+  expect_error(xml, PHYS_E_PARSE, 4, "limit", "lower 0 must be below upper -1");
+}
+
 /* phys_load_model reads the root element, not the file name */
 static void test_load_model(void) {
   char upath[128], mpath[128], bpath[128];
@@ -810,6 +867,7 @@ int register_tests(void) {
       !CU_add_test(s, "package paths and mesh files", test_package_paths) ||
       !CU_add_test(s, "vendor extension notices", test_vendor_notices) ||
       !CU_add_test(s, "vendor content anywhere: one notice per kind", test_vendor_anywhere) ||
+      !CU_add_test(s, "<limit> without lower and upper", test_limit_without_bounds) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
       !CU_add_test(s, "inertia triangle inequality", test_inertia_triangle) ||
