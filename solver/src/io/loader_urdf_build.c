@@ -281,6 +281,7 @@ phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot) {
     if (c->links[i].group < 0)
       return phys__ur_fail(c, c->links[i].node, PHYS_E_PARSE, "link '%s' is on a cycle of joints (not "
                      "reachable from the root link '%s')", c->links[i].name, r->name);
+  if ((st = phys__ur_inertia_links(c))) return st;
   /* which groups have mass below them (children come after their parents) */
   for (int g = c->ngroup - 1; g > 0; g--) {
     double com[3], mom[3], iq[4];

@@ -39,6 +39,7 @@ typedef struct ur_link {
   int parent_joint;          /* joint whose child this is, -1 for the root */
   double mass;               /* 0: no <inertial> or mass 0 */
   double com[3], inertia[3], iquat[4]; /* link frame; principal moments and axes */
+  const xmlNode *inode;      /* the <inertia> element (mass > 0 only) */
   int geom0, ngeom;          /* range in ur_ctx.geoms */
   int group;                 /* physd body it ends up in, -1 before the tree walk */
   double rel_pos[3], rel_quat[4]; /* link frame in the group frame */
@@ -122,6 +123,12 @@ phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *con
 
 /* Check the tree, group the links, add the bodies to c->world (already created). */
 phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot);
+
+/* ---- inertia checks and repairs (loader_urdf_inertia.c) ----------------------------------- */
+
+/* Check every massive link's principal moments once the links are grouped into bodies; repair
+ * them under lo.repair_inertia where allowed (notices), else fail naming the <inertia>. */
+phys_status phys__ur_inertia_links(ur_ctx *c);
 
 /* ---- file names (loader_urdf_path.c) ------------------------------------------------------- */
 

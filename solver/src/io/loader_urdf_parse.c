@@ -237,26 +237,7 @@ static phys_status inertial_parse(ur_ctx *c, const xmlNode *node, ur_link *l) {
   q_normalize(l->iquat);
   v3_copy(l->com, pos);
   l->mass = mass;
-  double m0[3] = {l->inertia[0], l->inertia[1], l->inertia[2]};
-  phys_inertia_verdict vd = phys__inertia_check(l->inertia);
-  if (vd == PHYS_INERTIA_NOT_POSITIVE)
-    return phys__ur_fail(c, in, PHYS_E_INVALID,
-                   "link '%s': inertia is not positive definite (principal moments %g, %g, %g)",
-                   l->name, m0[0], m0[1], m0[2]);
-  if (vd == PHYS_INERTIA_TRIANGLE) {
-    if (!c->lo.repair_inertia)
-      return phys__ur_fail(c, in, PHYS_E_INVALID,
-                     "link '%s': principal inertia (%g, %g, %g) violates the triangle inequality "
-                     "(each moment <= the sum of the two others); repair_inertia=1 repairs it",
-                     l->name, m0[0], m0[1], m0[2]);
-    phys__inertia_repair(l->inertia);
-    char key[160];
-    snprintf(key, sizeof key, "repair:%s", l->name);
-    return phys__ur_notice(c, in, key,
-                     "link '%s': principal inertia (%g, %g, %g) violated the triangle inequality; "
-                     "repaired to (%g, %g, %g)", l->name, m0[0], m0[1], m0[2], l->inertia[0],
-                     l->inertia[1], l->inertia[2]);
-  }
+  l->inode = in; /* checked once the link's body is known (loader_urdf_inertia.c) */
   return PHYS_OK;
 }
 

@@ -626,6 +626,75 @@ static void test_inertia_triangle(void) {
   phys_world_destroy(w);
 }
 
+/* a link welded to its parent by a fixed joint with an unphysical inertia (zero moments, a
+ * negative one, a triangle violation): refused with file, line and element; repaired with a
+ * notice giving the old and new moments and the change, the merged body then holding the point
+ * mass. A moving link's own non-positive inertia is never repaired. */
+static void test_inertia_welded(void) {
+  static const char fmt[] =
+    "<robot name='w'>\n"
+    "  <link name='base'/>\n"
+    "  <link name='arm'>" INERTIAL(1.0, 0, 0.01) "</link>\n"
+    "  <link name='tip'><inertial><origin xyz='0 0 0'/><mass value='0.5'/>\n"
+    "    <inertia ixx='%s' iyy='%s' izz='%s' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <joint name='j' type='continuous'><parent link='base'/><child link='arm'/></joint>\n"
+    "  <joint name='k' type='fixed'><parent link='arm'/><child link='tip'/>"
+    "<origin xyz='0.4 0 0'/></joint>\n"
+    "</robot>\n";
+  static const struct {
+    const char *ixx, *iyy, *izz, *what, *repaired;
+  } cases[] = {
+    {"0", "0", "0", "is not positive definite", "repaired to (0, 0, 0), largest change 0"},
+    {"-0.001", "0.002", "0.002", "is not positive definite",
+     "repaired to (0, 0.002, 0.002), largest change 0.001"},
+    {"0.001", "0.001", "0.003", "violates the triangle inequality",
+     "repaired to (0.002, 0.001, 0.003), largest change 0.001"},
+  };
+  char xml[2048];
+  phys_load_options lo = phys_load_options_default();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].ixx, cases[i].iyy, cases[i].izz);
+    lo.repair_inertia = 0;
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia",
+                    "link 'tip' (welded to 'arm' by fixed joint 'k')");
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia", cases[i].what);
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia", "repair_inertia=1 repairs it");
+    lo.repair_inertia = 1;
+    phys_world *w = load_ok(xml, &lo);
+    CU_ASSERT_EQUAL(notices_with(w, "r.urdf:5: <inertia>: link 'tip' (welded to 'arm' by fixed "
+                                    "joint 'k')"), 1);
+    CU_ASSERT_EQUAL(notices_with(w, cases[i].repaired), 1);
+    /* the merged body: 1.5 kg, COM 0.4 / 3 out, the repaired tip's moments plus the offsets */
+    double m, I[3];
+    phys_body_get_mass(w, phys_world_find_body(w, "arm"), &m, I);
+    ASSERT_NEAR(m, 1.5, 1e-15);
+    double c = 0.5 * 0.4 / 1.5, off = 1.0 * c * c + 0.5 * (0.4 - c) * (0.4 - c);
+    double sum = I[0] + I[1] + I[2], tip[3];
+    sscanf(strstr(cases[i].repaired, "("), "(%lf, %lf, %lf)", &tip[0], &tip[1], &tip[2]);
+    ASSERT_NEAR(sum, 0.03 + tip[0] + tip[1] + tip[2] + 2 * off, 1e-12);
+    phys_world_destroy(w);
+  }
+  /* a moving link's own zero inertia is refused even with repair_inertia */
+  static const char moving[] =
+    "<robot name='m'>\n<link name='base'/>\n<link name='arm'><inertial><mass value='1'/>\n"
+    "<inertia ixx='0' iyy='0' izz='0' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "<joint name='j' type='continuous'><parent link='base'/><child link='arm'/></joint>\n"
+    "</robot>\n";
+  lo.repair_inertia = 0;
+  expect_error_lo(moving, &lo, PHYS_E_INVALID, 4, "inertia", "give real values");
+  lo.repair_inertia = 1;
+  expect_error_lo(moving, &lo, PHYS_E_INVALID, 4, "inertia",
+                  "repairs it only on links welded to a parent");
+  /* a fixed base's own inertia does not matter: repaired with a notice */
+  static const char base[] =
+    "<robot name='b'>\n<link name='base'><inertial><mass value='1'/>\n"
+    "<inertia ixx='0' iyy='0' izz='0' ixy='0' ixz='0' iyz='0'/></inertial></link>\n</robot>\n";
+  expect_error(base, PHYS_E_INVALID, 3, "inertia", "link 'base' (part of the fixed base)");
+  phys_world *w = load_ok(base, &lo);
+  CU_ASSERT_EQUAL(notices_with(w, "(part of the fixed base)"), 1);
+  phys_world_destroy(w);
+}
+
 /* the helper itself: verdicts, rounding tolerance, repair */
 static void test_inertia_helper(void) {
   double a[3] = {1, 2, 3}, b[3] = {1, 2, 3.5}, c[3] = {1, 2, 3 * (1 + 1e-8)}, d[3] = {1, -1, 1};
@@ -868,6 +937,7 @@ int register_tests(void) {
       !CU_add_test(s, "vendor extension notices", test_vendor_notices) ||
       !CU_add_test(s, "vendor content anywhere: one notice per kind", test_vendor_anywhere) ||
       !CU_add_test(s, "<limit> without lower and upper", test_limit_without_bounds) ||
+      !CU_add_test(s, "inertia of welded links", test_inertia_welded) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
       !CU_add_test(s, "inertia triangle inequality", test_inertia_triangle) ||
