@@ -4,7 +4,8 @@
  * The document is parsed with libxml2 (no network, no entity substitution). <link> and <joint>
  * are read into flat arrays (loader_urdf_parse.c), then the tree is checked and the world built
  * (loader_urdf_build.c). Vendor extensions (<gazebo>, <transmission>, robot-level <material>,
- * elements of other XML namespaces) are skipped with one notice per kind. See docs/urdf.md.
+ * <frame>, elements of other XML namespaces) are skipped with one notice per kind, except
+ * Drake's collision filter groups (loader_urdf_filter.c). See docs/urdf.md.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,7 +46,9 @@ static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
       return phys__ur_fail(c, root, PHYS_E_PARSE, "entity references not allowed");
     if (ch->type != XML_ELEMENT_NODE) continue;
     const char *en = phys__ur_name(ch);
-    if (ch->ns) {
+    if (phys__ur_is_filter_group(ch)) {
+      st = phys__ur_filter_add(c, ch);
+    } else if (ch->ns) {
       char key[160];
       const char *prefix = ch->ns->prefix ? (const char *)ch->ns->prefix : "";
       snprintf(key, sizeof key, "element:%s:%s", prefix, en);
@@ -125,6 +128,7 @@ static phys_status load(const char *buf, size_t len, const char *file, const cha
   phys__xfree(c.links);
   phys__xfree(c.joints);
   phys__xfree(c.groups);
+  phys__xfree(c.filters);
   if (st) {
     phys_world_destroy(c.world);
     return st;

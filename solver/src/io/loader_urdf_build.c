@@ -293,5 +293,5 @@ phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot) {
   int capgeom = 0;
   for (int g = 0; g < c->ngroup && !st; g++) st = group_add(c, g, &geoms, &capgeom);
   phys__xfree(geoms);
-  return st;
+  return st ? st : phys__ur_filters(c);
 }

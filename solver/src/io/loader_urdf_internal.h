@@ -91,6 +91,8 @@ typedef struct ur_ctx {
   int ngeom, capgeom;
   ur_group *groups;
   int ngroup, capgroup;
+  const xmlNode **filters;   /* <drake:collision_filter_group> elements, in document order */
+  int nfilter, capfilter;
   char **notices;            /* "key\ntext" (owned), one per key */
   int nnotice, capnotice;
 } ur_ctx;
@@ -129,6 +131,18 @@ phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot);
 /* Check every massive link's principal moments once the links are grouped into bodies; repair
  * them under lo.repair_inertia where allowed (notices), else fail naming the <inertia>. */
 phys_status phys__ur_inertia_links(ur_ctx *c);
+
+/* ---- Drake collision filter groups (loader_urdf_filter.c) --------------------------------- */
+
+/* 1 if `node` is a <drake:collision_filter_group> (Drake's namespace, or the prefix "drake"). */
+int phys__ur_is_filter_group(const xmlNode *node);
+
+/* Keep a <drake:collision_filter_group> for phys__ur_filters (after the bodies exist). */
+phys_status phys__ur_filter_add(ur_ctx *c, const xmlNode *node);
+
+/* Check the kept filter groups and exclude contacts between the bodies of the member links of
+ * groups that ignore each other (or themselves). */
+phys_status phys__ur_filters(ur_ctx *c);
 
 /* ---- file names (loader_urdf_path.c) ------------------------------------------------------- */
 

@@ -558,6 +558,112 @@ static void test_limit_without_bounds(void) {
   expect_error(xml, PHYS_E_PARSE, 4, "limit", "lower 0 must be below upper -1");
 }
 
+/* Contacts in the last step between the bodies called n1 and n2. */
+static int contacts_between(const phys_world *w, const char *n1, const char *n2) {
+  phys_id a = phys_world_find_body(w, n1), b = phys_world_find_body(w, n2);
+  int n = 0;
+  for (int k = 0; k < phys_world_contact_count(w); k++) {
+    phys_contact_info ci;
+    phys_world_get_contact(w, k, &ci);
+    n += (ci.body_a == a && ci.body_b == b) || (ci.body_a == b && ci.body_b == a);
+  }
+  return n;
+}
+
+/* Drake collision filter groups: two sibling links whose boxes overlap touch without a group,
+ * never with a group that ignores itself (or two groups that ignore each other); the groups'
+ * errors name file, line and element */
+static void test_filter_groups(void) {
+  static const char fmt[] =
+    "<robot name='f' xmlns:drake='http://drake.mit.edu'>\n"
+    "  <link name='base'/>\n"
+    "  <link name='l1'>" INERTIAL(1.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n"
+    "  <link name='l2'>" INERTIAL(1.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n"
+    "  <joint name='j1' type='continuous'><parent link='base'/><child link='l1'/>"
+    "<origin xyz='0 0 1'/><axis xyz='0 0 1'/></joint>\n"
+    "  <joint name='j2' type='continuous'><parent link='base'/><child link='l2'/>"
+    "<origin xyz='0.15 0 1'/><axis xyz='0 0 1'/></joint>\n"
+    "%s"
+    "</robot>\n";
+  static const struct {
+    const char *groups;
+    int excluded;
+  } cases[] = {
+    {"", 0},
+    {"  <drake:collision_filter_group name='both'>\n"
+     "    <drake:member link='l1'/>\n    <drake:member link='l2'/>\n"
+     "    <drake:ignored_collision_filter_group name='both'/>\n"
+     "  </drake:collision_filter_group>\n", 1},
+    {"  <drake:collision_filter_group name='g1'><drake:member link='l1'/>"
+     "<drake:ignored_collision_filter_group name='g2'/></drake:collision_filter_group>\n"
+     "  <drake:collision_filter_group name='g2'><drake:member link='l2'/>"
+     "</drake:collision_filter_group>\n", 1},
+    {"  <drake:collision_filter_group name='g1'><drake:member link='l1'/>"
+     "</drake:collision_filter_group>\n"
+     "  <drake:collision_filter_group name='g2'><drake:member_group name='g1'/>"
+     "<drake:member link='l2'/><drake:ignored_collision_filter_group name='g2'/>"
+     "</drake:collision_filter_group>\n", 1},
+    /* a group that ignores nothing, and one switched off */
+    {"  <drake:collision_filter_group name='g'><drake:member link='l1'/>"
+     "<drake:member link='l2'/></drake:collision_filter_group>\n", 0},
+    {"  <drake:collision_filter_group name='g' ignore='true'><drake:member link='l1'/>"
+     "<drake:member link='l2'/><drake:ignored_collision_filter_group name='g'/>"
+     "</drake:collision_filter_group>\n", 0},
+  };
+  char xml[4096];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].groups);
+    phys_world *w = load_ok(xml, NULL);
+    int n = 0;
+    for (int k = 0; k < 100; k++) {
+      CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+      n += contacts_between(w, "l1", "l2");
+    }
+    if (n != 0 && cases[i].excluded) printf("\n  case %zu: %d contacts\n", i, n);
+    CU_ASSERT(cases[i].excluded ? n == 0 : n > 0);
+    if (i == 5) {
+      CU_ASSERT_EQUAL(notices_with(w, "has ignore=\"true\": not applied"), 1);
+    }
+    if (i == 1) {
+      CU_ASSERT_EQUAL(notices_with(w, "r.urdf:7: <collision_filter_group>: 1 Drake collision "
+                                      "filter group(s): contacts excluded for 1 link pairs"), 1);
+    }
+    phys_world_destroy(w);
+  }
+  static const struct {
+    const char *groups;
+    const char *elem, *word;
+  } bad[] = {
+    {"<drake:collision_filter_group name='g'><drake:member link='ghost'/>"
+     "</drake:collision_filter_group>", "member", "group 'g': unknown link 'ghost'"},
+    {"<drake:collision_filter_group name='g'><drake:ignored_collision_filter_group name='h'/>"
+     "</drake:collision_filter_group>", "ignored_collision_filter_group",
+     "unknown collision filter group 'h'"},
+    {"<drake:collision_filter_group name='g'><drake:member_group name='h'/>"
+     "</drake:collision_filter_group>", "member_group", "unknown collision filter group 'h'"},
+    {"<drake:collision_filter_group name='g'/><drake:collision_filter_group name='g'/>",
+     "collision_filter_group", "duplicate collision filter group 'g' (first on line 7)"},
+    {"<drake:collision_filter_group><drake:member link='l1'/></drake:collision_filter_group>",
+     "collision_filter_group", "missing required attribute 'name'"},
+    {"<drake:collision_filter_group name='g'><drake:member/></drake:collision_filter_group>",
+     "member", "missing required attribute 'link'"},
+    {"<drake:collision_filter_group name='g'><member link='l1'/></drake:collision_filter_group>",
+     "member", "unknown element in <drake:collision_filter_group>"},
+    {"<drake:collision_filter_group name='g' ignore='maybe'/>", "collision_filter_group",
+     "ignore must be true or false"},
+    {"<drake:collision_filter_group name='g' size='2'/>", "collision_filter_group",
+     "unknown attribute 'size'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char g[512];
+    snprintf(g, sizeof g, "%s\n", bad[i].groups);
+    snprintf(xml, sizeof xml, fmt, g);
+    expect_error(xml, PHYS_E_PARSE, 7, bad[i].elem, bad[i].word);
+  }
+}
+
 /* phys_load_model reads the root element, not the file name */
 static void test_load_model(void) {
   char upath[128], mpath[128], bpath[128];
@@ -937,6 +1043,7 @@ int register_tests(void) {
       !CU_add_test(s, "vendor extension notices", test_vendor_notices) ||
       !CU_add_test(s, "vendor content anywhere: one notice per kind", test_vendor_anywhere) ||
       !CU_add_test(s, "<limit> without lower and upper", test_limit_without_bounds) ||
+      !CU_add_test(s, "Drake collision filter groups", test_filter_groups) ||
       !CU_add_test(s, "inertia of welded links", test_inertia_welded) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
