@@ -21,6 +21,7 @@
 phys_load_options phys_load_options_default(void) {
   phys_load_options lo;
   memset(&lo, 0, sizeof lo);
+  lo.base_quat[0] = 1.0;
   return lo;
 }
 
@@ -90,6 +91,12 @@ static phys_status load(const char *buf, size_t len, const char *file, const cha
     return phys__ur_fail(&c, NULL, PHYS_E_INVALID, "bad package path list (%d paths)",
                    c.lo.npackage_paths);
   if (len > INT_MAX) return phys__ur_fail(&c, NULL, PHYS_E_IO, "document too large");
+  phys_status bst = phys__ur_base_check(&c);
+  if (bst) {
+    for (int i = 0; i < c.nnotice; i++) phys__xfree(c.notices[i]);
+    phys__xfree(c.notices);
+    return bst;
+  }
   xml_doc_error xerr;
   xmlDocPtr doc = phys__xml_doc_parse(buf, len, file, &xerr);
   if (xerr.nomem) return phys__ur_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
@@ -280,7 +287,16 @@ phys_status phys_load_model(const char *path, const phys_load_options *lo,
     }
     return PHYS_E_PARSE;
   }
-  /* MJCF: only the ground plane of the options applies */
+  /* MJCF: only the ground plane of the options applies; a base pose would be lost */
+  if (lo && lo->has_base_pose) {
+    if (err) {
+      err->code = PHYS_E_INVALID;
+      snprintf(err->message, sizeof err->message, "%s:%d: <mujoco>: phys_load_options."
+               "has_base_pose applies to URDF floating bases only (place MJCF bodies with "
+               "their pos and quat)", path, line);
+    }
+    return PHYS_E_INVALID;
+  }
   if ((st = phys_load_mjcf(path, opt, out, err))) return st;
   if (lo && lo->ground_plane) {
     phys_geom_desc g = phys_geom_desc_default();

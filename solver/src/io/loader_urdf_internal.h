@@ -126,6 +126,17 @@ phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *con
 /* Check the tree, group the links, add the bodies to c->world (already created). */
 phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot);
 
+/* ---- the root link and the base pose (loader_urdf_base.c) --------------------------------- */
+
+/* Validate the base pose of c->lo (finite; base_quat normalised with a notice, zero refused). */
+phys_status phys__ur_base_check(ur_ctx *c);
+
+/* How root link `root` meets the world: *kind static or free, its pose in the world (the base
+ * pose for a free root when has_base_pose, else the origin); states it in a notice. A base pose
+ * with a fixed root is PHYS_E_INVALID naming the root <link>. */
+phys_status phys__ur_root_mode(ur_ctx *c, int root, ur_gkind *kind, double pos[3],
+                               double quat[4]);
+
 /* ---- inertia checks and repairs (loader_urdf_inertia.c) ----------------------------------- */
 
 /* Check every massive link's principal moments once the links are grouped into bodies; repair

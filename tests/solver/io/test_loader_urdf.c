@@ -801,6 +801,71 @@ static void test_inertia_welded(void) {
   phys_world_destroy(w);
 }
 
+/* ---- base pose ----------------------------------------------------------------------------- */
+
+/* the floating base starts at base_pos / base_quat (normalised with a notice); a pose for a fixed
+ * base, a zero or non-finite quaternion, a non-finite position are refused */
+static void test_base_pose(void) {
+  static const char xml[] =
+    "<robot name='p'>\n<link name='body'>" INERTIAL(2.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n</robot>\n";
+  phys_load_options lo = phys_load_options_default();
+  CU_ASSERT_EQUAL(lo.has_base_pose, 0);
+  ASSERT_NEAR(lo.base_quat[0], 1.0, 0.0);
+  lo.floating_base = 1;
+  lo.ground_plane = 1;
+  lo.has_base_pose = 1;
+  lo.base_pos[0] = 1.0;
+  lo.base_pos[1] = -2.0;
+  lo.base_pos[2] = 0.3;
+  lo.base_quat[0] = 0.0; /* 180 deg about z, not unit */
+  lo.base_quat[3] = 2.0;
+  phys_world *w = load_ok(xml, &lo);
+  double p[3], q[4];
+  phys_body_get_state(w, phys_world_find_body(w, "body"), p, q, NULL, NULL);
+  ASSERT_NEAR(p[0], 1.0, 1e-15);
+  ASSERT_NEAR(p[1], -2.0, 1e-15);
+  ASSERT_NEAR(p[2], 0.3, 1e-15);
+  ASSERT_NEAR(fabs(q[3]), 1.0, 1e-15);
+  CU_ASSERT_EQUAL(notices_with(w, "r.urdf:0: <robot>: phys_load_options.base_quat (0, 0, 0, 2) "
+                                  "has norm 2: normalised to (0, 0, 0, 1)"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "starting at (1, -2, 0.3)"), 1);
+  /* it falls 0.2 m onto the ground and rests with its box on it: frame at z = 0.1 */
+  for (int i = 0; i < 500; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  phys_body_get_state(w, phys_world_find_body(w, "body"), p, NULL, NULL, NULL);
+  ASSERT_NEAR(p[2], 0.1, 0.005);
+  ASSERT_NEAR(p[0], 1.0, 1e-6);
+  phys_world_destroy(w);
+  /* refused */
+  phys_load_options bad = lo;
+  bad.floating_base = 0;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 2, "link",
+                  "root link 'body' is fixed to the world (floating_base = 0): a base pose");
+  bad = lo;
+  memset(bad.base_quat, 0, sizeof bad.base_quat);
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_quat (0, 0, 0, 0) is zero");
+  bad = lo;
+  bad.base_quat[1] = NAN;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_quat[1] is not finite");
+  bad = lo;
+  bad.base_pos[2] = INFINITY;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_pos[2] is not finite");
+  static const char world[] =
+    "<robot name='p'>\n<link name='world'/>\n<link name='body'>" INERTIAL(2.0, 0, 0.01) "</link>\n"
+    "<joint name='f' type='floating'><parent link='world'/><child link='body'/></joint>\n</robot>\n";
+  expect_error_lo(world, &lo, PHYS_E_INVALID, 2, "link", "the world frame ('world')");
+  /* an MJCF file through phys_load_model: a base pose would be lost, so it is refused */
+  char path[128];
+  write_file("pose.xml", "<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
+                         "</worldbody></mujoco>\n");
+  snprintf(path, sizeof path, "%s/pose.xml", tmpdir);
+  phys_error err;
+  w = (phys_world *)&w;
+  CU_ASSERT_EQUAL(phys_load_model(path, &lo, NULL, &w, &err), PHYS_E_INVALID);
+  CU_ASSERT_PTR_NULL(w);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "pose.xml:1: <mujoco>: phys_load_options.has_base_pose"));
+}
+
 /* the helper itself: verdicts, rounding tolerance, repair */
 static void test_inertia_helper(void) {
   double a[3] = {1, 2, 3}, b[3] = {1, 2, 3.5}, c[3] = {1, 2, 3 * (1 + 1e-8)}, d[3] = {1, -1, 1};
@@ -1045,6 +1110,7 @@ int register_tests(void) {
       !CU_add_test(s, "<limit> without lower and upper", test_limit_without_bounds) ||
       !CU_add_test(s, "Drake collision filter groups", test_filter_groups) ||
       !CU_add_test(s, "inertia of welded links", test_inertia_welded) ||
+      !CU_add_test(s, "floating base pose", test_base_pose) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
       !CU_add_test(s, "inertia triangle inequality", test_inertia_triangle) ||
