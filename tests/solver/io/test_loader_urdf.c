@@ -1,7 +1,9 @@
 /* test_loader_urdf.c - the URDF loader: a revolute pendulum's period, prismatic limits,
  * continuous joints, fixed-joint merging, fixed vs floating base, the ground plane, package://
- * and relative mesh paths, vendor-extension notices, phys_load_model's choice by content, the
- * inertia checks (also the helper MJCF uses), and every error path (code, file, line, element).
+ * and relative mesh paths, vendor-extension notices (anywhere, once per kind), <limit> without
+ * bounds, Drake collision filter groups, the floating base pose, phys_load_model's choice by
+ * content, the inertia checks and repairs (welded links; also the helper MJCF uses), and every
+ * error path (code, file, line, element). Whole robot files: test_loader_urdf_robots.c.
  * Robots are written inline; files go to a temporary directory made by the suite. */
 #include <math.h>
 #include <stdio.h>
