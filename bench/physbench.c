@@ -1,7 +1,8 @@
 /* physbench.c - time libphys on a model file (MJCF, URDF) or a built-in scene; print JSON.
  *
  *   physbench FILE.xml|FILE.urdf|builtin:NAME --steps N --threads T [--warmup W] [--no-sleep]
- *             [--json] [--floating-base] [--package-path DIR]... [--ground] ...
+ *             [--json] [--floating-base] [--package-path DIR]... [--ground] [--repair-inertia]
+ *             [--base-pos X,Y,Z] [--base-quat W,X,Y,Z] ...
  *
  * The scene is loaded (MJCF or URDF by content, phys_load_model) or built, W warm-up steps
  * run, every body's position is recorded, then N steps are timed one by one with
@@ -38,8 +39,11 @@ typedef struct bench_args {
   int iterations;
   double tolerance, beta_scale, alpha;
   phys_penalty_rule penalty;
-  /* model loading (phys_load_options): URDF base mode, package paths, a ground plane */
-  int floating_base, ground;
+  /* model loading (phys_load_options): URDF base mode and pose, package paths, inertia repair,
+   * a ground plane */
+  int floating_base, ground, repair_inertia;
+  int have_base_pos, have_base_quat; /* --base-pos, --base-quat given (has_base_pose) */
+  double base_pos[3], base_quat[4];
   const char *keyframe;      /* --keyframe: applied after loading, before the warm-up */
   const char *package_paths[32];
   int npackage_paths;
@@ -163,6 +167,14 @@ static void usage(FILE *f) {
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
         "  --package-path DIR URDF: where package://NAME/... is looked up: DIR holds NAME/\n"
         "                     or is NAME itself (repeatable, searched in order)\n"
+        "  --repair-inertia   URDF: repair inertias that are not physical where the loader\n"
+        "                     can (notices say what changed; default: a load error)\n"
+        "  --base-pos X,Y,Z   URDF with --floating-base: the root link starts at (X, Y, Z) m\n"
+        "                     (default 0,0,0)\n"
+        "  --base-quat W,X,Y,Z\n"
+        "                     URDF with --floating-base: the root link's starting\n"
+        "                     orientation (unit quaternion; normalised with a notice;\n"
+        "                     default 1,0,0,0)\n"
         "  --ground           add a static ground plane z = 0 (URDF and MJCF files)\n"
           "  --keyframe NAME    start from the model's keyframe NAME (MJCF <key>)\n"
         "  --list             list the built-in scenes\n"
@@ -188,6 +200,20 @@ static void list_solvers(void) {
 static int bad_arg(const char *what, const char *value) {
   fprintf(stderr, "physbench: invalid %s '%s' (see --help)\n", what, value ? value : "");
   return EXIT_USAGE;
+}
+
+/** Parse "A,B,..." into exactly n finite numbers; 0 or -1. */
+static int parse_list(const char *v, double *out, int n) {
+  const char *p = v;
+  for (int i = 0; i < n; i++) {
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || !isfinite(x)) return -1;
+    out[i] = x;
+    if (i + 1 < n && *end != ',') return -1;
+    p = end + (i + 1 < n);
+  }
+  return *p ? -1 : 0;
 }
 
 /** Apply one option `c` with value `v`; 0 or EXIT_USAGE. */
@@ -241,6 +267,18 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     if (!*v) return bad_arg("--keyframe", v);
     a->keyframe = v;
     return 0;
+  case 'Z':
+    a->have_base_pos = 1;
+    return parse_list(v, a->base_pos, 3) ? bad_arg("--base-pos (X,Y,Z: three finite numbers)", v)
+                                         : 0;
+  case 'Q':
+    a->have_base_quat = 1;
+    if (parse_list(v, a->base_quat, 4))
+      return bad_arg("--base-quat (W,X,Y,Z: four finite numbers)", v);
+    if (a->base_quat[0] == 0 && a->base_quat[1] == 0 && a->base_quat[2] == 0 &&
+        a->base_quat[3] == 0)
+      return bad_arg("--base-quat (the zero quaternion is not a rotation)", v);
+    return 0;
   case 'P':
     if (!*v) return bad_arg("--package-path", v);
     if (a->npackage_paths == (int)(sizeof a->package_paths / sizeof a->package_paths[0]))
@@ -267,10 +305,13 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"floating-base", no_argument, NULL, 'F'},    {"package-path", required_argument, NULL, 'P'},
     {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
     {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
-    {"trace", no_argument, NULL, 'R'},           {"keyframe", required_argument, NULL, 'K'},
+    {"trace", no_argument, NULL, 'R'},             {"repair-inertia", no_argument, NULL, 'I'},
+    {"base-pos", required_argument, NULL, 'Z'},   {"base-quat", required_argument, NULL, 'Q'},
+    {"keyframe", required_argument, NULL, 'K'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
+  a->base_quat[0] = 1.0;
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -294,6 +335,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->ground = 1;
     } else if (c == 'R') {
       a->trace = 1;
+    } else if (c == 'I') {
+      a->repair_inertia = 1;
     } else if (c == '?' || c == ':') {
       fprintf(stderr, "physbench: %s option '%s' (see --help)\n",
               c == '?' ? "unknown" : "missing value for", argv[optind - 1]);
@@ -328,9 +371,15 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     return EXIT_USAGE;
   }
   if (strncmp(a->scene, "builtin:", 8) == 0 &&
-      (a->floating_base || a->ground || a->npackage_paths)) {
-    fprintf(stderr, "physbench: --floating-base, --package-path and --ground apply to model "
-                    "files only\n");
+      (a->floating_base || a->ground || a->npackage_paths || a->repair_inertia ||
+       a->have_base_pos || a->have_base_quat)) {
+    fprintf(stderr, "physbench: --floating-base, --package-path, --repair-inertia, --base-pos, "
+                    "--base-quat and --ground apply to model files only\n");
+    return EXIT_USAGE;
+  }
+  if ((a->have_base_pos || a->have_base_quat) && !a->floating_base) {
+    fprintf(stderr, "physbench: %s needs --floating-base (a fixed base stays at the origin)\n",
+            a->have_base_pos ? "--base-pos" : "--base-quat");
     return EXIT_USAGE;
   }
   return -1;
@@ -363,6 +412,10 @@ static int load_world(const bench_args *a, phys_world **out) {
   lo.ground_plane = a->ground;
   lo.package_paths = a->package_paths;
   lo.npackage_paths = a->npackage_paths;
+  lo.repair_inertia = a->repair_inertia;
+  lo.has_base_pose = a->have_base_pos || a->have_base_quat;
+  memcpy(lo.base_pos, a->base_pos, sizeof lo.base_pos);
+  memcpy(lo.base_quat, a->base_quat, sizeof lo.base_quat);
   int rc = bench_load_world("physbench", a->scene, &lo, apply_cb, a, out);
   return rc == 2 ? EXIT_USAGE : rc ? EXIT_LOAD : 0;
 }

@@ -557,6 +557,13 @@ typedef struct phys_load_options {
                                        load fails naming the file; nullable when
                                        nallowed_roots is 0, which allows any file (default) */
   int nallowed_roots;
+  /* URDF floating base's initial pose (floating_base = 1 only: with a fixed base, or a root
+   * link called "world", has_base_pose is PHYS_E_INVALID; also for MJCF in phys_load_model).
+   * base_pos and base_quat must be finite; base_quat (w, x, y, z) is normalised, with a
+   * notice when its norm is not 1 within 1e-9; a norm below 1e-9 is PHYS_E_INVALID. */
+  int has_base_pose;   /* 0 (default): the root link starts at the origin; 1: at the pose below */
+  double base_pos[3];  /* world position of the root link's frame, m; default 0 0 0 */
+  double base_quat[4]; /* world orientation of the root link's frame; default 1 0 0 0 */
 } phys_load_options;
 
 /* Defaults: fixed base, no package paths, no inertia repair, no ground plane. Never fails. */

@@ -82,6 +82,11 @@ static phys_status load_any(const char *buf, size_t len, const char *file, int f
   if (strcmp(name, "mujoco") != 0)
     return fail(err, PHYS_E_PARSE, file, name[0] ? line : 0, name[0] ? name : "xml",
                 "not a model: the root element must be <robot> (URDF) or <mujoco> (MJCF)");
+  /* MJCF: a URDF base pose would be lost */
+  if (lo && lo->has_base_pose)
+    return fail(err, PHYS_E_INVALID, file, line, "mujoco",
+                "phys_load_options.has_base_pose applies to URDF floating bases only (place MJCF "
+                "bodies with their pos and quat)");
   /* MJCF: relative includes and meshes resolve against dir; the ground plane applies */
   phys_status st = phys__mj_load(buf, len, file, from_file, dir, lo ? lo->allowed_roots : NULL,
                                  lo ? lo->nallowed_roots : 0, opt, out, err);

@@ -4,7 +4,8 @@
  * The document is parsed with libxml2 (no network, no entity substitution). <link> and <joint>
  * are read into flat arrays (loader_urdf_parse.c), then the tree is checked and the world built
  * (loader_urdf_build.c). Vendor extensions (<gazebo>, <transmission>, robot-level <material>,
- * elements of other XML namespaces) are skipped with one notice per kind. See docs/urdf.md.
+ * <frame>, elements of other XML namespaces) are skipped with one notice per kind, except
+ * Drake's collision filter groups (loader_urdf_filter.c). See docs/urdf.md.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 phys_load_options phys_load_options_default(void) {
   phys_load_options lo;
   memset(&lo, 0, sizeof lo);
+  lo.base_quat[0] = 1.0;
   return lo;
 }
 
@@ -27,7 +29,10 @@ phys_load_options phys_load_options_default(void) {
 
 /* Children of <robot>: links and joints, then the tree. */
 static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
-  static const char *const vendor[] = {"gazebo", "transmission", "material", NULL};
+  /* simulator, controller and planner blocks physd does not read; <frame> is Drake's (and
+   * others') named frame on a link, <mujoco> MuJoCo's compiler settings */
+  static const char *const vendor[] = {"gazebo", "transmission", "frame",
+                                       "self_collision_checking", "mujoco", NULL};
   phys_status st;
   if (strcmp(phys__ur_name(root), "robot") != 0 || root->ns)
     return phys__ur_fail(c, root, PHYS_E_PARSE, "root element must be <robot>");
@@ -42,7 +47,9 @@ static phys_status robot_parse(ur_ctx *c, const xmlNode *root) {
       return phys__ur_fail(c, root, PHYS_E_PARSE, "entity references not allowed");
     if (ch->type != XML_ELEMENT_NODE) continue;
     const char *en = phys__ur_name(ch);
-    if (ch->ns) {
+    if (phys__ur_is_filter_group(ch)) {
+      st = phys__ur_filter_add(c, ch);
+    } else if (ch->ns) {
       char key[160];
       const char *prefix = ch->ns->prefix ? (const char *)ch->ns->prefix : "";
       snprintf(key, sizeof key, "element:%s:%s", prefix, en);
@@ -84,6 +91,12 @@ phys_status phys__ur_load(const char *buf, size_t len, const char *file, const c
     return phys__ur_fail(&c, NULL, PHYS_E_INVALID, "bad package path list (%d paths)",
                    c.lo.npackage_paths);
   if (len > INT_MAX) return phys__ur_fail(&c, NULL, PHYS_E_IO, "document too large");
+  phys_status bst = phys__ur_base_check(&c);
+  if (bst) {
+    for (int i = 0; i < c.nnotice; i++) phys__xfree(c.notices[i]);
+    phys__xfree(c.notices);
+    return bst;
+  }
   xml_doc_error xerr;
   xmlDocPtr doc = phys__xml_doc_parse(buf, len, file, &xerr);
   if (xerr.nomem) return phys__ur_fail(&c, NULL, PHYS_E_NOMEM, "out of memory");
@@ -122,6 +135,7 @@ phys_status phys__ur_load(const char *buf, size_t len, const char *file, const c
   phys__xfree(c.links);
   phys__xfree(c.joints);
   phys__xfree(c.groups);
+  phys__xfree(c.filters);
   if (st) {
     phys_world_destroy(c.world);
     return st;

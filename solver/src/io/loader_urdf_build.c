@@ -182,7 +182,7 @@ static phys_joint_desc group_joint(const ur_ctx *c, const ur_group *g) {
   v3_zero(jd.pos);
   v3_copy(jd.axis, j->axis);
   jd.damping = j->damping;
-  if (j->type != UR_CONTINUOUS) {
+  if (j->type != UR_CONTINUOUS && !j->unlimited) {
     jd.limited = 1;
     jd.range[0] = j->lower;
     jd.range[1] = j->upper;
@@ -256,31 +256,23 @@ phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot) {
   int root = -1;
   phys_status st = tree_check(c, robot, &root);
   if (st) return st;
-  /* the root: the world frame when it is a bare link called "world", else per floating_base */
+  /* the root: fixed to the world or free, at the origin or at the base pose */
   ur_link *r = &c->links[root];
-  double zero[3] = {0, 0, 0}, ident[4] = {1, 0, 0, 0};
-  int is_world = strcmp(r->name, "world") == 0 && r->mass == 0.0 && r->ngeom == 0;
-  ur_gkind kind = is_world || !c->lo.floating_base ? UR_G_STATIC : UR_G_FREE;
-  if (group_new(c, kind, root, -1, -1, zero, ident) < 0)
+  double pos[3], quat[4];
+  ur_gkind kind;
+  if ((st = phys__ur_root_mode(c, root, &kind, pos, quat))) return st;
+  if (group_new(c, kind, root, -1, -1, pos, quat) < 0)
     return phys__ur_fail(c, r->node, PHYS_E_NOMEM, "out of memory");
   r->group = 0;
   v3_zero(r->rel_pos);
   q_identity(r->rel_quat);
-  if (is_world)
-    st = phys__ur_notice(c, r->node, "base", "root link 'world' is the world frame: the robot is fixed "
-                   "to it whatever phys_load_options.floating_base says");
-  else if (kind == UR_G_STATIC)
-    st = phys__ur_notice(c, r->node, "base", "root link '%s' is fixed to the world at the origin "
-                   "(phys_load_options.floating_base = 0)", r->name);
-  else
-    st = phys__ur_notice(c, r->node, "base", "root link '%s' is free (a floating base, "
-                   "phys_load_options.floating_base = 1), starting at the origin", r->name);
   if (st || (st = walk(c, root))) return st;
   /* links not reached from the root hang on a cycle */
   for (int i = 0; i < c->nlink; i++)
     if (c->links[i].group < 0)
       return phys__ur_fail(c, c->links[i].node, PHYS_E_PARSE, "link '%s' is on a cycle of joints (not "
                      "reachable from the root link '%s')", c->links[i].name, r->name);
+  if ((st = phys__ur_inertia_links(c))) return st;
   /* which groups have mass below them (children come after their parents) */
   for (int g = c->ngroup - 1; g > 0; g--) {
     double com[3], mom[3], iq[4];
@@ -292,5 +284,5 @@ phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot) {
   int capgeom = 0;
   for (int g = 0; g < c->ngroup && !st; g++) st = group_add(c, g, &geoms, &capgeom);
   phys__xfree(geoms);
-  return st;
+  return st ? st : phys__ur_filters(c);
 }

@@ -39,6 +39,7 @@ typedef struct ur_link {
   int parent_joint;          /* joint whose child this is, -1 for the root */
   double mass;               /* 0: no <inertial> or mass 0 */
   double com[3], inertia[3], iquat[4]; /* link frame; principal moments and axes */
+  const xmlNode *inode;      /* the <inertia> element (mass > 0 only) */
   int geom0, ngeom;          /* range in ur_ctx.geoms */
   int group;                 /* physd body it ends up in, -1 before the tree walk */
   double rel_pos[3], rel_quat[4]; /* link frame in the group frame */
@@ -55,6 +56,8 @@ typedef struct ur_joint {
   double pos[3], quat[4];    /* child link frame in the parent link frame */
   double axis[3];            /* unit, joint (= child) frame */
   double lower, upper, damping;
+  int has_lower, has_upper;  /* given in <limit> */
+  int unlimited;             /* revolute/prismatic whose <limit> has neither lower nor upper */
 } ur_joint;
 
 /* How a group becomes a physd body. */
@@ -88,6 +91,8 @@ typedef struct ur_ctx {
   int ngeom, capgeom;
   ur_group *groups;
   int ngroup, capgroup;
+  const xmlNode **filters;   /* <drake:collision_filter_group> elements, in document order */
+  int nfilter, capfilter;
   char **notices;            /* "key\ntext" (owned), one per key */
   int nnotice, capnotice;
 } ur_ctx;
@@ -120,6 +125,35 @@ phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *con
 
 /* Check the tree, group the links, add the bodies to c->world (already created). */
 phys_status phys__ur_build(ur_ctx *c, const xmlNode *robot);
+
+/* ---- the root link and the base pose (loader_urdf_base.c) --------------------------------- */
+
+/* Validate the base pose of c->lo (finite; base_quat normalised with a notice, zero refused). */
+phys_status phys__ur_base_check(ur_ctx *c);
+
+/* How root link `root` meets the world: *kind static or free, its pose in the world (the base
+ * pose for a free root when has_base_pose, else the origin); states it in a notice. A base pose
+ * with a fixed root is PHYS_E_INVALID naming the root <link>. */
+phys_status phys__ur_root_mode(ur_ctx *c, int root, ur_gkind *kind, double pos[3],
+                               double quat[4]);
+
+/* ---- inertia checks and repairs (loader_urdf_inertia.c) ----------------------------------- */
+
+/* Check every massive link's principal moments once the links are grouped into bodies; repair
+ * them under lo.repair_inertia where allowed (notices), else fail naming the <inertia>. */
+phys_status phys__ur_inertia_links(ur_ctx *c);
+
+/* ---- Drake collision filter groups (loader_urdf_filter.c) --------------------------------- */
+
+/* 1 if `node` is a <drake:collision_filter_group> (Drake's namespace, or the prefix "drake"). */
+int phys__ur_is_filter_group(const xmlNode *node);
+
+/* Keep a <drake:collision_filter_group> for phys__ur_filters (after the bodies exist). */
+phys_status phys__ur_filter_add(ur_ctx *c, const xmlNode *node);
+
+/* Check the kept filter groups and exclude contacts between the bodies of the member links of
+ * groups that ignore each other (or themselves). */
+phys_status phys__ur_filters(ur_ctx *c);
 
 /* ---- file names (loader_urdf_path.c) ------------------------------------------------------- */
 

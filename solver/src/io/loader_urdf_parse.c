@@ -64,15 +64,26 @@ phys_status phys__ur_check_attrs(ur_ctx *c, const xmlNode *node, const char *con
     if (a->children && (a->children->type != XML_TEXT_NODE || a->children->next))
       return phys__ur_fail(c, node, PHYS_E_PARSE, "attribute '%s': entity references not allowed", an);
     if (a->ns) {
-      phys_status st = phys__ur_notice(c, node, "ns-attribute",
-                                 "attributes in other XML namespaces (e.g. '%s:%s') ignored",
-                                 a->ns->prefix ? (const char *)a->ns->prefix : "?", an);
+      const char *prefix = a->ns->prefix ? (const char *)a->ns->prefix : "?";
+      char key[160];
+      snprintf(key, sizeof key, "attribute:%s:%s", prefix, an);
+      phys_status st = phys__ur_notice(c, node, key, "vendor extension attribute '%s:%s' ignored",
+                                       prefix, an);
       if (st) return st;
       continue;
     }
     int ok = 0;
     for (int i = 0; allowed[i] && !ok; i++) ok = strcmp(an, allowed[i]) == 0;
-    if (!ok) return phys__ur_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
+    if (ok) continue;
+    /* Isaac Gym's "keep this fixed joint" flag: physd merges fixed joints regardless */
+    if (strcmp(an, "dont_collapse") == 0 && strcmp(phys__ur_name(node), "joint") == 0) {
+      phys_status st = phys__ur_notice(c, node, "attribute:dont_collapse",
+                                       "vendor extension attribute 'dont_collapse' ignored (fixed "
+                                       "joints are always merged into the parent's body)");
+      if (st) return st;
+      continue;
+    }
+    return phys__ur_fail(c, node, PHYS_E_PARSE, "unknown attribute '%s'", an);
   }
   return PHYS_OK;
 }
@@ -124,6 +135,8 @@ static phys_status real_req(ur_ctx *c, const xmlNode *node, const char *name, do
   return st;
 }
 
+static phys_status leaf_check(ur_ctx *c, const xmlNode *node, const char *const *allowed);
+
 /* <origin xyz rpy>: pose; rpy is roll about x, pitch about y, yaw about z, fixed axes
  * (R = Rz(yaw) Ry(pitch) Rx(roll)). */
 static phys_status origin_parse(ur_ctx *c, const xmlNode *node, double pos[3], double q[4]) {
@@ -131,7 +144,7 @@ static phys_status origin_parse(ur_ctx *c, const xmlNode *node, double pos[3], d
   phys_status st;
   double rpy[3] = {0, 0, 0};
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
   if ((st = reals(c, node, "xyz", pos, 3, &found))) return st;
   if ((st = reals(c, node, "rpy", rpy, 3, &found))) return st;
   double qx[4] = {cos(rpy[0] / 2), sin(rpy[0] / 2), 0, 0};
@@ -184,6 +197,14 @@ static phys_status children_check(ur_ctx *c, const xmlNode *node, const char *co
   return PHYS_OK;
 }
 
+/* An element that holds attributes only (<origin>, <mass>, <limit>, <box>, ...): its attributes
+ * must be in `allowed`; child elements may only be vendor extensions in another namespace (e.g.
+ * Drake's <drake:declare_convex/> in <mesh>), skipped with a notice; others are an error. */
+static phys_status leaf_check(ur_ctx *c, const xmlNode *node, const char *const *allowed) {
+  phys_status st = phys__ur_check_attrs(c, node, allowed);
+  return st ? st : children_check(c, node, (const char *const[]){NULL});
+}
+
 /* ---- link ---------------------------------------------------------------------------------- */
 
 /* <inertial>: origin, mass value, inertia (full tensor in the origin frame) into the link. */
@@ -201,11 +222,11 @@ static phys_status inertial_parse(ur_ctx *c, const xmlNode *node, ur_link *l) {
     return st;
   if (o && (st = origin_parse(c, o, pos, q))) return st;
   if (!m) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <mass>");
-  if ((st = phys__ur_check_attrs(c, m, mattrs)) || (st = real_req(c, m, "value", &mass))) return st;
+  if ((st = leaf_check(c, m, mattrs)) || (st = real_req(c, m, "value", &mass))) return st;
   if (mass < 0.0)
     return phys__ur_fail(c, m, PHYS_E_INVALID, "link '%s': negative mass %g", l->name, mass);
   if (!in) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <inertia>");
-  if ((st = phys__ur_check_attrs(c, in, iattrs))) return st;
+  if ((st = leaf_check(c, in, iattrs))) return st;
   for (int i = 0; i < 6; i++)
     if ((st = real_req(c, in, iattrs[i], &v[i]))) return st;
   if (mass == 0.0) return PHYS_OK; /* a massless frame; its inertia means nothing */
@@ -216,26 +237,7 @@ static phys_status inertial_parse(ur_ctx *c, const xmlNode *node, ur_link *l) {
   q_normalize(l->iquat);
   v3_copy(l->com, pos);
   l->mass = mass;
-  double m0[3] = {l->inertia[0], l->inertia[1], l->inertia[2]};
-  phys_inertia_verdict vd = phys__inertia_check(l->inertia);
-  if (vd == PHYS_INERTIA_NOT_POSITIVE)
-    return phys__ur_fail(c, in, PHYS_E_INVALID,
-                   "link '%s': inertia is not positive definite (principal moments %g, %g, %g)",
-                   l->name, m0[0], m0[1], m0[2]);
-  if (vd == PHYS_INERTIA_TRIANGLE) {
-    if (!c->lo.repair_inertia)
-      return phys__ur_fail(c, in, PHYS_E_INVALID,
-                     "link '%s': principal inertia (%g, %g, %g) violates the triangle inequality "
-                     "(each moment <= the sum of the two others); repair_inertia=1 repairs it",
-                     l->name, m0[0], m0[1], m0[2]);
-    phys__inertia_repair(l->inertia);
-    char key[160];
-    snprintf(key, sizeof key, "repair:%s", l->name);
-    return phys__ur_notice(c, in, key,
-                     "link '%s': principal inertia (%g, %g, %g) violated the triangle inequality; "
-                     "repaired to (%g, %g, %g)", l->name, m0[0], m0[1], m0[2], l->inertia[0],
-                     l->inertia[1], l->inertia[2]);
-  }
+  l->inode = in; /* checked once the link's body is known (loader_urdf_inertia.c) */
   return PHYS_OK;
 }
 
@@ -256,13 +258,13 @@ static phys_status geometry_parse(ur_ctx *c, const xmlNode *node, ur_geom *g) {
   double v[3];
   int found;
   if (strcmp(sn, "box") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"size", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"size", NULL}))) return st;
     if ((st = reals(c, shape, "size", v, 3, &found))) return st;
     if (!found) return phys__ur_fail(c, shape, PHYS_E_PARSE, "missing required attribute 'size'");
     g->g.type = PHYS_GEOM_BOX;
     for (int i = 0; i < 3; i++) g->g.size[i] = 0.5 * v[i];
   } else if (strcmp(sn, "cylinder") == 0 || strcmp(sn, "capsule") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"radius", "length", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"radius", "length", NULL}))) return st;
     if ((st = real_req(c, shape, "radius", &v[0])) || (st = real_req(c, shape, "length", &v[1])))
       return st;
     g->g.type = sn[1] == 'y' ? PHYS_GEOM_CYLINDER : PHYS_GEOM_CAPSULE;
@@ -270,13 +272,13 @@ static phys_status geometry_parse(ur_ctx *c, const xmlNode *node, ur_geom *g) {
     g->g.size[1] = 0.5 * v[1];
     g->g.size[2] = 0.0;
   } else if (strcmp(sn, "sphere") == 0) {
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"radius", NULL}))) return st;
+    if ((st = leaf_check(c, shape, (const char *const[]){"radius", NULL}))) return st;
     if ((st = real_req(c, shape, "radius", &v[0]))) return st;
     g->g.type = PHYS_GEOM_SPHERE;
     g->g.size[0] = v[0];
   } else { /* mesh */
     const char *fn;
-    if ((st = phys__ur_check_attrs(c, shape, (const char *const[]){"filename", "scale", NULL})))
+    if ((st = leaf_check(c, shape, (const char *const[]){"filename", "scale", NULL})))
       return st;
     if ((st = require(c, shape, "filename", &fn))) return st;
     v3_set(g->scale, 1, 1, 1);
@@ -313,7 +315,8 @@ static phys_status collision_parse(ur_ctx *c, const xmlNode *node) {
 }
 
 phys_status phys__ur_parse_link(ur_ctx *c, const xmlNode *node) {
-  static const char *const kids[] = {"inertial", "visual", "collision", "contact", NULL};
+  static const char *const kids[] = {"inertial", "visual", "collision", "contact",
+                                     "self_collision_checking", NULL};
   phys_status st;
   const char *name;
   if ((st = phys__ur_check_attrs(c, node, (const char *const[]){"name", NULL}))) return st;
@@ -344,6 +347,9 @@ phys_status phys__ur_parse_link(ur_ctx *c, const xmlNode *node) {
     if (ch->type != XML_ELEMENT_NODE || ch->ns) continue;
     if (strcmp(phys__ur_name(ch), "contact") == 0)
       st = phys__ur_notice(c, ch, "element:contact", "PyBullet extension <contact> in <link> ignored");
+    else if (strcmp(phys__ur_name(ch), "self_collision_checking") == 0)
+      st = phys__ur_notice(c, ch, "element:self_collision_checking",
+                           "<self_collision_checking> ignored (a planner's collision geometry)");
     else if (strcmp(phys__ur_name(ch), "collision") == 0)
       st = collision_parse(c, ch);
     if (st) return st;
@@ -360,7 +366,7 @@ static phys_status link_ref(ur_ctx *c, const xmlNode *node, const char *which, c
   phys_status st;
   if ((st = child(c, node, which, where))) return st;
   if (!*where) return phys__ur_fail(c, node, PHYS_E_PARSE, "missing <%s>", which);
-  if ((st = phys__ur_check_attrs(c, *where, (const char *const[]){"link", NULL}))) return st;
+  if ((st = leaf_check(c, *where, (const char *const[]){"link", NULL}))) return st;
   return require(c, *where, "link", name);
 }
 
@@ -370,10 +376,11 @@ static phys_status limit_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
   phys_status st;
   double ev[2];
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
-  if ((st = reals(c, node, "lower", &j->lower, 1, &found)) ||
-      (st = reals(c, node, "upper", &j->upper, 1, &found)))
-    return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
+  if ((st = reals(c, node, "lower", &j->lower, 1, &found))) return st;
+  j->has_lower = found;
+  if ((st = reals(c, node, "upper", &j->upper, 1, &found))) return st;
+  j->has_upper = found;
   if ((st = real_req(c, node, "effort", &ev[0])) || (st = real_req(c, node, "velocity", &ev[1])))
     return st;
   if (ev[0] < 0.0 || ev[1] < 0.0)
@@ -382,13 +389,31 @@ static phys_status limit_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
                    "joint effort and velocity limits are not enforced (no URDF actuators)");
 }
 
+/* The position range of a revolute or prismatic joint from its <limit>: without lower and upper
+ * (effort and velocity only, as robot descriptions written for controllers have it) the joint
+ * is unlimited, as MuJoCo, PyBullet and Drake read it; with one of them the other is 0, the URDF
+ * specification's default. Both cases are stated in a notice. */
+static phys_status limit_range(ur_ctx *c, const xmlNode *lim, ur_joint *j, const char *type) {
+  if (!j->has_lower && !j->has_upper) {
+    j->unlimited = 1;
+    return phys__ur_notice(c, lim, "limit-unbounded",
+                           "joint '%s': %s <limit> without lower and upper: no position limit "
+                           "(also for any other such joint)", j->name, type);
+  }
+  if (j->has_lower && j->has_upper) return PHYS_OK;
+  return phys__ur_notice(c, lim, "limit-one-sided",
+                         "joint '%s': <limit> without %s: %s = 0 (the URDF default; also for any "
+                         "other such joint)", j->name, j->has_lower ? "upper" : "lower",
+                         j->has_lower ? "upper" : "lower");
+}
+
 /* <dynamics damping friction>: damping maps to the joint; Coulomb friction is not modelled. */
 static phys_status dynamics_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
   static const char *const attrs[] = {"damping", "friction", NULL};
   phys_status st;
   double fr = 0.0;
   int found;
-  if ((st = phys__ur_check_attrs(c, node, attrs))) return st;
+  if ((st = leaf_check(c, node, attrs))) return st;
   if ((st = reals(c, node, "damping", &j->damping, 1, &found)) ||
       (st = reals(c, node, "friction", &fr, 1, &found)))
     return st;
@@ -445,7 +470,7 @@ phys_status phys__ur_parse_joint(ur_ctx *c, const xmlNode *node) {
   if (o && (st = origin_parse(c, o, j->pos, j->quat))) return st;
   if (ax) {
     int found;
-    if ((st = phys__ur_check_attrs(c, ax, (const char *const[]){"xyz", NULL}))) return st;
+    if ((st = leaf_check(c, ax, (const char *const[]){"xyz", NULL}))) return st;
     if ((st = reals(c, ax, "xyz", j->axis, 3, &found))) return st;
     if (!found) return phys__ur_fail(c, ax, PHYS_E_PARSE, "missing required attribute 'xyz'");
     if (!(v3_normalize(j->axis) > 1e-12))
@@ -456,7 +481,8 @@ phys_status phys__ur_parse_joint(ur_ctx *c, const xmlNode *node) {
   if (j->type == UR_REVOLUTE || j->type == UR_PRISMATIC) {
     if (!lim)
       return phys__ur_fail(c, node, PHYS_E_PARSE, "joint '%s': %s joint needs <limit>", name, type);
-    if (!(j->lower < j->upper))
+    if ((st = limit_range(c, lim, j, type))) return st;
+    if (!j->unlimited && !(j->lower < j->upper))
       return phys__ur_fail(c, lim, PHYS_E_PARSE, "joint '%s': limit lower %g must be below upper %g",
                      name, j->lower, j->upper);
   }

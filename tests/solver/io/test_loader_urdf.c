@@ -1,7 +1,9 @@
 /* test_loader_urdf.c - the URDF loader: a revolute pendulum's period, prismatic limits,
  * continuous joints, fixed-joint merging, fixed vs floating base, the ground plane, package://
- * and relative mesh paths, vendor-extension notices, phys_load_model's choice by content, the
- * inertia checks (also the helper MJCF uses), and every error path (code, file, line, element).
+ * and relative mesh paths, vendor-extension notices (anywhere, once per kind), <limit> without
+ * bounds, Drake collision filter groups, the floating base pose, phys_load_model's choice by
+ * content, the inertia checks and repairs (welded links; also the helper MJCF uses), and every
+ * error path (code, file, line, element). Whole robot files: test_loader_urdf_robots.c.
  * Robots are written inline; files go to a temporary directory made by the suite. */
 #include <math.h>
 #include <stdio.h>
@@ -434,6 +436,236 @@ static void test_vendor_notices(void) {
   phys_world_destroy(w);
 }
 
+/* vendor content of published files anywhere in the tree: one notice per kind (not per
+ * occurrence), never an error; what physd reads around it is still validated */
+static void test_vendor_anywhere(void) {
+  static const char fmt[] =
+    "<robot name='v' xmlns:drake='http://drake.mit.edu'>\n"
+    "  <frame name='tool' link='b' xyz='0 0 0.1' rpy='0 0 0'/>\n"
+    "  <frame name='cam' link='b' xyz='0 0 0.2' rpy='0 0 0'/>\n"
+    "  <self_collision_checking><geometry><sphere radius='1'/></geometry></self_collision_checking>\n"
+    "  <mujoco><compiler discardvisual='false'/></mujoco>\n"
+    "  <link name='a'><self_collision_checking/><self_collision_checking/></link>\n"
+    "  <link name='b' drake:note='x'><inertial><origin xyz='0 0 0'/><mass value='1'/>"
+    "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'><drake:x/></inertia>"
+    "</inertial>\n"
+    "    <collision><geometry><box size='0.1 0.1 0.1'/></geometry><drake:proximity_properties>"
+    "<drake:mu_dynamic value='0.5'/></drake:proximity_properties></collision>\n"
+    "    <collision><geometry><mesh filename='cube.stl'><drake:declare_convex/></mesh></geometry>"
+    "<drake:proximity_properties/></collision></link>\n"
+    "  <joint name='j' type='continuous' drake:note='y'><parent link='a'/><child link='b'/>"
+    "<dynamics damping='0.1' drake:joint_damping='0.1'/><drake:rotor_inertia value='1e-4'/>"
+    "</joint>\n"
+    "  <link name='c'/><link name='d'/>\n"
+    "  <joint name='f1' type='fixed' dont_collapse='true'><parent link='b'/><child link='c'/>"
+    "</joint>\n"
+    "  <joint name='f2' type='fixed' dont_collapse='true'><parent link='b'/><child link='d'/>"
+    "%s</joint>\n"
+    "</robot>\n";
+  char xml[4096];
+  write_file("cube.stl", cube_stl);
+  snprintf(xml, sizeof xml, fmt, "");
+  phys_world *w = load_ok(xml, NULL);
+  static const struct {
+    const char *word;
+    int line;
+  } once[] = {
+    {"<frame>", 2}, {"<self_collision_checking> ignored", 4}, /* robot and link: one kind */ {"<mujoco>", 5}, {"'drake:note'", 7},
+    {"<drake:x>", 7}, {"<drake:proximity_properties>", 8}, {"<drake:declare_convex>", 9},
+    {"'drake:joint_damping'", 10}, {"<drake:rotor_inertia>", 10}, {"'dont_collapse'", 12},
+  };
+  for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
+    char where[64];
+    snprintf(where, sizeof where, "r.urdf:%d:", once[i].line);
+    int n = 0;
+    for (int k = 0; k < phys_world_notice_count(w); k++) {
+      const char *t = phys_world_notice(w, k);
+      n += strstr(t, once[i].word) && strstr(t, where) == t;
+    }
+    if (n != 1) printf("\n  %s on line %d: %d notices\n", once[i].word, once[i].line, n);
+    CU_ASSERT_EQUAL(n, 1);
+  }
+  CU_ASSERT_EQUAL(notices_with(w, "<frame>"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "<self_collision_checking>"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "'dont_collapse'"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "<drake:proximity_properties>"), 1);
+  CU_ASSERT_EQUAL(phys_world_geom_count(w), 2); /* box and mesh: the vendor blocks add nothing */
+  phys_world_destroy(w);
+  /* known elements keep their checks: a bad child of a leaf, a bad number next to vendor content */
+  snprintf(xml, sizeof xml, fmt, "<origin xyz='0 0'/>");
+  expect_error(xml, PHYS_E_PARSE, 13, "origin", "3 numbers expected");
+  snprintf(xml, sizeof xml, fmt, "<origin xyz='0 0 0'><rpy/></origin>");
+  expect_error(xml, PHYS_E_PARSE, 13, "rpy", "unknown element in <origin>");
+  snprintf(xml, sizeof xml, fmt, "<axis xyz='1 0 0'><x/></axis>");
+  expect_error(xml, PHYS_E_PARSE, 13, "x", "unknown element in <axis>");
+  /* dont_collapse is a joint attribute only */
+  expect_error("<robot name='x'>\n<link name='a' dont_collapse='true'/>\n</robot>", PHYS_E_PARSE, 2,
+               "link", "unknown attribute 'dont_collapse'");
+}
+
+/* <limit> with effort and velocity only: no position limit (a notice), and the joint moves
+ * freely (the URDF default of 0 for both would lock it); one bound given: the other is 0 */
+static void test_limit_without_bounds(void) {
+  static const char fmt[] =
+    "<robot name='x'>\n<link name='a'/>\n<link name='b'>" INERTIAL(1.0, 0, 0.001)
+    "</link>\n<joint name='j' type='%s'><parent link='a'/><child link='b'/>"
+    "<origin xyz='0 0 1' rpy='%s'/><axis xyz='%s'/>%s</joint>\n</robot>";
+  char xml[1024];
+  /* a horizontal pendulum (mass 0.5 m out along x) on a y hinge */
+  static const char pend[] =
+    "<robot name='x'>\n<link name='a'/>\n<link name='b'><inertial><origin xyz='0.5 0 0'/>"
+    "<mass value='1'/><inertia ixx='0.001' iyy='0.001' izz='0.001' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial></link>\n<joint name='swing' type='revolute'><parent link='a'/><child link='b'/>"
+    "<axis xyz='0 1 0'/><limit effort='10' velocity='5'/></joint>\n</robot>";
+  phys_world *w = load_ok(pend, NULL);
+  phys_id b = phys_world_find_body(w, "b");
+  int limited = -1;
+  CU_ASSERT_EQUAL(phys_link_get_joint_info(w, b, NULL, &limited, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(limited, 0);
+  CU_ASSERT_EQUAL(notices_with(w, "r.urdf:4: <limit>: joint 'swing': revolute <limit> without "
+                                  "lower and upper: no position limit"), 1);
+  double q[7], qmax = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_link_get_joint(w, b, q, NULL, NULL, NULL);
+    qmax = fmax(qmax, fabs(q[0]));
+  }
+  printf("\n  unlimited revolute: swung to |q| = %.4f rad (the far horizontal: pi)\n", qmax);
+  ASSERT_NEAR(qmax, M_PI, 0.02); /* down through pi/2 and up to the other side */
+  phys_world_destroy(w);
+  /* a prismatic joint along z: falls freely for 0.5 s */
+  snprintf(xml, sizeof xml, fmt, "prismatic", "0 0 0", "0 0 1", "<limit effort='5' velocity='1'/>");
+  w = load_ok(xml, NULL);
+  b = phys_world_find_body(w, "b");
+  for (int i = 0; i < 250; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  phys_link_get_joint(w, b, q, NULL, NULL, NULL);
+  double t = phys_world_time(w);
+  ASSERT_NEAR(q[0], -0.5 * 9.81 * t * t, 0.01);
+  CU_ASSERT_EQUAL(notices_with(w, "prismatic <limit> without lower and upper"), 1);
+  phys_world_destroy(w);
+  /* one bound: the other is 0, as the specification says */
+  snprintf(xml, sizeof xml, fmt, "revolute", "0 0 0", "0 1 0",
+           "<limit lower='-1' effort='5' velocity='1'/>");
+  w = load_ok(xml, NULL);
+  double range[2];
+  CU_ASSERT_EQUAL(phys_link_get_joint_info(w, phys_world_find_body(w, "b"), NULL, &limited, range),
+                  PHYS_OK);
+  CU_ASSERT_EQUAL(limited, 1);
+  ASSERT_NEAR(range[0], -1.0, 1e-15);
+  ASSERT_NEAR(range[1], 0.0, 1e-15);
+  CU_ASSERT_EQUAL(notices_with(w, "<limit> without upper: upper = 0"), 1);
+  phys_world_destroy(w);
+  snprintf(xml, sizeof xml, fmt, "revolute", "0 0 0", "0 1 0",
+           "<limit upper='-1' effort='5' velocity='1'/>");
+  expect_error(xml, PHYS_E_PARSE, 4, "limit", "lower 0 must be below upper -1");
+}
+
+/* Contacts in the last step between the bodies called n1 and n2. */
+static int contacts_between(const phys_world *w, const char *n1, const char *n2) {
+  phys_id a = phys_world_find_body(w, n1), b = phys_world_find_body(w, n2);
+  int n = 0;
+  for (int k = 0; k < phys_world_contact_count(w); k++) {
+    phys_contact_info ci;
+    phys_world_get_contact(w, k, &ci);
+    n += (ci.body_a == a && ci.body_b == b) || (ci.body_a == b && ci.body_b == a);
+  }
+  return n;
+}
+
+/* Drake collision filter groups: two sibling links whose boxes overlap touch without a group,
+ * never with a group that ignores itself (or two groups that ignore each other); the groups'
+ * errors name file, line and element */
+static void test_filter_groups(void) {
+  static const char fmt[] =
+    "<robot name='f' xmlns:drake='http://drake.mit.edu'>\n"
+    "  <link name='base'/>\n"
+    "  <link name='l1'>" INERTIAL(1.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n"
+    "  <link name='l2'>" INERTIAL(1.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n"
+    "  <joint name='j1' type='continuous'><parent link='base'/><child link='l1'/>"
+    "<origin xyz='0 0 1'/><axis xyz='0 0 1'/></joint>\n"
+    "  <joint name='j2' type='continuous'><parent link='base'/><child link='l2'/>"
+    "<origin xyz='0.15 0 1'/><axis xyz='0 0 1'/></joint>\n"
+    "%s"
+    "</robot>\n";
+  static const struct {
+    const char *groups;
+    int excluded;
+  } cases[] = {
+    {"", 0},
+    {"  <drake:collision_filter_group name='both'>\n"
+     "    <drake:member link='l1'/>\n    <drake:member link='l2'/>\n"
+     "    <drake:ignored_collision_filter_group name='both'/>\n"
+     "  </drake:collision_filter_group>\n", 1},
+    {"  <drake:collision_filter_group name='g1'><drake:member link='l1'/>"
+     "<drake:ignored_collision_filter_group name='g2'/></drake:collision_filter_group>\n"
+     "  <drake:collision_filter_group name='g2'><drake:member link='l2'/>"
+     "</drake:collision_filter_group>\n", 1},
+    {"  <drake:collision_filter_group name='g1'><drake:member link='l1'/>"
+     "</drake:collision_filter_group>\n"
+     "  <drake:collision_filter_group name='g2'><drake:member_group name='g1'/>"
+     "<drake:member link='l2'/><drake:ignored_collision_filter_group name='g2'/>"
+     "</drake:collision_filter_group>\n", 1},
+    /* a group that ignores nothing, and one switched off */
+    {"  <drake:collision_filter_group name='g'><drake:member link='l1'/>"
+     "<drake:member link='l2'/></drake:collision_filter_group>\n", 0},
+    {"  <drake:collision_filter_group name='g' ignore='true'><drake:member link='l1'/>"
+     "<drake:member link='l2'/><drake:ignored_collision_filter_group name='g'/>"
+     "</drake:collision_filter_group>\n", 0},
+  };
+  char xml[4096];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].groups);
+    phys_world *w = load_ok(xml, NULL);
+    int n = 0;
+    for (int k = 0; k < 100; k++) {
+      CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+      n += contacts_between(w, "l1", "l2");
+    }
+    if (n != 0 && cases[i].excluded) printf("\n  case %zu: %d contacts\n", i, n);
+    CU_ASSERT(cases[i].excluded ? n == 0 : n > 0);
+    if (i == 5) {
+      CU_ASSERT_EQUAL(notices_with(w, "has ignore=\"true\": not applied"), 1);
+    }
+    if (i == 1) {
+      CU_ASSERT_EQUAL(notices_with(w, "r.urdf:7: <collision_filter_group>: 1 Drake collision "
+                                      "filter group(s): contacts excluded for 1 link pairs"), 1);
+    }
+    phys_world_destroy(w);
+  }
+  static const struct {
+    const char *groups;
+    const char *elem, *word;
+  } bad[] = {
+    {"<drake:collision_filter_group name='g'><drake:member link='ghost'/>"
+     "</drake:collision_filter_group>", "member", "group 'g': unknown link 'ghost'"},
+    {"<drake:collision_filter_group name='g'><drake:ignored_collision_filter_group name='h'/>"
+     "</drake:collision_filter_group>", "ignored_collision_filter_group",
+     "unknown collision filter group 'h'"},
+    {"<drake:collision_filter_group name='g'><drake:member_group name='h'/>"
+     "</drake:collision_filter_group>", "member_group", "unknown collision filter group 'h'"},
+    {"<drake:collision_filter_group name='g'/><drake:collision_filter_group name='g'/>",
+     "collision_filter_group", "duplicate collision filter group 'g' (first on line 7)"},
+    {"<drake:collision_filter_group><drake:member link='l1'/></drake:collision_filter_group>",
+     "collision_filter_group", "missing required attribute 'name'"},
+    {"<drake:collision_filter_group name='g'><drake:member/></drake:collision_filter_group>",
+     "member", "missing required attribute 'link'"},
+    {"<drake:collision_filter_group name='g'><member link='l1'/></drake:collision_filter_group>",
+     "member", "unknown element in <drake:collision_filter_group>"},
+    {"<drake:collision_filter_group name='g' ignore='maybe'/>", "collision_filter_group",
+     "ignore must be true or false"},
+    {"<drake:collision_filter_group name='g' size='2'/>", "collision_filter_group",
+     "unknown attribute 'size'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char g[512];
+    snprintf(g, sizeof g, "%s\n", bad[i].groups);
+    snprintf(xml, sizeof xml, fmt, g);
+    expect_error(xml, PHYS_E_PARSE, 7, bad[i].elem, bad[i].word);
+  }
+}
+
 /* phys_load_model reads the root element, not the file name */
 static void test_load_model(void) {
   char upath[128], mpath[128], bpath[128];
@@ -502,6 +734,140 @@ static void test_inertia_triangle(void) {
   phys_world_destroy(w);
 }
 
+/* a link welded to its parent by a fixed joint with an unphysical inertia (zero moments, a
+ * negative one, a triangle violation): refused with file, line and element; repaired with a
+ * notice giving the old and new moments and the change, the merged body then holding the point
+ * mass. A moving link's own non-positive inertia is never repaired. */
+static void test_inertia_welded(void) {
+  static const char fmt[] =
+    "<robot name='w'>\n"
+    "  <link name='base'/>\n"
+    "  <link name='arm'>" INERTIAL(1.0, 0, 0.01) "</link>\n"
+    "  <link name='tip'><inertial><origin xyz='0 0 0'/><mass value='0.5'/>\n"
+    "    <inertia ixx='%s' iyy='%s' izz='%s' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <joint name='j' type='continuous'><parent link='base'/><child link='arm'/></joint>\n"
+    "  <joint name='k' type='fixed'><parent link='arm'/><child link='tip'/>"
+    "<origin xyz='0.4 0 0'/></joint>\n"
+    "</robot>\n";
+  static const struct {
+    const char *ixx, *iyy, *izz, *what, *repaired;
+  } cases[] = {
+    {"0", "0", "0", "is not positive definite", "repaired to (0, 0, 0), largest change 0"},
+    {"-0.001", "0.002", "0.002", "is not positive definite",
+     "repaired to (0, 0.002, 0.002), largest change 0.001"},
+    {"0.001", "0.001", "0.003", "violates the triangle inequality",
+     "repaired to (0.002, 0.001, 0.003), largest change 0.001"},
+  };
+  char xml[2048];
+  phys_load_options lo = phys_load_options_default();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(xml, sizeof xml, fmt, cases[i].ixx, cases[i].iyy, cases[i].izz);
+    lo.repair_inertia = 0;
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia",
+                    "link 'tip' (welded to 'arm' by fixed joint 'k')");
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia", cases[i].what);
+    expect_error_lo(xml, &lo, PHYS_E_INVALID, 5, "inertia", "repair_inertia=1 repairs it");
+    lo.repair_inertia = 1;
+    phys_world *w = load_ok(xml, &lo);
+    CU_ASSERT_EQUAL(notices_with(w, "r.urdf:5: <inertia>: link 'tip' (welded to 'arm' by fixed "
+                                    "joint 'k')"), 1);
+    CU_ASSERT_EQUAL(notices_with(w, cases[i].repaired), 1);
+    /* the merged body: 1.5 kg, COM 0.4 / 3 out, the repaired tip's moments plus the offsets */
+    double m, I[3];
+    phys_body_get_mass(w, phys_world_find_body(w, "arm"), &m, I);
+    ASSERT_NEAR(m, 1.5, 1e-15);
+    double c = 0.5 * 0.4 / 1.5, off = 1.0 * c * c + 0.5 * (0.4 - c) * (0.4 - c);
+    double sum = I[0] + I[1] + I[2], tip[3];
+    sscanf(strstr(cases[i].repaired, "("), "(%lf, %lf, %lf)", &tip[0], &tip[1], &tip[2]);
+    ASSERT_NEAR(sum, 0.03 + tip[0] + tip[1] + tip[2] + 2 * off, 1e-12);
+    phys_world_destroy(w);
+  }
+  /* a moving link's own zero inertia is refused even with repair_inertia */
+  static const char moving[] =
+    "<robot name='m'>\n<link name='base'/>\n<link name='arm'><inertial><mass value='1'/>\n"
+    "<inertia ixx='0' iyy='0' izz='0' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "<joint name='j' type='continuous'><parent link='base'/><child link='arm'/></joint>\n"
+    "</robot>\n";
+  lo.repair_inertia = 0;
+  expect_error_lo(moving, &lo, PHYS_E_INVALID, 4, "inertia", "give real values");
+  lo.repair_inertia = 1;
+  expect_error_lo(moving, &lo, PHYS_E_INVALID, 4, "inertia",
+                  "repairs it only on links welded to a parent");
+  /* a fixed base's own inertia does not matter: repaired with a notice */
+  static const char base[] =
+    "<robot name='b'>\n<link name='base'><inertial><mass value='1'/>\n"
+    "<inertia ixx='0' iyy='0' izz='0' ixy='0' ixz='0' iyz='0'/></inertial></link>\n</robot>\n";
+  expect_error(base, PHYS_E_INVALID, 3, "inertia", "link 'base' (part of the fixed base)");
+  phys_world *w = load_ok(base, &lo);
+  CU_ASSERT_EQUAL(notices_with(w, "(part of the fixed base)"), 1);
+  phys_world_destroy(w);
+}
+
+/* ---- base pose ----------------------------------------------------------------------------- */
+
+/* the floating base starts at base_pos / base_quat (normalised with a notice); a pose for a fixed
+ * base, a zero or non-finite quaternion, a non-finite position are refused */
+static void test_base_pose(void) {
+  static const char xml[] =
+    "<robot name='p'>\n<link name='body'>" INERTIAL(2.0, 0, 0.01)
+    "<collision><geometry><box size='0.2 0.2 0.2'/></geometry></collision></link>\n</robot>\n";
+  phys_load_options lo = phys_load_options_default();
+  CU_ASSERT_EQUAL(lo.has_base_pose, 0);
+  ASSERT_NEAR(lo.base_quat[0], 1.0, 0.0);
+  lo.floating_base = 1;
+  lo.ground_plane = 1;
+  lo.has_base_pose = 1;
+  lo.base_pos[0] = 1.0;
+  lo.base_pos[1] = -2.0;
+  lo.base_pos[2] = 0.3;
+  lo.base_quat[0] = 0.0; /* 180 deg about z, not unit */
+  lo.base_quat[3] = 2.0;
+  phys_world *w = load_ok(xml, &lo);
+  double p[3], q[4];
+  phys_body_get_state(w, phys_world_find_body(w, "body"), p, q, NULL, NULL);
+  ASSERT_NEAR(p[0], 1.0, 1e-15);
+  ASSERT_NEAR(p[1], -2.0, 1e-15);
+  ASSERT_NEAR(p[2], 0.3, 1e-15);
+  ASSERT_NEAR(fabs(q[3]), 1.0, 1e-15);
+  CU_ASSERT_EQUAL(notices_with(w, "r.urdf:0: <robot>: phys_load_options.base_quat (0, 0, 0, 2) "
+                                  "has norm 2: normalised to (0, 0, 0, 1)"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "starting at (1, -2, 0.3)"), 1);
+  /* it falls 0.2 m onto the ground and rests with its box on it: frame at z = 0.1 */
+  for (int i = 0; i < 500; i++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  phys_body_get_state(w, phys_world_find_body(w, "body"), p, NULL, NULL, NULL);
+  ASSERT_NEAR(p[2], 0.1, 0.005);
+  ASSERT_NEAR(p[0], 1.0, 1e-6);
+  phys_world_destroy(w);
+  /* refused */
+  phys_load_options bad = lo;
+  bad.floating_base = 0;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 2, "link",
+                  "root link 'body' is fixed to the world (floating_base = 0): a base pose");
+  bad = lo;
+  memset(bad.base_quat, 0, sizeof bad.base_quat);
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_quat (0, 0, 0, 0) is zero");
+  bad = lo;
+  bad.base_quat[1] = NAN;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_quat[1] is not finite");
+  bad = lo;
+  bad.base_pos[2] = INFINITY;
+  expect_error_lo(xml, &bad, PHYS_E_INVALID, 0, "robot", "base_pos[2] is not finite");
+  static const char world[] =
+    "<robot name='p'>\n<link name='world'/>\n<link name='body'>" INERTIAL(2.0, 0, 0.01) "</link>\n"
+    "<joint name='f' type='floating'><parent link='world'/><child link='body'/></joint>\n</robot>\n";
+  expect_error_lo(world, &lo, PHYS_E_INVALID, 2, "link", "the world frame ('world')");
+  /* an MJCF file through phys_load_model: a base pose would be lost, so it is refused */
+  char path[128];
+  write_file("pose.xml", "<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
+                         "</worldbody></mujoco>\n");
+  snprintf(path, sizeof path, "%s/pose.xml", tmpdir);
+  phys_error err;
+  w = (phys_world *)&w;
+  CU_ASSERT_EQUAL(phys_load_model(path, &lo, NULL, &w, &err), PHYS_E_INVALID);
+  CU_ASSERT_PTR_NULL(w);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "pose.xml:1: <mujoco>: phys_load_options.has_base_pose"));
+}
+
 /* the helper itself: verdicts, rounding tolerance, repair */
 static void test_inertia_helper(void) {
   double a[3] = {1, 2, 3}, b[3] = {1, 2, 3.5}, c[3] = {1, 2, 3 * (1 + 1e-8)}, d[3] = {1, -1, 1};
@@ -530,7 +896,7 @@ static void test_errors_structure(void) {
   expect_error("<mujoco/>", PHYS_E_PARSE, 1, "mujoco", "root element must be <robot>");
   expect_error("<robot name='x'/>", PHYS_E_PARSE, 1, "robot", "no <link>");
   expect_error("<robot><link name='a'/></robot>", PHYS_E_PARSE, 1, "robot", "'name'");
-  expect_error("<robot name='x'>\n<frame/>\n</robot>", PHYS_E_PARSE, 2, "frame", "unknown element");
+  expect_error("<robot name='x'>\n<joints/>\n</robot>", PHYS_E_PARSE, 2, "joints", "unknown element");
   expect_error("<robot name='x'>\n<link name='a'><sensor/></link>\n</robot>", PHYS_E_PARSE, 2,
                "sensor", "unknown element in <link>");
   expect_error("<robot name='x'>\n<link name='a' color='red'/>\n</robot>", PHYS_E_PARSE, 2,
@@ -742,6 +1108,11 @@ int register_tests(void) {
       !CU_add_test(s, "root link 'world'", test_world_root) ||
       !CU_add_test(s, "package paths and mesh files", test_package_paths) ||
       !CU_add_test(s, "vendor extension notices", test_vendor_notices) ||
+      !CU_add_test(s, "vendor content anywhere: one notice per kind", test_vendor_anywhere) ||
+      !CU_add_test(s, "<limit> without lower and upper", test_limit_without_bounds) ||
+      !CU_add_test(s, "Drake collision filter groups", test_filter_groups) ||
+      !CU_add_test(s, "inertia of welded links", test_inertia_welded) ||
+      !CU_add_test(s, "floating base pose", test_base_pose) ||
       !CU_add_test(s, "phys_load_model by content", test_load_model) ||
       !CU_add_test(s, "tests/data/urdf/arm2.urdf on the ground", test_data_arm) ||
       !CU_add_test(s, "inertia triangle inequality", test_inertia_triangle) ||
