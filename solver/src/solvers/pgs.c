@@ -210,9 +210,11 @@ static double island_metric(const phys_world *w, phys_problem *s, int k, int tea
 
 /* iterations from this evaluation of the metric to the next: where the rate observed since the
  * previous one (`span` iterations ago) reaches the tolerance, 1 to CHECK_GAP_MAX; 2 without a
- * rate (first evaluation, no progress, a zero tolerance) */
+ * rate (first evaluation, no progress); CHECK_GAP_MAX for a zero tolerance (only the cap ends
+ * the loop then, bar an exact solution) */
 static int check_gap(double res, double prev, int span, double tol) {
-  if (!(prev > 0.0 && res > 0.0 && res < prev && tol > 0.0 && span > 0)) return 2;
+  if (!(tol > 0.0)) return CHECK_GAP_MAX;
+  if (!(prev > 0.0 && res > 0.0 && res < prev && span > 0)) return 2;
   double per_it = log(res / prev) / span; /* < 0 */
   double left = log(tol / res) / per_it;
   if (!(left < CHECK_GAP_MAX)) return CHECK_GAP_MAX;
