@@ -2,8 +2,9 @@
  * drift, the normal impulse m g h), friction on a slope (sticks below the friction angle,
  * slides with the Coulomb acceleration above), the residual falling with iterations and PGS
  * stalling on a mass-ratio-50 stack where SubADMM converges, bit-identical results for 1 and 2
- * threads (a team-solved pile, a tree in a team-solved island, the quadrupeds), a joint limit
- * and hard and soft connects, selection and option validation. */
+ * threads (a team-solved pile, a tree in a team-solved island, the quadrupeds), a joint limit,
+ * hard and soft connects, a weld, torsional friction (condim 4), selection and option
+ * validation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -494,6 +495,60 @@ static void test_connect(void) {
   CU_ASSERT_TRUE(fabs(sag_pgs - expect) < 0.02 * expect);
 }
 
+/* a box welded to the world (the weld's point and angular records) holds its pose under
+ * gravity: over 1 s it moves less than 0.1 mm and turns less than 1e-4 rad */
+static void test_weld(void) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  double p0[3] = {0.3, 0, 1.0}, p[3], q[4];
+  phys_id b = add_box(w, p0, NULL, 0.1, 2.0, 0.8);
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_weld(w, b, PHYS_ID_NONE, NULL, NULL, NULL), PHYS_OK);
+  double move = 0.0, turn = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
+    move = fmax(move, sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + (p[1] - p0[1]) * (p[1] - p0[1]) +
+                           (p[2] - p0[2]) * (p[2] - p0[2])));
+    turn = fmax(turn, 2.0 * sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]));
+  }
+  printf("\n  weld: moved %.2e m, turned %.2e rad", move, turn);
+  CU_ASSERT_TRUE(move < 1e-4);
+  CU_ASSERT_TRUE(turn < 1e-4);
+  phys_world_destroy(w);
+}
+
+/* a sphere spinning about the normal on condim-4 ground (torsional friction, the contact's two
+ * records swept together) spins down and stops; with condim 3 it keeps its spin */
+static double spin_after(int condim) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  phys_geom_desc sg = phys_geom_desc_default();
+  sg.size[0] = 0.1;
+  sg.condim = condim;
+  sg.friction_torsion = 0.05;
+  phys_body_desc bd = phys_body_desc_default();
+  bd.pos[2] = 0.1;
+  bd.angvel[2] = 5.0;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
+  step_n(w, 1000);
+  double om[3];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+  return om[2];
+}
+
+static void test_torsion(void) {
+  double spin4 = spin_after(4), spin3 = spin_after(3);
+  printf("\n  spin after 2 s: condim 4 %.3g rad/s, condim 3 %.3g rad/s", spin4, spin3);
+  CU_ASSERT_TRUE(fabs(spin4) < 1e-3);
+  CU_ASSERT_TRUE(spin3 > 4.9);
+}
+
 /* ---- selection and options ---------------------------------------------------------------- */
 
 /* "pgs" is found by name; pgs.relaxation outside (0, 2) is refused naming the option and the
@@ -544,6 +599,8 @@ int register_tests(void) {
       !CU_add_test(s, "quadrupeds8: 1 and 2 threads bit-identical", test_quadrupeds_threads) ||
       !CU_add_test(s, "a joint limit holds", test_joint_limit) ||
       !CU_add_test(s, "hard and soft connects", test_connect) ||
+      !CU_add_test(s, "a weld holds", test_weld) ||
+      !CU_add_test(s, "condim 4: torsional friction stops a spin", test_torsion) ||
       !CU_add_test(s, "selection and option validation", test_selection_and_options))
     return -1;
   return 0;
