@@ -177,7 +177,9 @@ typedef enum phys_solver_kind {
   PHYS_SOLVER_SUBADMM_NOBODY = 2, /* "subadmm-nobody": the No Body ablation: per subsystem
                                      without body splitting, each tree's A + beta sum J^T J from
                                      dense per-constraint products and dense Cholesky (LAPACK) */
-  PHYS_SOLVER_COUNT = 3
+  PHYS_SOLVER_PGS = 3,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
+                                     paper 002 sec. 9 baseline (graph-coloured, deterministic) */
+  PHYS_SOLVER_COUNT = 4
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -198,6 +200,12 @@ typedef struct phys_subadmm_options {
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
 } phys_subadmm_options;
 
+/* Options of the PGS solver. */
+typedef struct phys_pgs_options {
+  double relaxation;        /* omega in (0, 2): each row set's step lambda - omega D w before its
+                               projection (1: plain PGS, > 1: over-relaxed); default 1 */
+} phys_pgs_options;
+
 /* World options. Start from phys_world_options_default() and change what you need. */
 typedef struct phys_world_options {
   double timestep;          /* s, > 0; default 0.002 */
@@ -216,6 +224,7 @@ typedef struct phys_world_options {
                                bit-identical either way. 0 (default): nothing recorded, nothing
                                computed for it. */
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
+  phys_pgs_options pgs;     /* used by pgs only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -230,6 +239,13 @@ typedef struct phys_subadmm_stats {
   int refactorizations;      /* beta changes that refactored H_b (PAPER rule and stall detector) */
   int stalls;                /* islands where the stall detector fired */
 } phys_subadmm_stats;
+
+/* Statistics of the PGS solver in the last step. */
+typedef struct phys_pgs_stats {
+  int colors;                /* most colours of one island's constraint graph (row sets of one
+                                colour share no subsystem and are swept in parallel) */
+  int overflow;              /* row sets beyond the colour limit, swept serially */
+} phys_pgs_stats;
 
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and
  * residual figures mean the same for every solver: iterations of its main loop, and the
@@ -254,6 +270,7 @@ typedef struct phys_step_stats {
   double residual_mean;      /* sec. 7 metric, mean over islands weighted by contacts */
   double penetration_max;    /* m, deepest penetration among the step's contacts before the solve */
   phys_subadmm_stats subadmm; /* the SubADMM family's own figures (zero for other solvers) */
+  phys_pgs_stats pgs;        /* PGS's own figures (zero for other solvers) */
 } phys_step_stats;
 
 #ifdef __cplusplus

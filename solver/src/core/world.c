@@ -21,6 +21,7 @@ phys_world_options phys_world_options_default(void) {
   o.subadmm.beta_scale = 4.0;
   o.subadmm.over_relaxation = 1.8;
   o.subadmm.adapt_gamma = 10.0;
+  o.pgs.relaxation = 1.0;
   o.baumgarte = 0.3;
   o.max_correction = 0.02;
   o.contact_margin = 1e-3;
@@ -114,6 +115,9 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!(isfinite(sa->adapt_gamma) && sa->adapt_gamma > 1.0))
     return phys__error(err, PHYS_E_INVALID, "subadmm.adapt_gamma must be > 1, got %g",
                        sa->adapt_gamma);
+  if (!(o->pgs.relaxation > 0.0 && o->pgs.relaxation < 2.0))
+    return phys__error(err, PHYS_E_INVALID, "pgs.relaxation must be in (0, 2), got %g",
+                       o->pgs.relaxation);
   if (!(o->baumgarte > 0.0 && o->baumgarte <= 1.0))
     return phys__error(err, PHYS_E_INVALID, "baumgarte must be in (0, 1], got %g", o->baumgarte);
   if (!(isfinite(o->max_correction) && o->max_correction > 0.0))

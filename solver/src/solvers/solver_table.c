@@ -16,6 +16,9 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_SUBADMM_NOBODY, "subadmm-nobody",
    "No Body ablation (paper 002 Table III): per subsystem, dense tree factors",
    1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats},
+  {PHYS_SOLVER_PGS, "pgs",
+   "PGS (paper 002 sec. 9): projected Gauss-Seidel on Delassus blocks, graph-coloured sweeps",
+   1, 1, phys__pgs_prepare, phys__pgs_solve_island, phys__pgs_stats},
 };
 
 const phys_solver_def *phys__solver_def(phys_solver_kind kind) {

@@ -1,0 +1,607 @@
+/* test_pgs.c - the PGS solver (paper 002 sec. 9): resting contact and stacks (penetration,
+ * drift, the normal impulse m g h), friction on a slope (sticks below the friction angle,
+ * slides with the Coulomb acceleration above), the residual falling with iterations and PGS
+ * stalling on a mass-ratio-50 stack where SubADMM converges, bit-identical results for 1 and 2
+ * threads (a team-solved pile, a tree in a team-solved island, the quadrupeds), a joint limit,
+ * hard and soft connects, a weld, torsional friction (condim 4), selection and option
+ * validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cunit_main.h"
+#include "scene_util.h"
+#include "scenes.h"
+
+/* options for a PGS world: no sleeping (the windows below watch bodies at rest) */
+static phys_world_options pgs_options(void) {
+  phys_world_options o = phys_world_options_default();
+  o.solver = PHYS_SOLVER_PGS;
+  o.sleep_enabled = 0;
+  return o;
+}
+
+/* sum of the vertical impulses that static geometry applies this step (N s) */
+static double ground_impulse(const phys_world *w) {
+  double sum = 0.0;
+  for (int i = 0; i < phys_world_contact_count(w); i++) {
+    phys_contact_info c;
+    CU_ASSERT_EQUAL(phys_world_get_contact(w, i, &c), PHYS_OK);
+    if (c.body_b == PHYS_ID_NONE) sum += c.impulse[2];
+  }
+  return sum;
+}
+
+/* every body's position and velocity is finite */
+static int all_finite(const phys_world *w) {
+  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
+    double p[3], v[3], om[3];
+    if (phys_body_get_state(w, b, p, NULL, v, om) != PHYS_OK) continue;
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(p[k]) || !isfinite(v[k]) || !isfinite(om[k])) return 0;
+  }
+  return 1;
+}
+
+/* ---- resting contact ---------------------------------------------------------------------- */
+
+/* n cubes (half extent 0.1 m, 1 kg) stacked on the ground: over steps 100-400 the deepest
+ * penetration, the top box's drift, the worst relative error of the ground's vertical impulse
+ * against n m g h, and the worst residual */
+static void stack_window(int n, double *pen, double *drift, double *imp_err, double *res) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.8);
+  phys_id top = PHYS_ID_NONE;
+  for (int i = 0; i < n; i++) {
+    double p[3] = {0.0, 0.0, 0.1 + 0.2 * i};
+    top = add_box(w, p, NULL, 0.1, 1.0, 0.8);
+  }
+  step_n(w, 100);
+  double p0[3], p1[3], mgh = n * 1.0 * 9.81 * o.timestep;
+  body_pos(w, top, p0);
+  *pen = *imp_err = *res = 0.0;
+  for (int i = 0; i < 300; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    const phys_step_stats *st = phys_world_stats(w);
+    *pen = fmax(*pen, st->penetration_max);
+    *res = fmax(*res, st->residual);
+    *imp_err = fmax(*imp_err, fabs(ground_impulse(w) - mgh) / mgh);
+  }
+  body_pos(w, top, p1);
+  *drift = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                (p1[2] - p0[2]) * (p1[2] - p0[2]));
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+}
+
+/* a box on the ground and a stack of three: no penetration beyond 0.1 mm, no drift beyond 0.1
+ * mm in 0.6 s, the ground carries n m g h per step (to 1e-4 for one box; to 5e-3 for the
+ * stack, whose impulses are only as exact as the tolerance 1e-5 on the metric makes them:
+ * measured 1.1e-3), the metric meets the tolerance */
+static void test_resting(void) {
+  for (int n = 1; n <= 3; n += 2) {
+    double pen, drift, imp_err, res;
+    stack_window(n, &pen, &drift, &imp_err, &res);
+    printf("\n  %d box(es): penetration %.2e m, drift %.2e m, impulse error %.2e, residual %.2e",
+           n, pen, drift, imp_err, res);
+    CU_ASSERT_TRUE(pen < 1e-4);
+    CU_ASSERT_TRUE(drift < 1e-4);
+    CU_ASSERT_TRUE(imp_err < (n == 1 ? 1e-4 : 5e-3));
+    CU_ASSERT_TRUE(res <= 1e-5);
+  }
+}
+
+/* ---- friction ----------------------------------------------------------------------------- */
+
+/* a cube (8 kg) on a plane tilted 30 degrees with friction mu: its travel down the slope after
+ * `seconds`, and after the first 0.1 s in *early */
+static double slope_run(double mu, double seconds, double *early) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  double ang = M_PI / 6.0, q[4] = {cos(ang / 2), sin(ang / 2), 0, 0};
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  g.friction = mu;
+  memcpy(g.quat, q, sizeof q);
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  /* plane normal (0, -sin, cos), down the slope (0, -cos, -sin) */
+  double n[3] = {0, -sin(ang), cos(ang)}, d[3] = {0, -cos(ang), -sin(ang)};
+  double h = 0.1, p0[3] = {n[0] * h, n[1] * h, n[2] * h}, p[3];
+  phys_id b = add_box(w, p0, q, h, 8.0, mu);
+  int steps0 = (int)lround(0.1 / o.timestep), steps = (int)lround(seconds / o.timestep);
+  step_n(w, steps0);
+  body_pos(w, b, p);
+  *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+  step_n(w, steps - steps0);
+  body_pos(w, b, p);
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+  return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+}
+
+/* below the friction angle (mu 0.7 > tan 30) the box stays within 1 mm over 2 s; above it (mu
+ * 0.3) it slides with a = g (sin 30 - mu cos 30) within 2 % */
+static void test_slope(void) {
+  double early, s = slope_run(0.7, 2.0, &early);
+  printf("\n  mu 0.7: travel %.3g m in 2 s", s);
+  CU_ASSERT_TRUE(fabs(s) < 1e-3);
+  double T = 1.0;
+  s = slope_run(0.3, T, &early);
+  double a = 2.0 * (s - early) / (T * T - 0.01), a_exp = 9.81 * (0.5 - 0.3 * cos(M_PI / 6));
+  printf("\n  mu 0.3: a = %.4f m/s^2 (expected %.4f)", a, a_exp);
+  CU_ASSERT_TRUE(fabs(a - a_exp) < 0.02 * a_exp);
+}
+
+/* ---- convergence -------------------------------------------------------------------------- */
+
+/* n stacked cubes on the ground (PGS, no sleeping) with options o */
+static phys_world *stack_world(phys_world_options *o, int n) {
+  phys_world *w = make_world(o);
+  add_ground(w, 0.8);
+  for (int i = 0; i < n; i++) {
+    double p[3] = {0.0, 0.0, 0.1 + 0.2 * i};
+    add_box(w, p, NULL, 0.1, 1.0, 0.8);
+  }
+  return w;
+}
+
+/* the trace of the first (cold) step of n stacked cubes run to 200 iterations, tolerance 0:
+ * the metric after 1 iteration into *first, after 200 into *last */
+static void cold_trace(int n, double *first, double *last) {
+  phys_world_options o = pgs_options();
+  o.tolerance = 0.0;
+  o.max_iterations = 200;
+  o.residual_trace = 1;
+  phys_world *w = stack_world(&o, n);
+  CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  const double *t = NULL;
+  int count = 0, isl = phys_world_trace_largest_island(w);
+  CU_ASSERT_EQUAL_FATAL(phys_world_trace_island(w, isl, &t, &count), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(count, 200);
+  printf("\n  cold, %d box(es): metric %.2e after 1, %.2e after 10, %.2e after 50, %.2e after 200",
+         n, t[0], t[9], t[49], t[199]);
+  *first = t[0];
+  *last = t[199];
+  phys_world_destroy(w);
+}
+
+/* the metric falls with the iterations of a cold step: for one box (4 contacts) by 6 orders
+ * of magnitude, for a stack of three (12 contacts, coplanar fours: PGS's slow case) below the
+ * tolerance; once warm, the stack's steps stop on the tolerance before the cap */
+static void test_residual_falls(void) {
+  double first, last;
+  cold_trace(1, &first, &last);
+  CU_ASSERT_TRUE(last < 1e-6 * first);
+  cold_trace(3, &first, &last);
+  CU_ASSERT_TRUE(last < 1e-2 * first);
+  CU_ASSERT_TRUE(last < 1e-5);
+
+  phys_world_options o = pgs_options();
+  phys_world *w = stack_world(&o, 3);
+  step_n(w, 100);
+  int most = 0;
+  double worst = 0.0;
+  for (int i = 0; i < 100; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    const phys_step_stats *st = phys_world_stats(w);
+    worst = fmax(worst, st->residual);
+    if (st->iterations_max > most) most = st->iterations_max;
+  }
+  printf("\n  warm stack: at most %d iterations, metric at most %.2e", most, worst);
+  CU_ASSERT_TRUE(worst <= 1e-5);
+  CU_ASSERT_TRUE(most < 100);
+  phys_world_destroy(w);
+}
+
+/* the built-in mass-ratio stack (three 0.1 kg cubes under a 5 kg cube), 100 iterations and
+ * tolerance 0 per step: the mean and worst metric over steps 200-300 */
+static void mass_ratio_window(phys_solver_kind solver, double *mean, double *worst) {
+  phys_world_options o = phys_world_options_default();
+  o.solver = solver;
+  o.sleep_enabled = 0;
+  o.tolerance = 0.0;
+  o.max_iterations = 100;
+  phys_world *w = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(phys_scene_build("mass_ratio_stack", &o, &w, err, sizeof err), 0);
+  step_n(w, 200);
+  double sum = 0.0;
+  *worst = 0.0;
+  for (int i = 0; i < 100; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    sum += phys_world_stats(w)->residual;
+    *worst = fmax(*worst, phys_world_stats(w)->residual);
+  }
+  *mean = sum / 100;
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+}
+
+/* mass ratio 50: PGS stalls near 1e-4 (the paper: it struggles past 1e-4) where SubADMM gets
+ * below 1e-10 in the same 100 iterations. Measured: PGS mean ~1e-4, SubADMM ~1e-17. */
+static void test_mass_ratio_stall(void) {
+  double pgs_mean, pgs_worst, sa_mean, sa_worst;
+  mass_ratio_window(PHYS_SOLVER_PGS, &pgs_mean, &pgs_worst);
+  mass_ratio_window(PHYS_SOLVER_SUBADMM, &sa_mean, &sa_worst);
+  printf("\n  mass ratio 50, 100 iterations: pgs mean %.2e worst %.2e, subadmm mean %.2e worst "
+         "%.2e", pgs_mean, pgs_worst, sa_mean, sa_worst);
+  CU_ASSERT_TRUE(pgs_mean > 1e-6);
+  CU_ASSERT_TRUE(sa_worst < 1e-10);
+  CU_ASSERT_TRUE(pgs_mean > 1e4 * sa_worst);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+/* a built-in scene under PGS on `threads` threads, the team on every step */
+static phys_world *scene(const char *name, int threads) {
+  phys_world_options o = pgs_options();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  phys_world *w = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(phys_scene_build(name, &o, &w, err, sizeof err), 0);
+  return w;
+}
+
+/* the body count of the largest awake island of the last step */
+static int largest_island(const phys_world *w) {
+  int best = 0, n = phys_world_island_count(w), bound = phys_world_body_id_bound(w);
+  for (int k = 0; k < n; k++) {
+    int count = 0;
+    for (phys_id id = 0; id < bound; id++) count += phys_body_island(w, id) == k;
+    if (count > best) best = count;
+  }
+  return best;
+}
+
+/* step a and b together n steps; 1 when their state hashes agree after every step. The largest
+ * island seen (in a) into *big */
+static int same_run(phys_world *a, phys_world *b, int n, int *big) {
+  int same = 1;
+  *big = 0;
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    if (phys_world_state_hash(a) != phys_world_state_hash(b)) same = 0;
+    int size = largest_island(a);
+    if (size > *big) *big = size;
+  }
+  return same;
+}
+
+/* a 125-sphere pile (one island, solved by the team on 2 threads, serially on 1): 300 steps
+ * bit-identical, with several colours in the sweep */
+static void test_pile_threads(void) {
+  phys_world *a = scene("pile_spheres_125", 1), *b = scene("pile_spheres_125", 2);
+  int big, same = same_run(a, b, 300, &big), colors = phys_world_stats(a)->pgs.colors;
+  printf("\n  pile: %d contacts, %d colours, %d islands, largest island %d bodies",
+         phys_world_contact_count(a), colors, phys_world_island_count(a), big);
+  CU_ASSERT_TRUE(same);
+  CU_ASSERT_TRUE(big >= 48); /* team-solved on 2 threads */
+  CU_ASSERT_TRUE(colors > 1);
+  CU_ASSERT_EQUAL(colors, phys_world_stats(b)->pgs.colors);
+  CU_ASSERT_TRUE(all_finite(a));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* a hinge-hinge arm of capsules (a tree) with its base at p; returns its second link */
+static phys_id add_arm(phys_world *w, const double p[3], double q0) {
+  phys_body_desc b = phys_body_desc_default();
+  memcpy(b.pos, p, sizeof b.pos);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_CAPSULE;
+  g.size[0] = 0.04;
+  g.size[1] = 0.2;
+  g.pos[0] = 0.2;
+  g.quat[0] = g.quat[2] = sqrt(0.5); /* the capsule along x */
+  phys_joint_desc j = phys_joint_desc_default();
+  j.type = PHYS_JOINT_TYPE_HINGE;
+  j.axis[1] = 1;
+  j.axis[0] = j.axis[2] = 0;
+  j.qpos0 = q0;
+  j.damping = 0.05;
+  j.limited = 1;
+  j.range[0] = -0.3, j.range[1] = 1.2;
+  phys_id l1 = PHYS_ID_NONE, l2 = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, &l1), PHYS_OK);
+  b.pos[0] += 0.4;
+  j.qpos0 = 0.0;
+  j.limited = 0;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, l1, &b, &j, &g, 1, &l2), PHYS_OK);
+  return l2;
+}
+
+/* an 8 x 8 grid of touching boxes on the ground (one island through their side contacts) with
+ * two arms lying on it: a team-solved island holding trees */
+static phys_world *grid_with_arms(int threads) {
+  phys_world_options o = pgs_options();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.8);
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+      double p[3] = {0.1 * i, 0.1 * j, 0.05};
+      add_box(w, p, NULL, 0.05, 0.5, 0.8);
+    }
+  double a1[3] = {0.05, 0.2, 0.15}, a2[3] = {0.05, 0.5, 0.15};
+  add_arm(w, a1, 0.0);
+  add_arm(w, a2, 0.0);
+  return w;
+}
+
+/* the grid with arms: 200 steps bit-identical on 1 and 2 threads, the arms in the big island */
+static void test_tree_island_threads(void) {
+  phys_world *a = grid_with_arms(1), *b = grid_with_arms(2);
+  int big, same = same_run(a, b, 200, &big);
+  /* the bodies in the island of the first arm's second link (body 65 after the 64 boxes) */
+  int n_in = 0, arm_island = phys_body_island(a, 65);
+  for (phys_id id = 0; id < phys_world_body_id_bound(a); id++)
+    if (phys_body_island(a, id) == arm_island) n_in++;
+  printf("\n  grid with arms: %d islands, %d contacts, %d colours, %d bodies in an arm's island",
+         phys_world_island_count(a), phys_world_contact_count(a), phys_world_stats(a)->pgs.colors,
+         n_in);
+  CU_ASSERT_TRUE(same);
+  CU_ASSERT_TRUE(n_in >= 48); /* the team solves it on 2 threads */
+  CU_ASSERT_TRUE(all_finite(a));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* configs/worlds/quadrupeds8.xml under PGS on `threads` (NULL when PHYS_WORLDS is unset) */
+static phys_world *quadrupeds(int threads) {
+  const char *dir = getenv("PHYS_WORLDS");
+  if (!dir) return NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
+  phys_world_options o = pgs_options();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  phys_world *w = NULL;
+  phys_error err;
+  phys_status st = phys_load_mjcf(path, &o, &w, &err);
+  if (st != PHYS_OK) printf("\n  %s: %s", path, err.message);
+  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
+  return w;
+}
+
+/* eight quadrupeds (trees in contact with the ground): 200 steps bit-identical on 1 and 2
+ * threads, finite, with the metric reported */
+static void test_quadrupeds_threads(void) {
+  phys_world *a = quadrupeds(1), *b = quadrupeds(2);
+  if (!a || !b) {
+    printf("\n  PHYS_WORLDS not set: skipped");
+    if (a) phys_world_destroy(a);
+    if (b) phys_world_destroy(b);
+    return;
+  }
+  CU_ASSERT_EQUAL(phys_world_get_options(a).solver, PHYS_SOLVER_PGS);
+  int big, same = same_run(a, b, 200, &big);
+  const phys_step_stats *st = phys_world_stats(a);
+  printf("\n  quadrupeds8: %d contacts, residual %.2e, %d iterations max, largest island %d",
+         st->contacts, st->residual, st->iterations_max, big);
+  CU_ASSERT_TRUE(same);
+  CU_ASSERT_TRUE(st->contacts > 0);
+  CU_ASSERT_TRUE(isfinite(st->residual));
+  CU_ASSERT_TRUE(all_finite(a));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* ---- joint limits and connects ------------------------------------------------------------ */
+
+/* a horizontal one-link arm (a capsule on a hinge about y, range [-0.3, 1.2]) falls onto its
+ * upper limit and rests there: over the last second of 2 s the angle stays within 5 mrad of
+ * it */
+static void test_joint_limit(void) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  phys_body_desc b = phys_body_desc_default();
+  b.pos[2] = 1.0;
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_CAPSULE;
+  g.size[0] = 0.04;
+  g.size[1] = 0.2;
+  g.pos[0] = 0.2;
+  g.quat[0] = g.quat[2] = sqrt(0.5);
+  phys_joint_desc j = phys_joint_desc_default();
+  j.type = PHYS_JOINT_TYPE_HINGE;
+  j.axis[0] = j.axis[2] = 0;
+  j.axis[1] = 1;
+  j.limited = 1;
+  j.range[0] = -0.3, j.range[1] = 1.2;
+  phys_id first = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, &first), PHYS_OK);
+  step_n(w, 500);
+  double qmin = 1e9, qmax = -1e9;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    double q[7], qd[6];
+    CU_ASSERT_EQUAL(phys_link_get_joint(w, first, q, qd, NULL, NULL), PHYS_OK);
+    qmin = fmin(qmin, q[0]);
+    qmax = fmax(qmax, q[0]);
+  }
+  printf("\n  limit 1.2: angle in [%.5f, %.5f]", qmin, qmax);
+  CU_ASSERT_TRUE(qmax < 1.2 + 5e-3);
+  CU_ASSERT_TRUE(qmin > 1.2 - 5e-3);
+  phys_world_destroy(w);
+}
+
+/* world position of the point `a` (body frame) of body b */
+static void point_world(const phys_world *w, phys_id b, const double a[3], double out[3]) {
+  double p[3], q[4];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
+  /* rotate a by q = (w, x, y, z): a + 2 w (u x a) + 2 u x (u x a) */
+  double u[3] = {q[1], q[2], q[3]}, t[3], ut[3];
+  t[0] = 2 * (u[1] * a[2] - u[2] * a[1]);
+  t[1] = 2 * (u[2] * a[0] - u[0] * a[2]);
+  t[2] = 2 * (u[0] * a[1] - u[1] * a[0]);
+  ut[0] = u[1] * t[2] - u[2] * t[1];
+  ut[1] = u[2] * t[0] - u[0] * t[2];
+  ut[2] = u[0] * t[1] - u[1] * t[0];
+  for (int k = 0; k < 3; k++) out[k] = p[k] + a[k] + q[0] * t[k] + ut[k];
+}
+
+/* the sag after 1 s of a 1.5 kg sphere hung from the world by a soft connect at its centre
+ * (time constant T, damping ratio 1, h = 1 ms) under `solver` */
+static double soft_sag(phys_solver_kind solver, double T) {
+  phys_world_options o = pgs_options();
+  o.solver = solver;
+  o.timestep = 0.001;
+  phys_world *w = make_world(&o);
+  double p0[3] = {0, 0, 1}, centre[3] = {0, 0, 0}, p[3];
+  phys_id b = add_sphere(w, p0, 0.05, 1.5, 0.0);
+  int eq = -1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_connect(w, b, PHYS_ID_NONE, centre, &eq), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(phys_equality_set_soft(w, eq, T, 1.0), PHYS_OK);
+  step_n(w, 1000);
+  body_pos(w, b, p);
+  phys_world_destroy(w);
+  return p0[2] - p[2];
+}
+
+/* a box hung from the world by a connect at one of its corners swings as a pendulum: the
+ * anchor stays within 0.1 mm of its world point over 2 s. Made soft (T = 20 ms), a box hung at
+ * its centre sags by g T^2 within 2 %. */
+static void test_connect(void) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  double p[3] = {0, 0, 1.0}, corner[3] = {0.1, 0.1, 0.1}, anchor0[3], at[3];
+  phys_id b = add_box(w, p, NULL, 0.1, 1.0, 0.8);
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_connect(w, b, PHYS_ID_NONE, corner, NULL), PHYS_OK);
+  point_world(w, b, corner, anchor0);
+  double worst = 0.0, lowest = 1.0;
+  for (int i = 0; i < 1000; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    point_world(w, b, corner, at);
+    double d = sqrt((at[0] - anchor0[0]) * (at[0] - anchor0[0]) +
+                    (at[1] - anchor0[1]) * (at[1] - anchor0[1]) +
+                    (at[2] - anchor0[2]) * (at[2] - anchor0[2]));
+    worst = fmax(worst, d);
+    body_pos(w, b, at);
+    lowest = fmin(lowest, at[2]);
+  }
+  printf("\n  hard connect: anchor drift %.2e m, lowest COM %.3f m", worst, lowest);
+  CU_ASSERT_TRUE(worst < 1e-4);
+
+  CU_ASSERT_TRUE(lowest < 0.95); /* it swung down */
+  phys_world_destroy(w);
+
+  double T = 0.02, expect = 9.81 * T * T;
+  double sag_pgs = soft_sag(PHYS_SOLVER_PGS, T), sag_sa = soft_sag(PHYS_SOLVER_SUBADMM, T);
+  printf("\n  soft connect: sag %.5f m (SubADMM %.5f, expected %.5f)", sag_pgs, sag_sa, expect);
+  CU_ASSERT_TRUE(fabs(sag_pgs - expect) < 0.02 * expect);
+}
+
+/* a box welded to the world (the weld's point and angular records) holds its pose under
+ * gravity: over 1 s it moves less than 0.1 mm and turns less than 1e-4 rad */
+static void test_weld(void) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  double p0[3] = {0.3, 0, 1.0}, p[3], q[4];
+  phys_id b = add_box(w, p0, NULL, 0.1, 2.0, 0.8);
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_weld(w, b, PHYS_ID_NONE, NULL, NULL, NULL), PHYS_OK);
+  double move = 0.0, turn = 0.0;
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
+    move = fmax(move, sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + (p[1] - p0[1]) * (p[1] - p0[1]) +
+                           (p[2] - p0[2]) * (p[2] - p0[2])));
+    turn = fmax(turn, 2.0 * sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]));
+  }
+  printf("\n  weld: moved %.2e m, turned %.2e rad", move, turn);
+  CU_ASSERT_TRUE(move < 1e-4);
+  CU_ASSERT_TRUE(turn < 1e-4);
+  phys_world_destroy(w);
+}
+
+/* a sphere spinning about the normal on condim-4 ground (torsional friction, the contact's two
+ * records swept together) spins down and stops; with condim 3 it keeps its spin */
+static double spin_after(int condim) {
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  phys_geom_desc sg = phys_geom_desc_default();
+  sg.size[0] = 0.1;
+  sg.condim = condim;
+  sg.friction_torsion = 0.05;
+  phys_body_desc bd = phys_body_desc_default();
+  bd.pos[2] = 0.1;
+  bd.angvel[2] = 5.0;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
+  step_n(w, 1000);
+  double om[3];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+  return om[2];
+}
+
+static void test_torsion(void) {
+  double spin4 = spin_after(4), spin3 = spin_after(3);
+  printf("\n  spin after 2 s: condim 4 %.3g rad/s, condim 3 %.3g rad/s", spin4, spin3);
+  CU_ASSERT_TRUE(fabs(spin4) < 1e-3);
+  CU_ASSERT_TRUE(spin3 > 4.9);
+}
+
+/* ---- selection and options ---------------------------------------------------------------- */
+
+/* "pgs" is found by name; pgs.relaxation outside (0, 2) is refused naming the option and the
+ * world keeps its options; an over-relaxed PGS still holds a stack */
+static void test_selection_and_options(void) {
+  phys_solver_kind k = PHYS_SOLVER_SUBADMM;
+  CU_ASSERT_EQUAL(phys_solver_find("pgs", &k, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(k, PHYS_SOLVER_PGS);
+  CU_ASSERT_STRING_EQUAL(phys_solver_name(PHYS_SOLVER_PGS), "pgs");
+  CU_ASSERT_PTR_NOT_NULL(phys_solver_summary(PHYS_SOLVER_PGS));
+  CU_ASSERT_EQUAL(phys_world_options_default().pgs.relaxation, 1.0);
+
+  phys_world_options o = pgs_options();
+  phys_world *w = make_world(&o);
+  const double bad[] = {0.0, -1.0, 2.0, NAN, INFINITY};
+  for (int i = 0; i < 5; i++) {
+    phys_world_options x = o;
+    x.pgs.relaxation = bad[i];
+    phys_error err;
+    CU_ASSERT_EQUAL(phys_world_options_validate(&x, &err), PHYS_E_INVALID);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "pgs.relaxation"));
+    CU_ASSERT_EQUAL(phys_world_set_options(w, &x), PHYS_E_INVALID);
+    CU_ASSERT_EQUAL(phys_world_get_options(w).pgs.relaxation, 1.0);
+  }
+  o.pgs.relaxation = 1.5;
+  CU_ASSERT_EQUAL(phys_world_set_options(w, &o), PHYS_OK);
+  add_ground(w, 0.8);
+  for (int i = 0; i < 3; i++) {
+    double p[3] = {0.0, 0.0, 0.1 + 0.2 * i};
+    add_box(w, p, NULL, 0.1, 1.0, 0.8);
+  }
+  double pen = step_n(w, 300);
+  CU_ASSERT_EQUAL(phys_world_stats(w)->solver, PHYS_SOLVER_PGS);
+  CU_ASSERT_TRUE(phys_world_stats(w)->residual <= 1e-5);
+  CU_ASSERT_TRUE(pen < 1e-4);
+  phys_world_destroy(w);
+}
+
+int register_tests(void) {
+  CU_pSuite s = CU_add_suite("pgs", NULL, NULL);
+  if (!s) return -1;
+  if (!CU_add_test(s, "a box and a stack rest: penetration, drift, m g h", test_resting) ||
+      !CU_add_test(s, "slope: sticks below, slides above the friction angle", test_slope) ||
+      !CU_add_test(s, "the residual falls and meets the tolerance", test_residual_falls) ||
+      !CU_add_test(s, "mass ratio 50: PGS stalls, SubADMM does not", test_mass_ratio_stall) ||
+      !CU_add_test(s, "a team-solved pile: 1 and 2 threads bit-identical", test_pile_threads) ||
+      !CU_add_test(s, "trees in a team-solved island: bit-identical", test_tree_island_threads) ||
+      !CU_add_test(s, "quadrupeds8: 1 and 2 threads bit-identical", test_quadrupeds_threads) ||
+      !CU_add_test(s, "a joint limit holds", test_joint_limit) ||
+      !CU_add_test(s, "hard and soft connects", test_connect) ||
+      !CU_add_test(s, "a weld holds", test_weld) ||
+      !CU_add_test(s, "condim 4: torsional friction stops a spin", test_torsion) ||
+      !CU_add_test(s, "selection and option validation", test_selection_and_options))
+    return -1;
+  return 0;
+}
