@@ -185,13 +185,15 @@ static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
       if (v[k] != 0.0)
         return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "nonzero '%s' not supported yet", fluid[i]);
   }
-  /* solver: MuJoCo's names have no physd counterpart yet; the solver stays physd's (the
-   * caller's, or physd:solver in <custom>) */
+  /* solver: MuJoCo's PGS is physd's pgs (projected Gauss-Seidel on the same problem); CG and
+   * Newton have no physd counterpart, so the solver stays physd's (the caller's); physd:solver
+   * in <custom>, read after <option>, overrides either */
   if ((s = phys__mj_attr(node, "solver"))) {
     static const char *const known[] = {"PGS", "CG", "Newton", NULL};
     if (!phys__mj_in_list(s, known))
       return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown solver '%s' (MuJoCo's are PGS, CG, "
                                                   "Newton)", s);
+    if (strcmp(s, "PGS") == 0) c->opt.solver = PHYS_SOLVER_PGS;
     if ((st = phys__mj_note(c, node, "solver",
                             "attribute 'solver': MuJoCo's '%s' mapped to physd's '%s' (choose "
                             "another with <custom><text name=\"physd:solver\" data=\"NAME\"/>)",

@@ -148,6 +148,13 @@ static void test_mjcf_selection(void) {
   CU_ASSERT_PTR_NOT_NULL(n ? strstr(n, "subadmm") : NULL);
   phys_world_destroy(w);
 
+  /* MuJoCo's PGS is physd's pgs */
+  w = must_load("<mujoco><option solver='PGS'/>" MJCF_BOX "</mujoco>");
+  CU_ASSERT_EQUAL(phys_world_get_options(w).solver, PHYS_SOLVER_PGS);
+  n = notice_with(w, "'PGS'");
+  CU_ASSERT_PTR_NOT_NULL(n ? strstr(n, "'pgs'") : NULL);
+  phys_world_destroy(w);
+
   w = must_load("<mujoco><option solver='PGS'/><custom>"
                 "<text name='physd:solver' data='subadmm-nobody'/></custom>" MJCF_BOX "</mujoco>");
   CU_ASSERT_EQUAL(phys_world_get_options(w).solver, PHYS_SOLVER_SUBADMM_NOBODY);
