@@ -28,6 +28,8 @@ int perr_set(perr *e, int code, const char *fmt, ...) __attribute__((format(prin
 typedef struct load_opts {
   int format;               /* PHYSD__V1__MODEL_FORMAT__FORMAT_MJCF or _URDF (never AUTO) */
   int floating_base, repair_inertia, ground_plane;
+  int has_base_pose;        /* 1.3: LoadWorld.base_pos / base_quat given */
+  double base_pos[3], base_quat[4];
   char **package_paths;     /* resolved, each inside an allowed root */
   int npackage_paths;
   char *base_dir;           /* relative includes and meshes (both formats): the file's own

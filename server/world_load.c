@@ -78,6 +78,21 @@ int load_opts_from_msg(load_opts *o, const Physd__V1__LoadWorld *m, const char *
   o->floating_base = m->floating_base;
   o->repair_inertia = m->repair_inertia;
   o->ground_plane = m->ground_plane;
+  o->base_quat[0] = 1.0;
+  if (m->base_pos || m->base_quat) {
+    o->has_base_pose = 1;
+    if (m->base_pos) {
+      o->base_pos[0] = m->base_pos->x;
+      o->base_pos[1] = m->base_pos->y;
+      o->base_pos[2] = m->base_pos->z;
+    }
+    if (m->base_quat) {
+      o->base_quat[0] = m->base_quat->w;
+      o->base_quat[1] = m->base_quat->x;
+      o->base_quat[2] = m->base_quat->y;
+      o->base_quat[3] = m->base_quat->z;
+    }
+  }
   char real[PATH_MAX];
   if (m->n_package_paths) {
     o->package_paths = calloc(m->n_package_paths, sizeof *o->package_paths);
@@ -116,6 +131,11 @@ phys_status world_parse(const load_opts *o, const char *doc, size_t len, const c
   lo.npackage_paths = o->npackage_paths;
   lo.allowed_roots = (const char *const *)o->roots;
   lo.nallowed_roots = o->nroots;
+  if (o->has_base_pose) { /* the loader checks it (finite, non-zero quaternion, URDF only) */
+    lo.has_base_pose = 1;
+    memcpy(lo.base_pos, o->base_pos, sizeof lo.base_pos);
+    memcpy(lo.base_quat, o->base_quat, sizeof lo.base_quat);
+  }
   /* MJCF: relative includes, meshdir and meshes against base_dir, the ground plane too */
   if (o->format != PHYSD__V1__MODEL_FORMAT__FORMAT_URDF)
     return phys_load_model_string(doc, len, name, o->base_dir, &lo, opt, out, err);

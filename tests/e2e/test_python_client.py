@@ -294,6 +294,18 @@ class World(Base):
         with self.assertRaises(pc.ServerError) as cm:
             self.c.set_body_state(thigh, pos=(0, 0, 1))
         self.assertIn("SetJointState", cm.exception.message)
+        # a URDF floating base placed at load; refused for MJCF
+        urdf = os.path.join(D.dir, "quadruped_lg.urdf")
+        shutil.copy(os.path.join(SRC, "tests", "data", "urdf", "quadruped_lg.urdf"), urdf)
+        self.c.load_world(path=urdf, floating_base=True, base_pos=(0.5, 0, 0.62),
+                          base_quat=(1, 0, 0, 0))
+        root = next(j.id for j in self.c.model_info().joints if j.type == "free")
+        f = self.c.get_state(bodies=[root])
+        self.assertAlmostEqual(f.bodies[0].pos.x, 0.5, places=9)
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.load_world(path=os.path.join(bot, "scene.xml"), base_pos=(0, 0, 1))
+        self.assertIn("has_base_pose", cm.exception.message)
+        self.c.load_world(path=os.path.join(bot, "scene.xml"))
         # drive in lock-step: the knee's position actuator pulls it to its target
         self.c.reset_to_keyframe("home")
         qs = []

@@ -427,13 +427,15 @@ class Client:
 
     def load_world(self, path=None, data=None, format=FORMAT_AUTO, name="", floating_base=False,
                    package_paths=(), repair_inertia=False, base_dir="", ground_plane=False,
-                   solver="", max_iterations=None, tolerance=None):
+                   solver="", max_iterations=None, tolerance=None, base_pos=None,
+                   base_quat=None):
         """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
         Returns WorldLoaded (its notices list what the loader ignored or repaired). The URDF
         options (protocol 1.1: floating_base, package_paths, repair_inertia, base_dir,
         ground_plane) are ignored for MJCF. Protocol 1.2: ``solver`` (a name of
         :meth:`solvers`; "" = the document's choice, else the server's default) and, when not
-        None, ``max_iterations`` and ``tolerance`` pick the contact solver."""
+        None, ``max_iterations`` and ``tolerance`` pick the contact solver. Protocol 1.3:
+        ``base_pos`` (x, y, z) and ``base_quat`` (w, x, y, z) place a URDF floating base."""
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         env = self._env()
@@ -455,6 +457,10 @@ class Client:
         if tolerance is not None:
             env.load_world.tolerance = float(tolerance)
             env.load_world.has_tolerance = True
+        if base_pos is not None:  # 1.3: a URDF floating base's starting pose
+            _vec3(env.load_world.base_pos, base_pos)
+        if base_quat is not None:
+            _quat(env.load_world.base_quat, base_quat)
         return self._call(env, "world_loaded").world_loaded
 
     def solvers(self):
