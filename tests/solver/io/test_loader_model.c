@@ -16,7 +16,8 @@
 #include "cunit_main.h"
 #include "phys/phys.h"
 
-static char dir[PATH_MAX], scene[PATH_MAX];
+/* the data directory and the files in it (room for a file name after any directory) */
+static char dir[PATH_MAX], scene[PATH_MAX + 64];
 
 /* the data directory, or SKIP-worthy failure */
 static int find_data(void) {
@@ -103,7 +104,7 @@ static void test_allowed_roots(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "outside the allowed roots"));
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bot.xml"));
   /* an include that climbs out of the allowed directory */
-  char assets[PATH_MAX];
+  char assets[PATH_MAX + 64];
   snprintf(assets, sizeof assets, "%s/assets", dir);
   const char *only_assets[1] = {assets};
   lo.allowed_roots = only_assets;
@@ -116,7 +117,7 @@ static void test_allowed_roots(void) {
 
 static void test_ground_plane(void) {
   CU_ASSERT_EQUAL_FATAL(find_data(), 0);
-  char bot[PATH_MAX];
+  char bot[PATH_MAX + 64];
   snprintf(bot, sizeof bot, "%s/bot.xml", dir);
   phys_world *a = NULL, *b = NULL;
   phys_error err;
