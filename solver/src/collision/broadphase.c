@@ -39,6 +39,7 @@ typedef struct sweep_box {
   int owner;         /* owning body id, also for static bodies (-1 for world geoms) */
   int inactive;      /* static or asleep: two inactive geoms need no contact */
   int artic, link, parent_link; /* tree membership, -1 for free bodies and world geoms */
+  int base;          /* a root link's static parent body (its tree's base_body), else -1 */
   uint32_t contype, conaffinity;
 } sweep_box;
 
@@ -53,6 +54,8 @@ static inline int boxes_wanted(const phys_world *w, const sweep_box *a, const sw
   if (a->artic >= 0 && a->artic == b->artic &&
       (a->parent_link == b->link || b->parent_link == a->link))
     return 0;
+  /* nor a tree's root and the static body it hangs from (not the world's own geoms) */
+  if ((a->base >= 0 && b->owner == a->base) || (b->base >= 0 && a->owner == b->base)) return 0;
   return (a->contype & b->conaffinity) || (b->contype & a->conaffinity);
 }
 
@@ -64,7 +67,7 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
   out->body = geom->is_static ? -1 : geom->body;
   out->owner = geom->body;
   out->inactive = geom->is_static || w->bodies[geom->body].asleep;
-  out->artic = out->link = out->parent_link = -1;
+  out->artic = out->link = out->parent_link = out->base = -1;
   if (!geom->is_static && w->bodies[geom->body].artic >= 0) {
     const phys_body *b = &w->bodies[geom->body];
     out->artic = b->artic;
@@ -75,6 +78,7 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
     int p = a->tb[b->link].parent;
     while (p >= 0 && w->bodies[a->body[p]].mass == 0.0) p = a->tb[p].parent;
     out->parent_link = p;
+    if (p < 0) out->base = a->base_body;
   }
   out->contype = geom->contype;
   out->conaffinity = geom->conaffinity;
@@ -189,7 +193,7 @@ int phys__broadphase(phys_world *w, const double *margin) {
     pb.body = -1;
     pb.owner = pl->body;
     pb.inactive = 1;
-    pb.artic = pb.link = pb.parent_link = -1;
+    pb.artic = pb.link = pb.parent_link = pb.base = -1;
     pb.contype = pl->contype;
     pb.conaffinity = pl->conaffinity;
     for (int i = 0; i < nbox; i++) {

@@ -84,6 +84,8 @@ typedef struct phys_body {
  * never in a step. */
 typedef struct phys_artic {
   int nlink;
+  int base_body;             /* the static body the root link hangs from, or -1 (the world):
+                                the root does not collide with it (MuJoCo's parent filter) */
   int *body;                 /* world body id of each link */
   phys_tree_body *tb;        /* link geometry, joints and mass properties (body frames) */
   phys_tree t;               /* index arrays below */

@@ -207,7 +207,10 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
     return phys__fail(w, PHYS_E_NOMEM, "out of memory");
   phys_artic scratch;
   phys_artic *a = root ? &scratch : &w->artics[ai];
-  if (root) memset(a, 0, sizeof *a);
+  if (root) {
+    memset(a, 0, sizeof *a);
+    a->base_body = parent != PHYS_ID_NONE ? parent : -1; /* a static body, or the world */
+  }
   int jt = (int)joint->type; /* public and tree joint numbers agree */
   if (artic_reserve(a, phys__joint_nq(jt), phys__joint_nv(jt))) {
     if (root) phys__artic_free(a);

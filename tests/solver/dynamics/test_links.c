@@ -671,6 +671,54 @@ static void test_link_errors(void) {
   phys_world_destroy(w);
 }
 
+/* a tree's root does not collide with the static body it hangs from (MuJoCo's parent filter),
+ * even where their geoms overlap at the joint: a knee whose thigh is welded to the world swings
+ * freely under its position actuator (before, the overlap at the joint was a contact that held
+ * it); the world's own geoms and the tree's other links still collide with that body */
+static void test_parent_static_filter(void) {
+  static const char *doc =
+    "<mujoco><compiler angle='radian'/><option timestep='0.002'/><worldbody>"
+    "<geom name='floor' type='plane' size='2 2 0.1'/>"
+    "<body name='thigh' pos='0 0 1'><geom type='capsule' fromto='0 0 0 0 0 -0.2' size='0.02'/>"
+    "  <body name='calf' pos='0 0 -0.2'><joint name='knee' axis='0 1 0' damping='0.1'/>"
+    "    <geom type='capsule' fromto='0 0 0 0 0 -0.2' size='0.015' mass='0.3'/>"
+    "    <body name='foot' pos='0 0 -0.2'><joint name='ankle' axis='0 1 0'/>"
+    "      <geom type='box' size='0.05 0.05 0.05' mass='0.2'/></body>"
+    "  </body>"
+    "</body></worldbody>"
+    "<actuator><position name='knee' joint='knee' kp='40'/></actuator></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(doc, strlen(doc), "knee", NULL, &w, &err), PHYS_OK);
+  phys_id knee = phys_world_find_joint(w, "knee");
+  CU_ASSERT_EQUAL_FATAL(phys_actuator_set_ctrl(w, 0, -1.5), PHYS_OK);
+  int contacts = 0;
+  double q[7];
+  for (int i = 0; i < 50; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    contacts += phys_world_contact_count(w);
+  }
+  phys_link_get_joint(w, knee, q, NULL, NULL, NULL);
+  printf("\n  knee after 0.1 s toward -1.5 rad: %.3f rad, %d contacts", q[0], contacts);
+  CU_ASSERT_EQUAL(contacts, 0);
+  CU_ASSERT(q[0] < -0.8);
+  /* the foot (not the root) folds back into the thigh: that contact is kept */
+  int foot_contacts = 0;
+  CU_ASSERT_EQUAL(phys_actuator_set_ctrl(w, 0, -3.1), PHYS_OK);
+  for (int i = 0; i < 500; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    for (int c = 0; c < phys_world_contact_count(w); c++) {
+      phys_contact_info ci;
+      phys_world_get_contact(w, c, &ci);
+      foot_contacts += ci.body_a == phys_world_find_body(w, "foot") ||
+                       ci.body_b == phys_world_find_body(w, "foot");
+    }
+  }
+  printf(", then %d foot contacts folded back", foot_contacts);
+  CU_ASSERT(foot_contacts > 0);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("links", NULL, NULL);
   if (!s) return -1;
@@ -685,7 +733,9 @@ int register_tests(void) {
       !CU_add_test(s, "a saturated servo settles on target", test_saturated_servo) ||
       !CU_add_test(s, "MuJoCo's humanoid falls and lies still", test_mujoco_humanoid) ||
       !CU_add_test(s, "four-bar linkage keeps its loop closed", test_four_bar) ||
-      !CU_add_test(s, "link errors", test_link_errors))
+      !CU_add_test(s, "link errors", test_link_errors) ||
+      !CU_add_test(s, "a root link and its static parent do not collide",
+                   test_parent_static_filter))
     return -1;
   return 0;
 }
