@@ -21,6 +21,12 @@ phys_world_options phys_world_options_default(void) {
   o.subadmm.beta_scale = 4.0;
   o.subadmm.over_relaxation = 1.8;
   o.subadmm.adapt_gamma = 10.0;
+  o.canal.beta0 = 1e4;
+  o.canal.kappa = 10.0;
+  o.canal.beta_max = 1e8;
+  o.canal.zeta = 0.5;
+  o.canal.newton_max = 50;
+  o.canal.newton_tol = 1e-10;
   o.baumgarte = 0.3;
   o.max_correction = 0.02;
   o.contact_margin = 1e-3;
@@ -114,6 +120,23 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!(isfinite(sa->adapt_gamma) && sa->adapt_gamma > 1.0))
     return phys__error(err, PHYS_E_INVALID, "subadmm.adapt_gamma must be > 1, got %g",
                        sa->adapt_gamma);
+  const phys_canal_options *ca = &o->canal;
+  if (!(isfinite(ca->beta0) && ca->beta0 > 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.beta0 must be finite and > 0, got %g",
+                       ca->beta0);
+  if (!(isfinite(ca->kappa) && ca->kappa > 1.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.kappa must be > 1, got %g", ca->kappa);
+  if (!(isfinite(ca->beta_max) && ca->beta_max >= ca->beta0))
+    return phys__error(err, PHYS_E_INVALID, "canal.beta_max must be finite and >= canal.beta0, "
+                       "got %g", ca->beta_max);
+  if (!(ca->zeta > 0.0 && ca->zeta < 1.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.zeta must be in (0, 1), got %g", ca->zeta);
+  if (ca->newton_max < 1)
+    return phys__error(err, PHYS_E_INVALID, "canal.newton_max must be >= 1, got %d",
+                       ca->newton_max);
+  if (!(isfinite(ca->newton_tol) && ca->newton_tol >= 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.newton_tol must be finite and >= 0, got %g",
+                       ca->newton_tol);
   if (!(o->baumgarte > 0.0 && o->baumgarte <= 1.0))
     return phys__error(err, PHYS_E_INVALID, "baumgarte must be in (0, 1], got %g", o->baumgarte);
   if (!(isfinite(o->max_correction) && o->max_correction > 0.0))

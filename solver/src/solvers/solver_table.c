@@ -16,6 +16,9 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_SUBADMM_NOBODY, "subadmm-nobody",
    "No Body ablation (paper 002 Table III): per subsystem, dense tree factors",
    1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats},
+  {PHYS_SOLVER_CANAL, "canal",
+   "CANAL (paper 002 sec. 5): augmented Lagrangian, Newton on the cone's prox, exact line search",
+   1, 0, phys__canal_prepare, phys__canal_solve_island, phys__canal_stats},
 };
 
 const phys_solver_def *phys__solver_def(phys_solver_kind kind) {
