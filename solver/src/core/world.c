@@ -6,6 +6,7 @@
 #include "core/world_internal.h"
 #include "core/alloc.h"
 #include "core/math3.h"
+#include "solvers/hessian_sparse.h"
 
 phys_world_options phys_world_options_default(void) {
   phys_world_options o;
@@ -188,6 +189,7 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->contacts);
   phys__xfree(w->warm);
   phys__xfree(w->saved_state);
+  phys__sparse_hessian_free_all(w);
   phys__xfree(w->pairs);
   phys__xfree(w->trace_off);
   phys__xfree(w->trace_cnt);
