@@ -31,6 +31,7 @@
 #include <omp.h>
 #include "solvers/canal.h"
 #include "solvers/hessian_sparse.h"
+#include "solvers/newton_rows.h"
 
 int phys__canal_sparse_min_dofs = 600;
 phys_canal_observer phys__canal_test_observer = NULL;
@@ -152,9 +153,9 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
   memcpy(ci->v_entry, nt->v, (size_t)n * sizeof(double));
   for (int i = 0; i < nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
-    double z0 = rw->r0 == 0 ? phys__dense_row_dot(s, nt->d, rw->ci, 0, nt->v) : 0.0;
-    double z1 = rw->r0 == 0 ? phys__dense_row_dot(s, nt->d, rw->ci, 1, nt->v) : 0.0;
-    ci->zt[i] = sqrt(z0 * z0 + z1 * z1);
+    double z[3];
+    nr_dot(nt, rw, nt->v, z);
+    ci->zt[i] = rw->r0 == 0 ? sqrt(z[0] * z[0] + z[1] * z[1]) : 0.0;
   }
 
   double bn = 0.0;
@@ -275,7 +276,8 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
     return 0;
   }
   nt->H = ARENA_NEW(ar, double, (size_t)n * (size_t)n);
-  if (n && !nt->H) return -1;
+  nt->T = ARENA_NEW(ar, double, 3 * (size_t)(phys__problem_max_nv(s) > 6 ? phys__problem_max_nv(s) : 6));
+  if (n && (!nt->H || !nt->T)) return -1;
   return 0;
 }
 

@@ -5,20 +5,47 @@
 #include <lapacke.h>
 #include "solvers/newton.h"
 #include "solvers/hessian_sparse.h"
+#include "solvers/newton_rows.h"
+
+/* the lower triangle (column-major) of H += beta J_i^T D_i J_i for row set i */
+static void add_row_set(phys_newton *nt, int i, double *T) {
+  const phys_newton_row *rw = &nt->row[i];
+  const phys_con *c = &nt->s->con[rw->ci];
+  const double *D = nt->D + 9 * i;
+  size_t n = (size_t)nt->n;
+  double W[9];
+  int nz = 0;
+  for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
+  if (!nz) return;
+  if (c->kind == PHYS_CON_LIMIT) {
+    double sign;
+    int dof = nr_limit_dof(nt, c, &sign);
+    nt->H[(size_t)dof * n + dof] += W[8]; /* sign^2 = 1 */
+    return;
+  }
+  for (int pb = 0; pb < c->np; pb++) {
+    int ob, mb;
+    const double *gb = nr_piece_rows(nt, c->p0 + pb, &ob, &mb);
+    nr_weigh(W, gb, mb, T);
+    for (int pa = 0; pa < c->np; pa++) {
+      int oa, ma;
+      const double *ga = nr_piece_rows(nt, c->p0 + pa, &oa, &ma);
+      if (oa + ma <= ob) continue; /* entirely above the diagonal */
+      for (int j = 0; j < mb; j++) {
+        int col = ob + j, i0 = col > oa ? col - oa : 0;
+        double *hc = nt->H + (size_t)col * n + oa, t0 = T[j], t1 = T[mb + j], t2 = T[2 * mb + j];
+        for (int a = i0; a < ma; a++) hc[a] += ga[a] * t0 + ga[ma + a] * t1 + ga[2 * ma + a] * t2;
+      }
+    }
+  }
+}
 
 int phys__hessian_factor(phys_newton *nt) {
   if (nt->sp) return phys__sparse_hessian_factor(nt);
   int n = nt->n;
   if (n == 0) return 0;
   phys__dense_fill_A(nt->w, nt->s, nt->d, nt->H);
-  for (int i = 0; i < nt->nrow; i++) {
-    const phys_newton_row *rw = &nt->row[i];
-    const double *D = nt->D + 9 * i;
-    for (int a = rw->r0; a < 3; a++)
-      for (int c = rw->r0; c < 3; c++)
-        if (D[3 * a + c] != 0.0)
-          phys__dense_add_outer(nt->s, nt->d, rw->ci, a, c, nt->beta * D[3 * a + c], nt->H);
-  }
+  for (int i = 0; i < nt->nrow; i++) add_row_set(nt, i, nt->T);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, nt->H, n);
   return info == 0 ? 0 : -1;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "solvers/newton.h"
+#include "solvers/newton_rows.h"
 
 int phys__newton_test_fault = 0;
 
@@ -33,21 +34,18 @@ void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out) {
 }
 
 double phys__newton_eval(phys_newton *nt) {
-  const phys_problem *s = nt->s;
   int n = nt->n;
   double beta = nt->beta;
   phys__newton_apply_A(nt, nt->v, nt->r);
   for (int i = 0; i < n; i++) nt->r[i] -= nt->b[i];
   for (int i = 0; i < nt->nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
-    double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i;
-    for (int r = 0; r < 3; r++) {
-      jv[r] = r < rw->r0 ? 0.0 : phys__dense_row_dot(s, nt->d, rw->ci, r, nt->v);
-      x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
-    }
+    double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, g[3];
+    nr_dot(nt, rw, nt->v, jv);
+    for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
     nt->eval(rw, beta, x, lam, nt->D + 9 * i);
-    for (int r = rw->r0; r < 3; r++)
-      if (lam[r] != 0.0) phys__dense_row_add(s, nt->d, rw->ci, r, -lam[r], nt->r);
+    for (int r = 0; r < 3; r++) g[r] = -lam[r];
+    nr_add(nt, rw, g, nt->r);
   }
   double r2 = 0.0;
   for (int i = 0; i < n; i++) r2 += nt->r[i] * nt->r[i];
@@ -118,11 +116,8 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     for (int i = 0; i < n; i++) q += nt->dv[i] * nt->Ad[i];
     for (int i = 0; i < nt->nrow; i++) {
       const phys_newton_row *rw = &nt->row[i];
-      for (int r = 0; r < 3; r++) {
-        nt->jd[3 * i + r] =
-            r < rw->r0 ? 0.0 : phys__dense_row_dot(nt->s, nt->d, rw->ci, r, nt->dv);
-        nt->x0[3 * i + r] = nt->x[3 * i + r];
-      }
+      nr_dot(nt, rw, nt->dv, nt->jd + 3 * i);
+      for (int r = 0; r < 3; r++) nt->x0[3 * i + r] = nt->x[3 * i + r];
     }
     /* phi'(a) = d^T (A v - b) + a q - sum_i w_i^T lambda_i(a): its constant term is
      * d^T r + sum_i w_i^T lambda_i(v) */

@@ -71,6 +71,7 @@ typedef struct phys_newton {
   double *jv, *x, *lam, *jd, *x0, *D;
   /* the Hessian: dense n x n (column-major lower factor), or the sparse one */
   double *H;
+  double *T;                  /* 3 x (largest subsystem's dofs): assembly scratch */
   struct phys_sparse_hessian *sp;
   /* the outcome of the last solve */
   int iters, status, ls_failures;
