@@ -175,7 +175,7 @@ run solver-keep-name 0 '^{"name":"subadmm-nobody","max_iterations":30,"tolerance
 run solver-stepped 0 '"stepped":2' $P step 2
 run stats-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0},"last_step":{"solver":"subadmm-nobody"' $P stats
 run info-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0}}$' $P info
-run solver-unknown 1 'INVALID_ARGUMENT: solver: unknown solver "warp"; known solvers: subadmm, subadmm-nosub, subadmm-nobody' \
+run solver-unknown 1 'INVALID_ARGUMENT: solver: unknown solver "warp"; known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal' \
   $P solver warp
 run solver-zero-iterations 1 "INVALID_ARGUMENT: max_iterations must be 1" $P solver subadmm --iterations 0
 run solver-negative-tolerance 1 "INVALID_ARGUMENT: tolerance must be finite and >= 0" \

@@ -33,7 +33,7 @@
 #include "solvers/hessian_sparse.h"
 #include "solvers/newton_rows.h"
 
-int phys__canal_sparse_min_dofs = 600;
+int phys__canal_sparse_min_dofs = 200;
 phys_canal_observer phys__canal_test_observer = NULL;
 
 static inline phys_canal_ws *canal_ws(const phys_problem *s) { return (phys_canal_ws *)s->ws; }
