@@ -1,12 +1,16 @@
 /* newton.c - the Newton driver on a convex potential (see newton.h): residual and model
  * evaluation, the potential h for tests, and the loop  d = -H^-1 r, exact line search,
  * v += alpha d.  Works on one island's phys_newton; thread-safe for distinct islands. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "solvers/newton.h"
 #include "solvers/newton_rows.h"
 
 int phys__newton_test_fault = 0;
+
+/* ||r|| at this many ulps of its terms' size counts as converged */
+#define NEWTON_ROUNDOFF (64.0 * DBL_EPSILON)
 
 void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out) {
   const phys_problem *s = nt->s;
@@ -35,13 +39,21 @@ void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out) {
 
 double phys__newton_eval(phys_newton *nt) {
   int n = nt->n;
-  double beta = nt->beta;
+  double beta = nt->beta, av2 = 0.0, b2 = 0.0, x2 = 0.0;
   phys__newton_apply_A(nt, nt->v, nt->r);
-  for (int i = 0; i < n; i++) nt->r[i] -= nt->b[i];
+  for (int i = 0; i < n; i++) {
+    av2 += nt->r[i] * nt->r[i];
+    b2 += nt->b[i] * nt->b[i];
+    nt->r[i] -= nt->b[i];
+  }
   for (int i = 0; i < nt->nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
     double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, g[3];
     nr_dot(nt, rw, nt->v, jv);
+    for (int r = rw->r0; r < 3; r++) {
+      double m = fabs(beta * jv[r]) + fabs(rw->u[r]) + fabs(beta * rw->eps[r]);
+      x2 += m * m;
+    }
     for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
     nt->eval(rw, beta, x, lam, nt->D + 9 * i);
     for (int r = 0; r < 3; r++) g[r] = -lam[r];
@@ -49,6 +61,7 @@ double phys__newton_eval(phys_newton *nt) {
   }
   double r2 = 0.0;
   for (int i = 0; i < n; i++) r2 += nt->r[i] * nt->r[i];
+  nt->rscale = sqrt(av2) + sqrt(b2) + sqrt(x2);
   return isfinite(r2) ? sqrt(r2) : NAN;
 }
 
@@ -80,7 +93,9 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
       nt->status = PHYS_NEWTON_NON_FINITE;
       return;
     }
-    if (rn <= tol) {
+    /* the tolerance, or the roundoff of r's terms (A v, b, and beta J v + u + beta eps inside
+     * lambda: at beta = 1e8 that floor is far above 1e-10 |b|) */
+    if (rn <= tol || rn <= NEWTON_ROUNDOFF * nt->rscale) {
       nt->status = PHYS_NEWTON_OK;
       return;
     }

@@ -76,6 +76,7 @@ typedef struct phys_newton {
   /* the outcome of the last solve */
   int iters, status, ls_failures;
   double rnorm;
+  double rscale;              /* size of r's terms at the last evaluation (roundoff floor) */
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -95,7 +96,8 @@ double phys__newton_potential(phys_newton *nt);
 /* out = A v over the island (block diagonal: free bodies' diag(m I, I_w), trees' A) */
 void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out);
 
-/* Newton iterations from nt->v until ||r|| <= tol or max_iter steps; nt->v, lam and the status
+/* Newton iterations from nt->v until ||r|| <= tol (or at the roundoff of its terms, 64 ulps of
+ * ||A v|| + ||b|| + ||beta J v + u + beta eps||) or max_iter steps; nt->v, lam and the status
  * fields hold the result. The iterate only changes by finite, descending steps. */
 void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
 
