@@ -515,6 +515,50 @@ static void test_robot_arm(void) {
   phys_world_destroy(w);
 }
 
+/* condim 4 and 6 (the product cone, angular bounds frozen per AL iteration): a sphere spinning
+ * at 20 rad/s slows by mu_t g / (0.4 r^2) per second; one rolling at 1 m/s decelerates by
+ * mu_r g / (1.4 r) and keeps rolling without slip */
+static void test_condim_4_6(void) {
+  for (int condim = 4; condim <= 6; condim += 2) {
+    phys_world_options o = canal_options();
+    o.timestep = 0.001;
+    o.sleep_enabled = 0;
+    o.tolerance = 1e-8;
+    o.max_iterations = 50;
+    phys_world *w = make_world(&o);
+    add_ground(w, 1.0);
+    phys_geom_desc g = phys_geom_desc_default();
+    g.size[0] = 0.1;
+    g.mass = 1.0;
+    g.friction = 1.0;
+    g.condim = condim;
+    g.friction_torsion = 0.005;
+    g.friction_rolling = 0.01;
+    phys_body_desc b = phys_body_desc_default();
+    b.pos[2] = 0.1;
+    phys_id id;
+    CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, &id), PHYS_OK);
+    double p[3] = {0, 0, 0.1}, q[4] = {1, 0, 0, 0};
+    double v[3] = {condim == 6 ? 1.0 : 0.0, 0, 0}, om[3] = {0, condim == 6 ? 10.0 : 0.0,
+                                                           condim == 4 ? 20.0 : 0.0};
+    CU_ASSERT_EQUAL(phys_body_set_state(w, id, p, q, v, om), PHYS_OK);
+    double worst = run_and_report(w, 500, condim == 4 ? "condim 4 spin" : "condim 6 roll");
+    phys_body_get_state(w, id, p, NULL, v, om);
+    if (condim == 4) {
+      double expect = 20.0 - 0.005 * 9.81 / (0.4 * 0.01) * 0.5;
+      printf("  spin %.4f rad/s after 0.5 s (expected %.4f)\n", om[2], expect);
+      CU_ASSERT_DOUBLE_EQUAL(om[2], expect, 0.01 * 20.0);
+    } else {
+      double expect = 1.0 - 0.01 * 9.81 / (1.4 * 0.1) * 0.5;
+      printf("  rolling at %.4f m/s after 0.5 s (expected %.4f)\n", v[0], expect);
+      CU_ASSERT_DOUBLE_EQUAL(v[0], expect, 0.01);
+      CU_ASSERT_DOUBLE_EQUAL(v[0], 0.1 * om[1], 1e-3);
+    }
+    CU_ASSERT_TRUE(worst <= 1e-8);
+    phys_world_destroy(w);
+  }
+}
+
 /* ---- linear algebra, threads, failures, options ---------------------------------------------- */
 
 /* a 3 x 3 x 2 pile of boxes (one island) stepped with the dense and the sparse Hessian */
@@ -690,6 +734,7 @@ int register_tests(void) {
       !CU_add_test(s, "friction on a slope", test_slope) ||
       !CU_add_test(s, "joint limit and connect", test_limit_and_connect) ||
       !CU_add_test(s, "robot arm in contact", test_robot_arm) ||
+      !CU_add_test(s, "condim 4 and 6 contacts", test_condim_4_6) ||
       !CU_add_test(s, "dense and sparse Hessians agree", test_dense_vs_sparse) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
       !CU_add_test(s, "failure policy", test_failure_policy) ||
