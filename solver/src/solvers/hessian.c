@@ -46,7 +46,7 @@ int phys__hessian_factor(phys_newton *nt) {
   if (n == 0) return 0;
   phys__dense_fill_A(nt->w, nt->s, nt->d, nt->H);
   for (int i = 0; i < nt->nrow; i++) add_row_set(nt, i, nt->T);
-  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, nt->H, n);
+  lapack_int info = LAPACKE_dpotrf2_work(LAPACK_COL_MAJOR, 'L', n, nt->H, n);
   return info == 0 ? 0 : -1;
 }
 
