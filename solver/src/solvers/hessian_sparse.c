@@ -10,7 +10,9 @@
  *
  * The symbolic analysis (ordering, supernodes: the expensive part) is cached in the world
  * (w->sparse_cache) keyed by a hash of the pattern, and reused while an island's pattern is
- * unchanged; an entry that no island used in a step is freed at the end of its prepare. Each
+ * unchanged; an entry that no island used in a step has its analysis freed at the end of its
+ * prepare and is kept for the next new pattern (the entries themselves are counted heap, allocated
+ * only while the number of sparse islands grows). Each
  * entry has its own cholmod_common and solve workspaces, so islands solved on different threads
  * never share CHOLMOD state. Exception to "no heap allocation in a step": CHOLMOD allocates
  * internally (the analysis when a pattern is new, its factor's numeric storage on the first
@@ -53,12 +55,18 @@ struct phys_sparse_hessian {
 
 int phys__sparse_hessian_available(void) { return 1; }
 
-static void entry_free(sparse_entry *e) {
-  if (!e) return;
+/* release an entry's analysis and workspaces (CHOLMOD's memory); the entry stays for reuse */
+static void entry_release(sparse_entry *e) {
   cholmod_free_factor(&e->L, &e->cm);
   cholmod_free_dense(&e->X, &e->cm);
   cholmod_free_dense(&e->Y, &e->cm);
   cholmod_free_dense(&e->E, &e->cm);
+  e->key = 0;
+}
+
+static void entry_free(sparse_entry *e) {
+  if (!e) return;
+  entry_release(e);
   cholmod_finish(&e->cm);
   phys__xfree(e);
 }
@@ -93,33 +101,39 @@ static sparse_entry *entry_for(phys_world *w, struct phys_sparse_hessian *sp, in
     if (!w->sparse_cache) return NULL;
   }
   struct phys_sparse_cache *c = w->sparse_cache;
-  for (int i = 0; i < c->n; i++)
-    if (!c->e[i]->used && c->e[i]->key == key) {
+  sparse_entry *spare = NULL;
+  for (int i = 0; i < c->n; i++) {
+    if (c->e[i]->used) continue;
+    if (c->e[i]->L && c->e[i]->key == key) {
       c->e[i]->used = 1;
       return c->e[i];
     }
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 8;
-    sparse_entry **e = phys__xrealloc(c->e, (size_t)cap * sizeof *e);
-    if (!e) return NULL;
-    c->e = e;
-    c->cap = cap;
+    if (!c->e[i]->L && !spare) spare = c->e[i];
   }
-  sparse_entry *e = phys__xcalloc(1, sizeof *e);
-  if (!e) return NULL;
-  cholmod_start(&e->cm);
-  e->cm.supernodal = CHOLMOD_SUPERNODAL;
-  e->cm.print = 0;
-  e->cm.error_handler = NULL;
-  e->cm.quick_return_if_not_posdef = 1;
+  /* a new pattern: analyse it in a released entry, or in a new one (the cache only grows to
+   * the most islands on the sparse path in a step, so warm steps allocate nothing of ours) */
+  sparse_entry *e = spare;
+  if (!e) {
+    if (c->n == c->cap) {
+      int cap = c->cap ? 2 * c->cap : 8;
+      sparse_entry **ee = phys__xrealloc(c->e, (size_t)cap * sizeof *ee);
+      if (!ee) return NULL;
+      c->e = ee;
+      c->cap = cap;
+    }
+    e = phys__xcalloc(1, sizeof *e);
+    if (!e) return NULL;
+    cholmod_start(&e->cm);
+    e->cm.supernodal = CHOLMOD_SUPERNODAL;
+    e->cm.print = 0;
+    e->cm.error_handler = NULL;
+    e->cm.quick_return_if_not_posdef = 1;
+    c->e[c->n++] = e;
+  }
+  e->L = cholmod_analyze(&sp->A, &e->cm);
+  if (!e->L) return NULL;
   e->key = key;
   e->used = 1;
-  e->L = cholmod_analyze(&sp->A, &e->cm);
-  if (!e->L) {
-    entry_free(e);
-    return NULL;
-  }
-  c->e[c->n++] = e;
   return e;
 }
 
@@ -226,16 +240,10 @@ int phys__sparse_hessian_setup(phys_world *w, phys_newton *nt) {
 void phys__sparse_hessian_end_step(phys_world *w) {
   struct phys_sparse_cache *c = w->sparse_cache;
   if (!c) return;
-  int k = 0;
   for (int i = 0; i < c->n; i++) {
-    if (c->e[i]->used) {
-      c->e[i]->used = 0;
-      c->e[k++] = c->e[i];
-    } else {
-      entry_free(c->e[i]);
-    }
+    if (!c->e[i]->used) entry_release(c->e[i]);
+    c->e[i]->used = 0;
   }
-  c->n = k;
 }
 
 void phys__sparse_hessian_free_all(phys_world *w) {
