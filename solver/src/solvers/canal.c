@@ -106,12 +106,14 @@ static void gather_metric_velocity(const phys_problem *s, const phys_dense *d, d
   }
 }
 
+/* 1 when all n values are finite */
 static int finite_vec(const double *a, int n) {
   double z = 0.0;
   for (int i = 0; i < n; i++) z += 0.0 * a[i];
   return z == 0.0;
 }
 
+/* the worse of two statuses (phys_canal_status: higher is worse) */
 static int worse(int a, int b) { return a > b ? a : b; }
 
 /* the status of a Newton outcome for the stats */
@@ -126,6 +128,8 @@ static int newton_status(int st) {
   }
 }
 
+/* solve island k (one thread; team is 0: team_islands = 0); writes s->v / the trees' qd through
+ * the scatter, con[].lambda, s->isl_iters[k], s->isl_residual[k] and the island's counters */
 void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
   (void)team;
   const phys_canal_options *o = &w->opt.canal;
@@ -150,7 +154,6 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
     island_metric(w, s, k);
     gather_metric_velocity(s, &ci->d, nt->v);
   }
-  memcpy(ci->v_entry, nt->v, (size_t)n * sizeof(double));
   for (int i = 0; i < nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
     double z[3];
@@ -232,7 +235,7 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
   s->isl_residual[k] = metric;
 }
 
-/* island k's workspace: dense rows, Newton arrays, the Hessian (dense or sparse); 0 or -1 */
+/* island k's workspace (serial, from the world arena): dense rows, Newton arrays, the Hessian (dense or sparse); 0 or -1 */
 static int setup_island(phys_world *w, phys_problem *s, int k) {
   phys_arena *ar = &w->arena;
   phys_canal_island *ci = &canal_ws(s)->isl[k];
@@ -254,7 +257,6 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
   nt->dv = ARENA_NEW(ar, double, n);
   nt->Ad = ARENA_NEW(ar, double, n);
   nt->tmp = ARENA_NEW(ar, double, n);
-  ci->v_entry = ARENA_NEW(ar, double, n);
   size_t r3 = 3 * (size_t)nrow;
   nt->jv = ARENA_ZNEW(ar, double, r3);
   nt->x = ARENA_ZNEW(ar, double, r3);
@@ -264,7 +266,7 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
   nt->D = ARENA_ZNEW(ar, double, 3 * r3);
   ci->lam_prev = ARENA_ZNEW(ar, double, r3);
   ci->zt = ARENA_ZNEW(ar, double, nrow);
-  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp || !ci->v_entry)) ||
+  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
       (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D ||
                 !ci->lam_prev || !ci->zt)))
     return -1;
@@ -281,6 +283,8 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
   return 0;
 }
 
+/* per step (serial): the workspace of every island, the sparse analyses, and the release of the
+ * analyses no island uses any more */
 phys_status phys__canal_prepare(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   phys_canal_ws *ws = ARENA_ZNEW(ar, phys_canal_ws, 1);
@@ -294,6 +298,7 @@ phys_status phys__canal_prepare(phys_world *w, phys_problem *s) {
   return PHYS_OK;
 }
 
+/* CANAL's figures of the step into st->canal */
 void phys__canal_stats(const phys_problem *s, phys_step_stats *st) {
   phys_canal_stats *cs = &st->canal;
   memset(cs, 0, sizeof *cs);

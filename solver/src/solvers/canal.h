@@ -34,7 +34,6 @@ typedef struct phys_canal_island {
   phys_newton nt;
   double *lam_prev;      /* 3 per row set: lambda^l of the last AL iteration */
   double *zt;            /* per row set: ||z_t|| of the last AL iteration (cascade p) */
-  double *v_entry;       /* n: the iterate CANAL started from */
   double beta;
   int al_iters, newton_iters, ls_failures, factor_failures, descent_failures, status, sparse;
 } phys_canal_island;

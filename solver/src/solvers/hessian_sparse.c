@@ -76,6 +76,7 @@ typedef struct sub_pair {
   int lo, hi;
 } sub_pair;
 
+/* qsort / bsearch order of pairs: by lower, then upper subsystem */
 static int pair_cmp(const void *a, const void *b) {
   const sub_pair *x = a, *y = b;
   if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
@@ -265,7 +266,7 @@ static inline double *diag_slot(const struct phys_sparse_hessian *sp, int row, i
 static void add_piece_pair(struct phys_sparse_hessian *sp, const double *ga, int Ia, int ma,
                            const double *gb, int Ib, int mb, const double W[9], int cum) {
   double T[3 * 64];
-  int oa = sp->sub_off[Ia], ob = sp->sub_off[Ib], mJ = sp->sub_m[Ib];
+  int ob = sp->sub_off[Ib], mJ = sp->sub_m[Ib];
   for (int j0 = 0; j0 < mb; j0 += 64) {
     int nj = mb - j0 < 64 ? mb - j0 : 64;
     for (int r = 0; r < 3; r++)
@@ -282,7 +283,6 @@ static void add_piece_pair(struct phys_sparse_hessian *sp, const double *ga, int
       }
     }
   }
-  (void)oa;
 }
 
 int phys__sparse_hessian_factor(phys_newton *nt) {
