@@ -677,6 +677,7 @@ static void result_free(run_result *r) {
 /** Parse the arguments, check the options, run R times and print the report. */
 int main(int argc, char **argv) {
   bench_args a;
+  bench_blas_single_thread();
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
 

@@ -9,10 +9,11 @@ set -eu
 # collision of convex meshes: libccd (GJK/EPA), qhull (convex hulls);
 # tests: CUnit, valgrind; daemon: libuv, protobuf-c; bench: MuJoCo as the peer (libmujoco-dev
 # for bench/mjbench, which times it on physbench's phase; mujoco-testspeed and the models);
+# CANAL: CHOLMOD (libsuitesparse-dev) for the sparse Hessian of large islands;
 # plots: python3-matplotlib (bench/plot_singlestep.py and its test).
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
 libopenblas-dev libxml2-dev libuv1-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
-libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev python3-matplotlib"
+libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib"
 
 # Print the packages that dpkg does not report as installed.
 missing_packages() {

@@ -175,7 +175,7 @@ run solver-keep-name 0 '^{"name":"subadmm-nobody","max_iterations":30,"tolerance
 run solver-stepped 0 '"stepped":2' $P step 2
 run stats-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0},"last_step":{"solver":"subadmm-nobody"' $P stats
 run info-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0}}$' $P info
-run solver-unknown 1 'INVALID_ARGUMENT: solver: unknown solver "warp"; known solvers: subadmm, subadmm-nosub, subadmm-nobody, pgs' \
+run solver-unknown 1 'INVALID_ARGUMENT: solver: unknown solver "warp"; known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal, pgs' \
   $P solver warp
 run solver-zero-iterations 1 "INVALID_ARGUMENT: max_iterations must be 1" $P solver subadmm --iterations 0
 run solver-negative-tolerance 1 "INVALID_ARGUMENT: tolerance must be finite and >= 0" \
@@ -185,7 +185,7 @@ run solver-no-name 2 "solver: expected NAME" $P solver
 run solver-bad-arg 2 "solver: bad argument" $P solver subadmm --fast
 run load-solver 0 '"bodies":' $P load "$dir/arm2.urdf" --solver subadmm-nosub --iterations 40
 run info-load-solver 0 '"solver":{"name":"subadmm-nosub","max_iterations":40,' $P info
-run load-solver-unknown 1 "known solvers: subadmm, subadmm-nosub, subadmm-nobody, pgs" $P load "$dir/arm2.urdf" --solver warp
+run load-solver-unknown 1 "known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal, pgs" $P load "$dir/arm2.urdf" --solver warp
 # protocol 1.3: a menagerie-style robot by path (include, meshdir, meshes beside the file),
 # joints by their file names, keyframes, joint state, and a script on one connection
 cp -r "$PHYSD_SOURCE_ROOT/tests/data/menagerie_bot" "$dir/bot"

@@ -177,9 +177,12 @@ typedef enum phys_solver_kind {
   PHYS_SOLVER_SUBADMM_NOBODY = 2, /* "subadmm-nobody": the No Body ablation: per subsystem
                                      without body splitting, each tree's A + beta sum J^T J from
                                      dense per-constraint products and dense Cholesky (LAPACK) */
-  PHYS_SOLVER_PGS = 3,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
+  PHYS_SOLVER_CANAL = 3,          /* "canal": CANAL, paper 002 sec. 5: augmented Lagrangian with
+                                     the friction cone's prox, each AL iteration a Newton solve
+                                     of a convex problem with exact line search */
+  PHYS_SOLVER_PGS = 4,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
                                      paper 002 sec. 9 baseline (graph-coloured, deterministic) */
-  PHYS_SOLVER_COUNT = 4
+  PHYS_SOLVER_COUNT = 5
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -200,6 +203,18 @@ typedef struct phys_subadmm_options {
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
 } phys_subadmm_options;
 
+/* Options of CANAL (paper 002 sec. 5). max_iterations caps its AL iterations; tolerance is the
+ * shared sec. 7 metric, checked after each AL iteration. */
+typedef struct phys_canal_options {
+  double beta0;             /* initial AL penalty (kg), > 0; default 1e4 (the paper's) */
+  double kappa;             /* penalty growth (27), > 1; default 10 */
+  double beta_max;          /* penalty cap, >= beta0; default 1e8 */
+  double zeta;              /* grow beta when the AL residual did not shrink by zeta, in (0, 1);
+                               default 0.5 */
+  int newton_max;           /* Newton steps per AL iteration, >= 1; default 50 */
+  double newton_tol;        /* Newton stops when ||r|| <= newton_tol * max(1, ||b||), >= 0;
+                               default 1e-10 */
+} phys_canal_options;
 /* Options of the PGS solver. */
 typedef struct phys_pgs_options {
   double relaxation;        /* omega in (0, 2): each row set's step lambda - omega D w before its
@@ -224,6 +239,7 @@ typedef struct phys_world_options {
                                bit-identical either way. 0 (default): nothing recorded, nothing
                                computed for it. */
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
+  phys_canal_options canal;     /* used by CANAL only */
   phys_pgs_options pgs;     /* used by pgs only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
@@ -240,6 +256,30 @@ typedef struct phys_subadmm_stats {
   int stalls;                /* islands where the stall detector fired */
 } phys_subadmm_stats;
 
+/* How CANAL's islands ended in the last step: the worst status over the islands (a higher value
+ * is worse). */
+typedef enum phys_canal_status {
+  PHYS_CANAL_CONVERGED = 0,     /* every island reached the tolerance */
+  PHYS_CANAL_MAX_ITERATIONS = 1, /* an island stopped at max_iterations AL iterations */
+  PHYS_CANAL_NEWTON_STALLED = 2, /* a Newton loop hit newton_max or a line search bracketed
+                                    nothing; the island kept its best iterate */
+  PHYS_CANAL_NOT_DESCENT = 3,   /* a Newton step was not a descent direction (phi'(0) >= 0) */
+  PHYS_CANAL_FACTOR_FAILED = 4, /* the Hessian's Cholesky factorisation failed */
+  PHYS_CANAL_NON_FINITE = 5     /* a non-finite value appeared; the island kept its last finite
+                                   iterate (or the warm start) */
+} phys_canal_status;
+
+/* Statistics of CANAL in the last step (summed over islands unless said otherwise). */
+typedef struct phys_canal_stats {
+  int newton_iterations;     /* Newton steps */
+  int al_iterations;         /* AL iterations */
+  int linesearch_failures;   /* line searches that bracketed nothing or did not converge */
+  int factor_failures;       /* Cholesky factorisations that failed */
+  int descent_failures;      /* Newton steps that were not descent directions or non-finite */
+  double beta_final;         /* the largest final penalty over the islands */
+  int sparse_islands;        /* islands factorised by the sparse (CHOLMOD) path */
+  phys_canal_status status;  /* the worst island's */
+} phys_canal_stats;
 /* Statistics of the PGS solver in the last step. */
 typedef struct phys_pgs_stats {
   int colors;                /* most colours of one island's constraint graph (row sets of one
@@ -270,6 +310,7 @@ typedef struct phys_step_stats {
   double residual_mean;      /* sec. 7 metric, mean over islands weighted by contacts */
   double penetration_max;    /* m, deepest penetration among the step's contacts before the solve */
   phys_subadmm_stats subadmm; /* the SubADMM family's own figures (zero for other solvers) */
+  phys_canal_stats canal;    /* CANAL's own figures (zero for other solvers) */
   phys_pgs_stats pgs;        /* PGS's own figures (zero for other solvers) */
 } phys_step_stats;
 

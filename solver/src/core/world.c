@@ -6,6 +6,7 @@
 #include "core/world_internal.h"
 #include "core/alloc.h"
 #include "core/math3.h"
+#include "solvers/hessian_sparse.h"
 
 phys_world_options phys_world_options_default(void) {
   phys_world_options o;
@@ -21,6 +22,12 @@ phys_world_options phys_world_options_default(void) {
   o.subadmm.beta_scale = 4.0;
   o.subadmm.over_relaxation = 1.8;
   o.subadmm.adapt_gamma = 10.0;
+  o.canal.beta0 = 1e4;
+  o.canal.kappa = 10.0;
+  o.canal.beta_max = 1e8;
+  o.canal.zeta = 0.5;
+  o.canal.newton_max = 50;
+  o.canal.newton_tol = 1e-10;
   o.pgs.relaxation = 1.0;
   o.baumgarte = 0.3;
   o.max_correction = 0.02;
@@ -115,6 +122,23 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!(isfinite(sa->adapt_gamma) && sa->adapt_gamma > 1.0))
     return phys__error(err, PHYS_E_INVALID, "subadmm.adapt_gamma must be > 1, got %g",
                        sa->adapt_gamma);
+  const phys_canal_options *ca = &o->canal;
+  if (!(isfinite(ca->beta0) && ca->beta0 > 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.beta0 must be finite and > 0, got %g",
+                       ca->beta0);
+  if (!(isfinite(ca->kappa) && ca->kappa > 1.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.kappa must be > 1, got %g", ca->kappa);
+  if (!(isfinite(ca->beta_max) && ca->beta_max >= ca->beta0))
+    return phys__error(err, PHYS_E_INVALID, "canal.beta_max must be finite and >= canal.beta0, "
+                       "got %g", ca->beta_max);
+  if (!(ca->zeta > 0.0 && ca->zeta < 1.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.zeta must be in (0, 1), got %g", ca->zeta);
+  if (ca->newton_max < 1)
+    return phys__error(err, PHYS_E_INVALID, "canal.newton_max must be >= 1, got %d",
+                       ca->newton_max);
+  if (!(isfinite(ca->newton_tol) && ca->newton_tol >= 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.newton_tol must be finite and >= 0, got %g",
+                       ca->newton_tol);
   if (!(o->pgs.relaxation > 0.0 && o->pgs.relaxation < 2.0))
     return phys__error(err, PHYS_E_INVALID, "pgs.relaxation must be in (0, 2), got %g",
                        o->pgs.relaxation);
@@ -169,6 +193,7 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->contacts);
   phys__xfree(w->warm);
   phys__xfree(w->saved_state);
+  phys__sparse_hessian_free_all(w);
   phys__xfree(w->pairs);
   phys__xfree(w->trace_off);
   phys__xfree(w->trace_cnt);

@@ -214,6 +214,8 @@ struct phys_world {
 
   /* persistent scratch, grown during warm-up */
   phys_arena arena;
+  struct phys_sparse_cache *sparse_cache; /* CANAL's cached CHOLMOD analyses
+                                             (solvers/hessian_sparse.c), or NULL */
   phys_contact *contacts;
   int ncontacts, contacts_cap;
   phys_warm *warm;

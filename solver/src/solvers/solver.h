@@ -83,6 +83,10 @@ phys_status phys__subadmm_prepare(phys_world *w, phys_problem *s);
 void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int team);
 void phys__subadmm_stats(const phys_problem *s, phys_step_stats *st);
 
+/* canal.c: CANAL's table entry's callbacks */
+phys_status phys__canal_prepare(phys_world *w, phys_problem *s);
+void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__canal_stats(const phys_problem *s, phys_step_stats *st);
 /* pgs.c: the PGS solver's callbacks (paper 002 sec. 9) */
 phys_status phys__pgs_prepare(phys_world *w, phys_problem *s);
 void phys__pgs_solve_island(const phys_world *w, phys_problem *s, int k, int team);

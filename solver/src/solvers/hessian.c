@@ -1,0 +1,61 @@
+/* hessian.c - the Newton Hessian H = A + beta sum_i J_i^T D_i J_i (paper 002 eq. 24) of one
+ * island, assembled and factorised: dense with LAPACK's Cholesky (the _work calls, which do not
+ * allocate; H is n x n from the arena) for small islands, or sparse through CHOLMOD
+ * (hessian_sparse.c) when the solver set nt->sp. Thread-safe for distinct phys_newton. */
+#include <lapacke.h>
+#include "solvers/newton.h"
+#include "solvers/hessian_sparse.h"
+#include "solvers/newton_rows.h"
+
+/* the lower triangle (column-major) of H += beta J_i^T D_i J_i for row set i */
+static void add_row_set(phys_newton *nt, int i, double *T) {
+  const phys_newton_row *rw = &nt->row[i];
+  const phys_con *c = &nt->s->con[rw->ci];
+  const double *D = nt->D + 9 * i;
+  size_t n = (size_t)nt->n;
+  double W[9];
+  int nz = 0;
+  for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
+  if (!nz) return;
+  if (c->kind == PHYS_CON_LIMIT) {
+    double sign;
+    int dof = nr_limit_dof(nt, c, &sign);
+    nt->H[(size_t)dof * n + dof] += W[8]; /* sign^2 = 1 */
+    return;
+  }
+  for (int pb = 0; pb < c->np; pb++) {
+    int ob, mb;
+    const double *gb = nr_piece_rows(nt, c->p0 + pb, &ob, &mb);
+    nr_weigh(W, gb, mb, T);
+    for (int pa = 0; pa < c->np; pa++) {
+      int oa, ma;
+      const double *ga = nr_piece_rows(nt, c->p0 + pa, &oa, &ma);
+      if (oa + ma <= ob) continue; /* entirely above the diagonal */
+      for (int j = 0; j < mb; j++) {
+        int col = ob + j, i0 = col > oa ? col - oa : 0;
+        double *hc = nt->H + (size_t)col * n + oa, t0 = T[j], t1 = T[mb + j], t2 = T[2 * mb + j];
+        for (int a = i0; a < ma; a++) hc[a] += ga[a] * t0 + ga[ma + a] * t1 + ga[2 * ma + a] * t2;
+      }
+    }
+  }
+}
+
+int phys__hessian_factor(phys_newton *nt) {
+  if (nt->sp) return phys__sparse_hessian_factor(nt);
+  int n = nt->n;
+  if (n == 0) return 0;
+  phys__dense_fill_A(nt->w, nt->s, nt->d, nt->H);
+  for (int i = 0; i < nt->nrow; i++) add_row_set(nt, i, nt->T);
+  lapack_int info = LAPACKE_dpotrf2_work(LAPACK_COL_MAJOR, 'L', n, nt->H, n);
+  return info == 0 ? 0 : -1;
+}
+
+int phys__hessian_solve(phys_newton *nt, const double *rhs, double *out) {
+  if (nt->sp) return phys__sparse_hessian_solve(nt, rhs, out);
+  int n = nt->n;
+  if (out != rhs)
+    for (int i = 0; i < n; i++) out[i] = rhs[i];
+  if (n == 0) return 0;
+  lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, nt->H, n, out, n);
+  return info == 0 ? 0 : -1;
+}

@@ -1,0 +1,159 @@
+/* newton.c - the Newton driver on a convex potential (see newton.h): residual and model
+ * evaluation, the potential h for tests, and the loop  d = -H^-1 r, exact line search,
+ * v += alpha d.  Works on one island's phys_newton; thread-safe for distinct islands. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "solvers/newton.h"
+#include "solvers/newton_rows.h"
+
+int phys__newton_test_fault = 0;
+
+/* ||r|| at this many ulps of its terms' size counts as converged */
+#define NEWTON_ROUNDOFF (64.0 * DBL_EPSILON)
+
+void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out) {
+  const phys_problem *s = nt->s;
+  const phys_dense *d = nt->d;
+  int b1 = s->isl_body_start[d->k + 1];
+  for (int sb = d->b0; sb < b1; sb++) {
+    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
+    if (off < 0) continue;
+    if (t < 0) {
+      double m = nt->w->bodies[s->body_id[sb]].mass;
+      const double *I = s->inertia + 18 * sb, *x = v + off;
+      double *y = out + off;
+      for (int i = 0; i < 3; i++) y[i] = m * x[i];
+      for (int i = 0; i < 3; i++) y[3 + i] = I[3 * i] * x[3] + I[3 * i + 1] * x[4] + I[3 * i + 2] * x[5];
+    } else {
+      int nv = s->tree[t].nv;
+      const double *A = s->tree[t].A;
+      for (int i = 0; i < nv; i++) {
+        double acc = 0.0;
+        for (int j = 0; j < nv; j++) acc += A[(size_t)i * nv + j] * v[off + j];
+        out[off + i] = acc;
+      }
+    }
+  }
+}
+
+double phys__newton_eval(phys_newton *nt) {
+  int n = nt->n;
+  double beta = nt->beta, av2 = 0.0, b2 = 0.0, x2 = 0.0;
+  phys__newton_apply_A(nt, nt->v, nt->r);
+  for (int i = 0; i < n; i++) {
+    av2 += nt->r[i] * nt->r[i];
+    b2 += nt->b[i] * nt->b[i];
+    nt->r[i] -= nt->b[i];
+  }
+  for (int i = 0; i < nt->nrow; i++) {
+    const phys_newton_row *rw = &nt->row[i];
+    double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, g[3];
+    nr_dot(nt, rw, nt->v, jv);
+    for (int r = rw->r0; r < 3; r++) {
+      double m = fabs(beta * jv[r]) + fabs(rw->u[r]) + fabs(beta * rw->eps[r]);
+      x2 += m * m;
+    }
+    for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
+    nt->eval(rw, beta, x, lam, nt->D + 9 * i);
+    for (int r = 0; r < 3; r++) g[r] = -lam[r];
+    nr_add(nt, rw, g, nt->r);
+  }
+  double r2 = 0.0;
+  for (int i = 0; i < n; i++) r2 += nt->r[i] * nt->r[i];
+  nt->rscale = sqrt(av2) + sqrt(b2) + sqrt(x2);
+  return isfinite(r2) ? sqrt(r2) : NAN;
+}
+
+double phys__newton_potential(phys_newton *nt) {
+  phys__newton_eval(nt);
+  phys__newton_apply_A(nt, nt->v, nt->tmp);
+  double h = 0.0;
+  for (int i = 0; i < nt->n; i++) h += nt->v[i] * (0.5 * nt->tmp[i] - nt->b[i]);
+  for (int i = 0; i < nt->nrow; i++) h += nt->potential(&nt->row[i], nt->beta, nt->x + 3 * i);
+  return h;
+}
+
+/* 1 when all n values are finite */
+static int all_finite(const double *a, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += a[i] * 0.0;
+  return s == 0.0;
+}
+
+void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
+  int n = nt->n;
+  nt->iters = 0;
+  nt->status = PHYS_NEWTON_MAX_ITER;
+  nt->ls_failures = 0;
+  double rn = phys__newton_eval(nt);
+  for (;;) {
+    nt->rnorm = rn;
+    if (!isfinite(rn)) {
+      nt->status = PHYS_NEWTON_NON_FINITE;
+      return;
+    }
+    /* the tolerance, or the roundoff of r's terms (A v, b, and beta J v + u + beta eps inside
+     * lambda: at beta = 1e8 that floor is far above 1e-10 |b|) */
+    if (rn <= tol || rn <= NEWTON_ROUNDOFF * nt->rscale) {
+      nt->status = PHYS_NEWTON_OK;
+      return;
+    }
+    if (nt->iters >= max_iter) return;
+    if (phys__newton_test_fault == 2 || phys__hessian_factor(nt)) {
+      nt->status = PHYS_NEWTON_FACTOR_FAILED;
+      return;
+    }
+    if (phys__hessian_solve(nt, nt->r, nt->dv) || !all_finite(nt->dv, n)) {
+      nt->status = PHYS_NEWTON_NON_FINITE;
+      return;
+    }
+    double g0 = 0.0, vAv = 0.0;
+    for (int i = 0; i < n; i++) {
+      nt->dv[i] = -nt->dv[i];
+      g0 += nt->dv[i] * nt->r[i];
+    }
+    /* the Newton decrement -g0 = r^T H^-1 r is twice the predicted decrease of h: at the
+     * roundoff of the kinetic energy the iterate is as good as it gets */
+    phys__newton_apply_A(nt, nt->v, nt->tmp);
+    for (int i = 0; i < n; i++) vAv += nt->v[i] * nt->tmp[i];
+    if (-g0 <= 1e-28 * (vAv + 1e-300)) {
+      nt->status = PHYS_NEWTON_OK;
+      return;
+    }
+    if (!(g0 < 0.0)) {
+      nt->status = isfinite(g0) ? PHYS_NEWTON_NOT_DESCENT : PHYS_NEWTON_NON_FINITE;
+      return;
+    }
+    /* the line search's precomputed quantities: A d, q = d^T A d, J d, x(v) */
+    phys__newton_apply_A(nt, nt->dv, nt->Ad);
+    double q = 0.0;
+    for (int i = 0; i < n; i++) q += nt->dv[i] * nt->Ad[i];
+    for (int i = 0; i < nt->nrow; i++) {
+      const phys_newton_row *rw = &nt->row[i];
+      nr_dot(nt, rw, nt->dv, nt->jd + 3 * i);
+      for (int r = 0; r < 3; r++) nt->x0[3 * i + r] = nt->x[3 * i + r];
+    }
+    /* phi'(a) = d^T (A v - b) + a q - sum_i w_i^T lambda_i(a): its constant term is
+     * d^T r + sum_i w_i^T lambda_i(v) */
+    double ga = g0;
+    for (int i = 0; i < 3 * nt->nrow; i++) ga += nt->jd[i] * nt->lam[i];
+    int bracketed = 1;
+    double alpha = phys__newton_line_search(nt, ga, q, &bracketed);
+    if (!bracketed) nt->ls_failures++;
+    if (!(alpha > 0.0) || !isfinite(alpha)) {
+      nt->status = PHYS_NEWTON_NON_FINITE;
+      phys__newton_eval(nt); /* lam, D back at the kept iterate */
+      return;
+    }
+    for (int i = 0; i < n; i++) nt->tmp[i] = nt->v[i] + alpha * nt->dv[i];
+    if (!all_finite(nt->tmp, n)) {
+      nt->status = PHYS_NEWTON_NON_FINITE;
+      phys__newton_eval(nt);
+      return;
+    }
+    memcpy(nt->v, nt->tmp, (size_t)n * sizeof(double));
+    nt->iters++;
+    rn = phys__newton_eval(nt);
+  }
+}
