@@ -15,6 +15,10 @@ syms=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[TDBRC]/ { print $3 }
 bad=0
 for s in $syms; do
   case $s in
+    # AddressSanitizer's one-definition-rule marker of a global variable: judged by the variable
+    __odr_asan.*) s=${s#__odr_asan.} ;;
+  esac
+  case $s in
     phys__*) ;;
     phys_*)
       if ! grep -qw "$s" "$inc"/phys/*.h; then
