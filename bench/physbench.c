@@ -58,6 +58,10 @@ typedef struct run_result {
   int iterations_max, bodies, asleep_end;
   uint64_t hash, allocations;
   phys_world_options opt;    /* options in force during the run */
+  /* the solver's own figures over the timed steps (phys_step_stats' per-solver blocks) */
+  long subadmm_refactor, subadmm_stalls;
+  long canal_newton, canal_al, canal_failures, canal_sparse;
+  int canal_status_worst, pgs_colors_max, pgs_overflow_max;
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -472,6 +476,16 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   if (s->iterations_max > r->iterations_max) r->iterations_max = s->iterations_max;
   if (s->residual > r->residual_max) r->residual_max = s->residual;
   if (s->penetration_max > r->penetration_max) r->penetration_max = s->penetration_max;
+  r->subadmm_refactor += s->subadmm.refactorizations;
+  r->subadmm_stalls += s->subadmm.stalls;
+  r->canal_newton += s->canal.newton_iterations;
+  r->canal_al += s->canal.al_iterations;
+  r->canal_failures +=
+      s->canal.linesearch_failures + s->canal.factor_failures + s->canal.descent_failures;
+  r->canal_sparse += s->canal.sparse_islands;
+  if ((int)s->canal.status > r->canal_status_worst) r->canal_status_worst = (int)s->canal.status;
+  if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
+  if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
 
 /** Timed steps: wall time and statistics of each, with progress on stderr. */
@@ -563,6 +577,9 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
     return rc;
   }
   r->contacts_sum = r->islands_sum = r->iterations_sum = r->residual_sum = r->threads_sum = 0.0;
+  r->subadmm_refactor = r->subadmm_stalls = 0;
+  r->canal_newton = r->canal_al = r->canal_failures = r->canal_sparse = 0;
+  r->canal_status_worst = r->pgs_colors_max = r->pgs_overflow_max = 0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   rc = warm_up(w, a, tag);
@@ -633,6 +650,24 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "penetration_max_m", r->penetration_max);
   json_num(&j, "drift_max_m", r->drift_max);
   json_int(&j, "bodies_asleep_end", r->asleep_end);
+  /* the solver's own figures: totals over the timed steps, or the worst step's */
+  json_open(&j, "solver_stats", '{');
+  if (r->opt.solver == PHYS_SOLVER_CANAL) {
+    json_num(&j, "newton_iterations_per_step", (double)r->canal_newton / (double)n);
+    json_num(&j, "al_iterations_per_step", (double)r->canal_al / (double)n);
+    json_num(&j, "newton_per_al_iteration",
+             r->canal_al ? (double)r->canal_newton / (double)r->canal_al : 0.0);
+    json_int(&j, "failures", r->canal_failures);
+    json_int(&j, "sparse_islands", r->canal_sparse);
+    json_int(&j, "status_worst", r->canal_status_worst);
+  } else if (r->opt.solver == PHYS_SOLVER_PGS) {
+    json_int(&j, "colors_max", r->pgs_colors_max);
+    json_int(&j, "overflow_max", r->pgs_overflow_max);
+  } else {
+    json_int(&j, "refactorizations", r->subadmm_refactor);
+    json_int(&j, "stalls", r->subadmm_stalls);
+  }
+  json_close(&j, '}');
   json_open(&j, "stage_ms", '{');
   for (int s = 0; s < 4; s++) json_num(&j, stage_names[s], bench_median(r->stage[s], n));
   json_close(&j, '}');

@@ -16,10 +16,12 @@
  * every solver). One more run per solver and case at its cap records the residual trace of
  * the island with the most rows.
  *
- * Writes PREFIX.csv (one line per case, solver and cap) and PREFIX_trace.csv (one line per
- * iteration of the traced runs) and prints a JSON summary on stdout: per solver the median over
- * cases of the final residual and time, and the first cap whose median residual reaches 1e-5
- * and 1e-8, with its time. bench/plot_singlestep.py draws the CSV. Progress on stderr.
+ * Writes PREFIX.csv (one line per case, solver and cap; CANAL's Newton steps and whether an
+ * inner loop failed in the last columns) and PREFIX_trace.csv (one line per iteration of the
+ * traced runs) and prints a JSON summary on stdout: per solver the median over cases of the
+ * final residual and time, the first cap whose median residual reaches 1e-5 and 1e-8, with its
+ * time, and for CANAL paper 002 Table II's figures at its cap (median Newton steps, the cases
+ * whose inner loop failed, -log10 of the median residual). bench/plot_singlestep.py draws the CSV. Progress on stderr.
  * Exit status: 0 ok, 1 load or step error, 2 bad arguments. */
 #include <getopt.h>
 #include <math.h>
@@ -53,6 +55,8 @@ typedef struct step_args {
 typedef struct cap_result {
   int cap, iterations;
   double residual, residual_mean, solve_ms, step_ms;
+  int inner;                 /* CANAL: Newton steps of the step (0 for the others) */
+  int failed;                /* CANAL: an island's inner loop failed (status >= NEWTON_STALLED) */
 } cap_result;
 
 static void usage(FILE *f) {
@@ -311,6 +315,20 @@ static void summary_json(FILE *f, phys_solver_kind kind, const cap_result *rows,
   fprintf(f, ",\"residual_final\":%.6g,\"solve_ms_final\":%.6g",
           median_over_cases(rows, cases, ncaps, ncaps - 1, 0),
           median_over_cases(rows, cases, ncaps, ncaps - 1, 1));
+  if (kind == PHYS_SOLVER_CANAL) {
+    /* paper 002 Table II's figures at the cap: inner (Newton) steps, cases whose inner loop
+     * failed, -log10 of the residual */
+    double inner[cases];
+    int failed = 0;
+    for (int c = 0; c < cases; c++) {
+      inner[c] = rows[(size_t)c * ncaps + ncaps - 1].inner;
+      failed += rows[(size_t)c * ncaps + ncaps - 1].failed;
+    }
+    double res = median_over_cases(rows, cases, ncaps, ncaps - 1, 0);
+    fprintf(f, ",\"inner_iterations_median\":%.6g,\"failure_percent\":%.4g,"
+               "\"minus_log10_residual\":%.4g",
+            bench_median(inner, cases), 100.0 * failed / cases, res > 0 ? -log10(res) : 99.0);
+  }
   static const double targets[2] = {1e-5, 1e-8};
   static const char *const names[2] = {"1e-5", "1e-8"};
   for (int t = 0; t < 2; t++) {
@@ -361,8 +379,11 @@ static int run_solver(phys_world *w, const step_args *a, const void *frozen, siz
       r->residual_mean = st->residual_mean;
       r->solve_ms = bench_median(solve, a->repeat);
       r->step_ms = bench_median(total, a->repeat);
-      fprintf(csv, "%d,%s,%d,%d,%.9g,%.9g,%.6g,%.6g\n", cse, phys_solver_name(kind), r->cap,
-              r->iterations, r->residual, r->residual_mean, r->solve_ms, r->step_ms);
+      r->inner = st->canal.newton_iterations;
+      r->failed = st->canal.status >= PHYS_CANAL_NEWTON_STALLED;
+      fprintf(csv, "%d,%s,%d,%d,%.9g,%.9g,%.6g,%.6g,%d,%d\n", cse, phys_solver_name(kind),
+              r->cap, r->iterations, r->residual, r->residual_mean, r->solve_ms, r->step_ms,
+              r->inner, r->failed);
       if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
         fprintf(stderr, "singlestep: %s case %d/%d, cap %d/%d\n", phys_solver_name(kind), cse + 1,
                 a->cases, caps[i], caps[ncaps - 1]);
@@ -433,7 +454,8 @@ int main(int argc, char **argv) {
     rc = EXIT_LOAD;
   }
   if (!rc) {
-    fprintf(csv, "case,solver,cap,iterations,residual,residual_mean,solve_ms,step_ms\n");
+    fprintf(csv, "case,solver,cap,iterations,residual,residual_mean,solve_ms,step_ms,inner,"
+                 "failed\n");
     fprintf(tcsv, "case,solver,island_rows,iteration,residual\n");
     /* the summary is printed whole at the end, or not at all */
     char *sum = NULL;
