@@ -79,6 +79,12 @@ typedef struct phys_geom_desc {
   int priority;       /* MuJoCo's geom priority (default 0): in a contact, the geom with the
                        * higher priority gives the friction and condim; equal priorities take
                        * the larger of each (the rule above) */
+  double margin;      /* m, >= 0 (default 0), MuJoCo's geom margin: contacts of a pair are found
+                       * up to the larger margin of its two geoms apart, and ... */
+  double gap;         /* m, >= 0 (default 0): ... the contact holds the surfaces at the pair's
+                       * margin minus its gap (the larger of each); with gap = margin they touch,
+                       * a contact still being found early. Distances and penetrations a contact
+                       * reports are measured from that offset. */
 } phys_geom_desc;
 
 /* A free rigid body. The body frame is where the user puts it; the centre of mass and principal

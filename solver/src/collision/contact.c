@@ -82,7 +82,8 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   c->body_a = geom_body(w, c->geom_a);
   c->body_b = geom_body(w, c->geom_b);
   v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
-  c->dist = pt->dist;
+  /* MuJoCo's margin and gap: the surfaces are held at margin - gap apart (the larger of each) */
+  c->dist = pt->dist - (fmax(a->margin, b->margin) - fmax(a->gap, b->gap));
   c->mu = fmax(a->friction, b->friction);
   c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
   c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);

@@ -46,6 +46,10 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     h = phys__fnv1a(h, g->size, sizeof g->size);
     h = phys__fnv1a(h, g->lpos, sizeof g->lpos);
     h = phys__fnv1a(h, &g->friction, sizeof g->friction);
+    if (g->margin != 0.0 || g->gap != 0.0) { /* only when set: older models keep their hash */
+      h = phys__fnv1a(h, &g->margin, sizeof g->margin);
+      h = phys__fnv1a(h, &g->gap, sizeof g->gap);
+    }
     if (g->type == PHYS_GEOM_MESH) h = phys__fnv1a(h, &g->mesh, sizeof g->mesh);
   }
   /* mesh hulls: their vertices */

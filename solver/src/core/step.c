@@ -66,7 +66,8 @@ static void wake_connected(phys_world *w) {
 /* speculative margins stop growing here (m): a body faster than this per step may tunnel */
 #define MAX_SPECULATIVE_MARGIN 1.0
 
-/* per-geom margin: base margin plus how far the body can move in one step */
+/* per-geom margin: base margin, the geom's own (MuJoCo's margin), and how far the body can move
+ * in one step */
 static double *geom_margins(phys_world *w) {
   double *m = ARENA_NEW(&w->arena, double, w->ngeoms);
   if (w->ngeoms && !m) return NULL;
@@ -74,7 +75,7 @@ static double *geom_margins(phys_world *w) {
   double gstep = h * h * v3_norm(w->opt.gravity);
   for (int g = 0; g < w->ngeoms; g++) {
     const phys_geom *geom = &w->geoms[g];
-    m[g] = half;
+    m[g] = half + geom->margin;
     if (!geom->alive || geom->is_static) continue;
     const phys_body *b = &w->bodies[geom->body];
     if (b->asleep) continue;

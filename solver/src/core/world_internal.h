@@ -30,6 +30,7 @@ typedef struct phys_geom {
   double lrot[9];
   double rbound;       /* radius of a sphere around the geom centre that contains it (inf: plane) */
   double friction, friction_torsion, friction_rolling;
+  double margin, gap;  /* MuJoCo's geom margin and gap (m): see phys_geom_desc */
   int condim;
   int priority;        /* phys_geom_desc.priority */
   uint32_t contype, conaffinity;

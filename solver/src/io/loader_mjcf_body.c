@@ -21,7 +21,7 @@ static const char *const geom_attrs[] = {
   "class", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "fromto",
   "friction", "density", "mass", "condim", "contype", "conaffinity",
   "~name", "~rgba", "~material", "~group", "~user", "~fitscale",
-  "priority", "?solmix", "?solref", "?solimp", "!margin", "!gap", "!shellinertia", "mesh",
+  "priority", "?solmix", "?solref", "?solimp", "margin", "gap", "!shellinertia", "mesh",
   "!hfield", "!fluidshape", "!fluidcoef", NULL};
 
 /* Attributes of <joint> (on a body or in a default class). */
@@ -118,6 +118,17 @@ phys_status phys__mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) 
     if (iv != 1 && iv != 3 && iv != 4 && iv != 6)
       return phys__mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", iv);
     d->g.condim = (int)iv;
+  }
+  /* MuJoCo's margin and gap: contacts found margin apart, surfaces held at margin - gap */
+  if ((st = phys__mj_reals(c, node, "margin", v, 1, 1, &n))) return st;
+  if (n) {
+    if (v[0] < 0.0) return phys__mj_fail(c, node, PHYS_E_PARSE, "negative margin");
+    d->g.margin = v[0];
+  }
+  if ((st = phys__mj_reals(c, node, "gap", v, 1, 1, &n))) return st;
+  if (n) {
+    if (v[0] < 0.0) return phys__mj_fail(c, node, PHYS_E_PARSE, "negative gap");
+    d->g.gap = v[0];
   }
   if ((st = phys__mj_int(c, node, "priority", INT_MIN, INT_MAX, &iv, &found))) return st;
   if (found) d->g.priority = (int)iv;

@@ -48,6 +48,8 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
         isfinite(g->friction_rolling) && g->friction_rolling >= 0.0))
     return phys__fail(w, PHYS_E_INVALID, "%s: torsional and rolling friction must be finite and "
                       ">= 0", who);
+  if (!(isfinite(g->margin) && g->margin >= 0.0 && isfinite(g->gap) && g->gap >= 0.0))
+    return phys__fail(w, PHYS_E_INVALID, "%s: margin and gap must be finite and >= 0", who);
   if (dynamic) {
     if (!isfinite(g->mass))
       return phys__fail(w, PHYS_E_INVALID, "%s: mass is not finite", who);
@@ -89,6 +91,8 @@ static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d
   g->friction = d->friction;
   g->friction_torsion = d->friction_torsion;
   g->friction_rolling = d->friction_rolling;
+  g->margin = d->margin;
+  g->gap = d->gap;
   g->condim = d->condim;
   g->priority = d->priority;
   g->contype = d->contype;

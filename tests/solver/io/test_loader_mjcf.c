@@ -443,8 +443,10 @@ static void test_errors(void) {
   expect_error("<mujoco>\n<tendon/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "tendon", NULL);
   expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_PARSE, 2,
                "include", "relative include");
-  expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"0.02\"/></worldbody></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "geom", "margin");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"-0.02\"/></worldbody></mujoco>",
+               PHYS_E_PARSE, 2, "geom", "negative margin");
+  expect_error("<mujoco><worldbody>\n<geom size=\"1\" shellinertia=\"true\"/></worldbody></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "geom", "shellinertia");
   /* actuators: unknown joint, unsupported kinds and transmissions */
   expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
                "<actuator>\n<motor joint=\"nope\"/></actuator></mujoco>",
@@ -674,6 +676,35 @@ static void test_actuators_and_notices(void) {
   phys_world_destroy(w);
 }
 
+/* MuJoCo's geom margin and gap: a box rests margin - gap above the floor (the larger of each
+ * geom's), from a default class or the geom; over the last 0.5 s of a 1.5 s window */
+static void test_margin_gap(void) {
+  phys_world *w = must_load(
+      "<mujoco><option timestep='0.002'/><default><default class='m'><geom margin='0.01'/>"
+      "</default></default><worldbody><geom type='plane' size='2 2 0.1'/>"
+      "<body name='a' pos='0 0 0.3'><freejoint/><geom class='m' type='box' size='0.1 0.1 0.1'/></body>"
+      "<body name='b' pos='1 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1' margin='0.01' "
+      "gap='0.004'/></body>"
+      "<body name='c' pos='-1 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1'/></body>"
+      "</worldbody></mujoco>");
+  const char *names[3] = {"a", "b", "c"};
+  const double want[3] = {0.11, 0.106, 0.1};
+  double worst[3] = {0, 0, 0};
+  for (int i = 0; i < 750; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    if (i < 500) continue;
+    for (int k = 0; k < 3; k++) {
+      double x[3];
+      phys_body_get_state(w, phys_world_find_body(w, names[k]), x, NULL, NULL, NULL);
+      worst[k] = fmax(worst[k], fabs(x[2] - want[k]));
+    }
+  }
+  printf("\n  rest height error: margin %.1e, margin - gap %.1e, none %.1e m", worst[0], worst[1],
+         worst[2]);
+  for (int k = 0; k < 3; k++) CU_ASSERT(worst[k] < 1e-3);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("loader_mjcf", NULL, NULL);
   if (!s) return -1;
@@ -694,6 +725,7 @@ int register_tests(void) {
     {"two joints on one body", test_two_joints_on_a_body},
     {"actuators and notices", test_actuators_and_notices},
     {"peer models (PHYS_PEER_MODELS)", test_peer_models},
+    {"geom margin and gap", test_margin_gap},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
     if (!CU_add_test(s, tests[i].name, tests[i].fn)) return -1;
