@@ -28,7 +28,7 @@ static const char *const geom_attrs[] = {
 static const char *const joint_attrs[] = {
   "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref", "limited",
   "range", "~name", "~group", "~user",
-  "!frictionloss", "!ref", "!springdamper", "!margin", "?solreflimit", "?solimplimit",
+  "!frictionloss", "ref", "!springdamper", "!margin", "?solreflimit", "?solimplimit",
   "?solreffriction", "?solimpfriction", "!solreflimit", "!solimplimit", "!solreffriction",
   "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
 
@@ -171,7 +171,8 @@ static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d)
       (st = phys__mj_reals(c, node, "damping", &d->damping, 1, 1, &n)) ||
       (st = phys__mj_reals(c, node, "stiffness", &d->stiffness, 1, 1, &n)) ||
       (st = phys__mj_reals(c, node, "armature", &d->armature, 1, 1, &n)) ||
-      (st = phys__mj_reals(c, node, "springref", &d->springref, 1, 1, &n)))
+      (st = phys__mj_reals(c, node, "springref", &d->springref, 1, 1, &n)) ||
+      (st = phys__mj_reals(c, node, "ref", &d->ref, 1, 1, &n)))
     return st;
   if ((st = phys__mj_reals(c, node, "range", d->range, 2, 2, &n))) return st;
   if (n) d->has_range = 1;
@@ -252,6 +253,12 @@ static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_
   out->armature = d.armature;
   out->springref = d.springref;
   if (d.type == MJ_JOINT_HINGE && c->degree) out->springref *= M_PI / 180.0;
+  /* ref: the pose as written is at q = ref, and the joint starts there (make_body moves the
+   * link's frame to q = 0, physd's convention) */
+  out->qpos0 = d.ref;
+  if (d.type == MJ_JOINT_HINGE && c->degree) out->qpos0 *= M_PI / 180.0;
+  if (d.type == MJ_JOINT_BALL && d.ref != 0.0)
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "attribute 'ref' applies to hinge and slide joints");
 
   /* limits: explicit, or implied by a range (MuJoCo's autolimits) */
   if (d.limited == -1 && d.has_range && !c->autolimits)
@@ -529,6 +536,34 @@ static phys_status attach_children(mj_ctx *c, const xmlNode *node, int cls, phys
  * slide or ball joint, or a free root with jointed descendants) attached to `parent`
  * (PHYS_ID_NONE: the world). (fpos, fq) is the frame of node's parent in parent's body frame.
  * Then the jointed bodies below it. */
+/* MuJoCo's ref: a link's frame (pos, quat, in its parent's frame) as written is where its hinge
+ * or slide joint is at qpos0; physd's frame is at q = 0, so undo the joint's motion by qpos0
+ * about (hinge: through jd->pos along jd->axis) or along (slide) the axis, in the link frame */
+static void frame_at_zero(const phys_joint_desc *jd, double pos[3], double quat[4]) {
+  double ref = jd->qpos0, ax[3], R[9], off[3];
+  if (ref == 0.0 || (jd->type != PHYS_JOINT_TYPE_HINGE && jd->type != PHYS_JOINT_TYPE_SLIDE))
+    return;
+  v3_copy(ax, jd->axis);
+  v3_normalize(ax);
+  q_to_m3(R, quat);
+  if (jd->type == PHYS_JOINT_TYPE_SLIDE) {
+    double d[3] = {-ref * ax[0], -ref * ax[1], -ref * ax[2]};
+    m3_mulv(off, R, d);
+    v3_add(pos, pos, off);
+    return;
+  }
+  /* x_parent = R (Rj x + jpos - Rj jpos) + pos, Rj the rotation by -ref about the axis */
+  double s = sin(-0.5 * ref), qj[4] = {cos(-0.5 * ref), ax[0] * s, ax[1] * s, ax[2] * s};
+  double rj[3], d[3], q2[4];
+  q_rotate(rj, qj, jd->pos);
+  v3_sub(d, jd->pos, rj);
+  m3_mulv(off, R, d);
+  v3_add(pos, pos, off);
+  q_mul(q2, quat, qj);
+  q_normalize(q2);
+  memcpy(quat, q2, sizeof q2);
+}
+
 static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id parent,
                              const double fpos[3], const double fq[4], int top) {
   phys_status st;
@@ -579,6 +614,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
       v3_copy(vd.pos, b.pos);
       memcpy(vd.quat, b.quat, sizeof vd.quat);
     }
+    frame_at_zero(&jds[k], vd.pos, vd.quat);
     phys_id vid;
     if (phys_world_add_link(c->world, parent, &vd, &jds[k], NULL, 0, &vid))
       return phys__mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
@@ -593,6 +629,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
     q_identity(b.quat);
   }
   phys_joint_desc jd = njoint ? jds[njoint - 1] : phys_joint_desc_default();
+  if (link) frame_at_zero(&jd, b.pos, b.quat);
 
   /* geoms of the body and its welded children, in the body frame */
   double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};

@@ -705,6 +705,44 @@ static void test_margin_gap(void) {
   phys_world_destroy(w);
 }
 
+/* MuJoCo's joint ref: the pose as written is at q = ref and the joint starts there; q = 0 turns
+ * (hinge, about its anchor) or moves (slide) the link back by ref; keyframes default to ref */
+static void test_joint_ref(void) {
+  phys_world *w = must_load(
+      "<mujoco><compiler angle='degree'/><option gravity='0 0 0'/><worldbody>"
+      "<body name='arm' pos='0 0 1'><joint name='h' type='hinge' axis='0 1 0' pos='0.1 0 0' "
+      "ref='30'/><geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02'/></body>"
+      "<body name='cart' pos='2 0 1' euler='0 0 90'><joint name='s' type='slide' axis='1 0 0' "
+      "ref='0.2'/><geom type='box' size='0.1 0.1 0.1'/></body>"
+      "</worldbody></mujoco>");
+  phys_id arm = phys_world_find_joint(w, "h"), cart = phys_world_find_joint(w, "s");
+  double q[7], p[3], qt[4];
+  phys_link_get_joint(w, arm, q, NULL, NULL, NULL);
+  CU_ASSERT(fabs(q[0] - M_PI / 6) < 1e-12);
+  phys_body_get_state(w, arm, p, qt, NULL, NULL);
+  CU_ASSERT(fabs(p[0]) < 1e-12 && fabs(p[2] - 1.0) < 1e-12 && fabs(qt[0] - 1.0) < 1e-12);
+  /* q = 0: turned by -30 degrees about y through the anchor (0.1, 0, 1) */
+  CU_ASSERT_EQUAL(phys_link_set_joint(w, arm, 0.0, 0.0), PHYS_OK);
+  phys_body_get_state(w, arm, p, qt, NULL, NULL);
+  double a = -M_PI / 6, ex = 0.1 - 0.1 * cos(a), ez = 1.0 + 0.1 * sin(a);
+  printf("\n  hinge at q = 0: origin (%.6f, %.6f), expected (%.6f, %.6f)", p[0], p[2], ex, ez);
+  CU_ASSERT(fabs(p[0] - ex) < 1e-12 && fabs(p[2] - ez) < 1e-12);
+  CU_ASSERT(fabs(qt[0] - cos(a / 2)) < 1e-12 && fabs(qt[2] - sin(a / 2)) < 1e-12);
+  /* the slide: its axis is the body's x, turned to the world's y */
+  phys_link_get_joint(w, cart, q, NULL, NULL, NULL);
+  CU_ASSERT(fabs(q[0] - 0.2) < 1e-12);
+  CU_ASSERT_EQUAL(phys_link_set_joint(w, cart, 0.0, 0.0), PHYS_OK);
+  phys_body_get_state(w, cart, p, NULL, NULL, NULL);
+  CU_ASSERT(fabs(p[0] - 2.0) < 1e-12 && fabs(p[1] + 0.2) < 1e-12);
+  phys_world_destroy(w);
+  /* ref on a ball joint is an error */
+  phys_error err;
+  w = NULL;
+  phys_status st = load("<mujoco><worldbody><body>\n<joint type='ball' ref='1'/><geom size='1'/>"
+                        "</body></worldbody></mujoco>", &w, &err);
+  expect_error_at(st, &err, w, PHYS_E_PARSE, "test.xml:2: <joint>: ", "hinge and slide");
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("loader_mjcf", NULL, NULL);
   if (!s) return -1;
@@ -726,6 +764,7 @@ int register_tests(void) {
     {"actuators and notices", test_actuators_and_notices},
     {"peer models (PHYS_PEER_MODELS)", test_peer_models},
     {"geom margin and gap", test_margin_gap},
+    {"joint ref", test_joint_ref},
   };
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
     if (!CU_add_test(s, tests[i].name, tests[i].fn)) return -1;
