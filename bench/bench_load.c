@@ -1,6 +1,5 @@
 /* bench_load.c - a scene argument into a world for the bench programs (see bench_load.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "bench_load.h"
 #include "scenes.h"
@@ -41,9 +40,3 @@ int bench_load_world(const char *prog, const char *scene, const phys_load_option
   return 0;
 }
 
-/* OpenBLAS's thread setter, when the BLAS linked is OpenBLAS (weak: NULL otherwise) */
-extern void openblas_set_num_threads(int n) __attribute__((weak));
-
-void bench_blas_single_thread(void) {
-  if (openblas_set_num_threads && !getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
-}

@@ -19,10 +19,4 @@ typedef void (*bench_apply_fn)(const void *ctx, phys_world_options *o);
 int bench_load_world(const char *prog, const char *scene, const phys_load_options *lo,
                      bench_apply_fn apply, const void *ctx, phys_world **out);
 
-/* BLAS on one thread, unless OPENBLAS_NUM_THREADS says otherwise: physd threads islands
- * itself, and OpenBLAS's own threads spinning beside its team slowed CANAL's dense
- * factorisations 2-5x (docs/engine.md, CANAL). Nothing when the BLAS is not OpenBLAS. Call it
- * first in main. */
-void bench_blas_single_thread(void);
-
 #endif

@@ -712,7 +712,7 @@ static void result_free(run_result *r) {
 /** Parse the arguments, check the options, run R times and print the report. */
 int main(int argc, char **argv) {
   bench_args a;
-  bench_blas_single_thread();
+  phys_blas_single_thread(); /* physd threads islands itself (phys.h) */
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
 

@@ -421,7 +421,7 @@ static FILE *open_out(const char *prefix, const char *suffix) {
 
 int main(int argc, char **argv) {
   step_args a;
-  bench_blas_single_thread();
+  phys_blas_single_thread(); /* physd threads islands itself (phys.h) */
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
 

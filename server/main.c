@@ -56,13 +56,8 @@ static uv_loop_t g_loop;
 static net g_net;
 static physd_config g_cfg;
 
-/* OpenBLAS's thread setter, when the BLAS linked is OpenBLAS (weak: NULL otherwise) */
-extern void openblas_set_num_threads(int n) __attribute__((weak));
-
 int main(int argc, char **argv) {
-  /* BLAS on one thread unless OPENBLAS_NUM_THREADS says otherwise: the simulation threads
-   * islands itself, and OpenBLAS's spinning threads slowed CANAL's factorisations 2-5x */
-  if (openblas_set_num_threads && !getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  phys_blas_single_thread(); /* the simulation threads islands itself (phys.h) */
   /* first pass: --help and --config; second pass: every other flag over the file */
   const char *config_file = NULL;
   for (int i = 1; i < argc; i++) {

@@ -28,6 +28,14 @@ typedef struct phys_world phys_world;
 
 /* ---- options ---------------------------------------------------------------------------- */
 
+/* Put the BLAS that libphys's dense factorisations call (OpenBLAS) on one thread, unless the
+ * environment's OPENBLAS_NUM_THREADS says otherwise. libphys threads islands itself, and
+ * OpenBLAS's own threads spinning beside its team slowed CANAL's factorisations 2-5x
+ * (docs/engine.md, CANAL). Process-wide, so libphys never calls it by itself: a program calls
+ * it once at start (physd, physbench and singlestep do). Nothing when the BLAS is not OpenBLAS.
+ * Not concurrently with BLAS calls. */
+void phys_blas_single_thread(void);
+
 /* Default world options (see phys_world_options for each value). Never fails. */
 phys_world_options phys_world_options_default(void);
 
