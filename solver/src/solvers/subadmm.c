@@ -243,6 +243,7 @@ static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, 
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
 /* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
 static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
+  beta *= row_of(s, c)->bs;
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
   double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
@@ -331,8 +332,8 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
 /* piece forces from the stored z and lambda (after a change of beta) */
 static void refresh_con(phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
   beta *= row_of(s, c)->bs;
+  if (c->kind == PHYS_CON_LIMIT) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -387,9 +388,33 @@ static void cone6_primal(phys_problem *s, int ci) {
   s->r2[ci] = r2;
 }
 
+/* the iterate's disagreement with the metric's velocity on row ci, added to its metric term:
+ * J v - J vm (limits: qd - qdm). The metric certifies the impulses through vm, but the step
+ * integrates the penalised iterate v, which lags behind vm when the iterations stop early (a
+ * knee started past its stop: 1.4 rad/s integrated where the impulses give 26). SubADMM's own
+ * addition to the shared metric, for its stop test. */
+static void iterate_primal(phys_problem *s, int ci) {
+  const phys_con *c = &s->con[ci];
+  double d[3] = {0, 0, 0};
+  if (c->kind == PHYS_CON_LIMIT) {
+    d[2] = s->tree[c->tree].qd[c->dof] - s->tree[c->tree].qdm[c->dof];
+  } else {
+    for (int k = 0; k < c->np; k++) {
+      const phys_piece *p = &s->piece[c->p0 + k];
+      double jv[3], jm[3];
+      piece_jv(c, p, s->v + 6 * p->sb, jv);
+      piece_jv(c, p, s->vm + 6 * p->sb, jm);
+      for (int i = 0; i < 3; i++) d[i] += jv[i] - jm[i];
+    }
+  }
+  s->r2[ci] += v3_dot(d, d);
+}
+
 /* the sec. 7 metric of island k (every thread of a team gets the same value) */
 static double island_metric(const phys_world *w, phys_problem *s, int k, int team) {
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  /* No Sub keeps its iterate in its dense vector: the primal terms read it from s->v and qd */
+  if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
   phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
   for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
   phys_team_barrier(team);
@@ -398,6 +423,7 @@ static double island_metric(const phys_world *w, phys_problem *s, int k, int tea
     phys__metric_row(s, ci);
     const phys_con *c = &s->con[ci];
     if (c->kind == PHYS_CON_CONTACT && !c->ang && c->cdim > 3) cone6_primal(s, ci);
+    if (c->kind == PHYS_CON_LIMIT) iterate_primal(s, ci);
   }
   phys_team_barrier(team);
   return phys__metric_island(s, k);
@@ -584,6 +610,17 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
     }
     double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
     subadmm_ws(s)->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
+
+    /* a joint limit's row is in the units of its dof: its penalty follows the dof's own
+     * inertia A_dd (a knee's 0.02 kg m^2 against the island's kilograms: a penalty hundreds of
+     * times the inertia ties the iterate to the slack, and a joint started past its stop took
+     * the whole iteration cap for 30 steps) */
+    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
+      const phys_con *c = &s->con[ci];
+      if (c->kind != PHYS_CON_LIMIT) continue;
+      const phys_tree_solve *t = &s->tree[c->tree];
+      subadmm_ws(s)->row[ci].bs = t->A[(size_t)c->dof * (size_t)t->nv + c->dof] / beta0;
+    }
   }
 }
 

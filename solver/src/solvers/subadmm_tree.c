@@ -47,7 +47,7 @@ static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, doubl
   }
   for (int i = 0; i < t->nlimits; i++) {
     int d = s->con[t->limits[i]].dof;
-    H[(size_t)d * nv + d] += beta;
+    H[(size_t)d * nv + d] += beta * subadmm_ws(s)->row[t->limits[i]].bs;
   }
   LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, H, nv);
 }
@@ -88,7 +88,7 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
   for (int d = 0; d < nv; d++) wt->H[(size_t)d * nv + d] += t->jdiag[d];
   for (int i = 0; i < t->nlimits; i++) {
     int d = s->con[t->limits[i]].dof;
-    wt->H[(size_t)d * nv + d] += beta; /* a limit's row is a unit row on its dof */
+    wt->H[(size_t)d * nv + d] += beta * subadmm_ws(s)->row[t->limits[i]].bs; /* a unit row */
   }
   phys__tree_ltdl(&a->t, wt->H);
   phys__tree_ltdl_pack(&a->t, wt->H, &wt->Hp);
