@@ -495,6 +495,7 @@ int world_model_info(const world_ctx *wc, Physd__V1__ModelInfo *mi, perr *e) {
     b->name = (char *)phys_body_get_name(wc->w, id); /* owned by the world, valid while packing */
     b->mass = mass;
     b->is_static = phys_body_is_static(wc->w, id) == 1;
+    b->is_mocap = phys_body_is_mocap(wc->w, id) == 1;
     ptrs[n++] = b;
   }
   phys_world_options o = phys_world_get_options(wc->w);

@@ -294,7 +294,8 @@ static int model_info_from(const Physd__V1__ModelInfo *m, physclient_model_info 
     for (size_t i = 0; i < m->n_bodies; i++) {
       const Physd__V1__BodyInfo *b = m->bodies[i];
       o->bodies[i] = (physclient_body_info){.id = b->id, .name = copy_str(b->name),
-                                            .mass = b->mass, .is_static = b->is_static};
+                                            .mass = b->mass, .is_static = b->is_static,
+                                            .is_mocap = b->is_mocap};
       o->n_bodies = i + 1;
       if (!o->bodies[i].name) return PHYSCLIENT_ENOMEM;
     }

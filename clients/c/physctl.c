@@ -481,7 +481,8 @@ static int cmd_info(physclient *c) {
     json_str(stdout, m->bodies[i].name);
     printf(",\"mass\":");
     json_num(stdout, m->bodies[i].mass);
-    printf(",\"static\":%s}", m->bodies[i].is_static ? "true" : "false");
+    printf(",\"static\":%s,\"mocap\":%s}", m->bodies[i].is_static ? "true" : "false",
+           m->bodies[i].is_mocap ? "true" : "false");
   }
   printf("],\"joints\":[");
   for (size_t i = 0; i < m->n_joints; i++) {

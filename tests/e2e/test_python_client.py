@@ -130,8 +130,8 @@ class Session(Base):
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
-        self.assertEqual(pc.PROTO_MINOR, 3)
-        self.assertEqual(self.c.welcome.minor, 3)
+        self.assertEqual(pc.PROTO_MINOR, 4)
+        self.assertEqual(self.c.welcome.minor, 4)
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)
@@ -221,6 +221,29 @@ class World(Base):
         self.assertServerError(2, self.c.remove_body, bid)
         self.assertServerError(2, self.c.set_joint_command, [0], tau=[1.0])
 
+
+    def test_mocap(self):
+        """Protocol 1.4: a mocap body is listed and posed by SetBodyState; a velocity is refused."""
+        doc = ("<mujoco><worldbody><body name='plat' mocap='true'><geom type='box' "
+               "size='0.5 0.5 0.05'/></body><body name='box' pos='0 0 0.15'><freejoint/>"
+               "<geom type='box' size='0.1 0.1 0.1'/></body></worldbody></mujoco>")
+        self.c.load_world(data=doc, name="mocap.xml")
+        info = {b.name: b for b in self.c.model_info().bodies}
+        self.assertTrue(info["plat"].is_mocap and info["plat"].is_static)
+        self.assertFalse(info["box"].is_mocap)
+        plat, box = info["plat"].id, info["box"].id
+        for _ in range(100):
+            self.c.step(1)
+        # lift the platform by 0.1 mm a step: the box rides on it
+        for k in range(1, 201):
+            self.c.set_body_state(plat, pos=(0, 0, 1e-4 * k))
+            self.c.step(1)
+        st = self.c.get_state(bodies=[plat, box])
+        self.assertEqual(st.bodies[0].pos.z, 1e-4 * 200)  # exactly as set
+        self.assertAlmostEqual(st.bodies[1].pos.z, 0.17, delta=1e-3)
+        self.assertServerError(1, self.c.set_body_state, plat, pos=(1, 0, 0), linvel=(0, 0, 1))
+        self.assertEqual(self.c.get_state(bodies=[plat]).bodies[0].pos.x, 0.0)
+        self.c.load_world(path=D.world)
 
     def test_joints_and_actuators(self):
         """Protocol 1.1: joint state, actuator controls by name and id, loader notices."""

@@ -252,6 +252,63 @@ static void test_set_body_state(void) {
   free(before);
 }
 
+/* a mocap body: listed in ModelInfo, posed by SetBodyState (pose only: a velocity is refused and
+ * nothing changes); the test scene is loaded again afterwards */
+static void test_set_body_state_mocap(void) {
+  const char *scene =
+      "<mujoco><worldbody><body name='hand' mocap='true' pos='0 0 1'><geom size='0.1'/></body>"
+      "<body name='ball' pos='0 0 0.5'><freejoint/><geom size='0.1'/></body></worldbody>"
+      "</mujoco>";
+  CU_ASSERT_FATAL(wc_load_world(&C, wc_write_file(&D, "mocap.xml", scene)) == 0);
+  Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
+  CU_ASSERT_FATAL(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_MODEL_INFO &&
+                  r->model_info->n_bodies == 2);
+  CU_ASSERT(r->model_info->bodies[0]->is_mocap && r->model_info->bodies[0]->is_static);
+  CU_ASSERT(!r->model_info->bodies[1]->is_mocap && !r->model_info->bodies[1]->is_static);
+  wc_free(r);
+
+  Physd__V1__Vec3 pos = PHYSD__V1__VEC3__INIT, vel = PHYSD__V1__VEC3__INIT;
+  Physd__V1__Quat q = PHYSD__V1__QUAT__INIT;
+  pos.x = 0.5;
+  pos.z = 2.0;
+  q.w = 0.0;
+  q.z = 1.0;
+  Physd__V1__SetBodyState sb = PHYSD__V1__SET_BODY_STATE__INIT;
+  sb.id = 0;
+  sb.pos = &pos;
+  sb.quat = &q;
+  sb.linvel = &vel; /* zero: accepted */
+  Physd__V1__Envelope env;
+  WC_ENV(env, SET_BODY_STATE, set_body_state, &sb);
+  CU_ASSERT(wc_take_ack(wc_call(&C, &env, 5000)));
+  r = wc_req_state(&C);
+  CU_ASSERT_FATAL(r && r->state->n_bodies == 2);
+  const Physd__V1__BodyState *b = r->state->bodies[0];
+  CU_ASSERT(b->pos->x == 0.5 && b->pos->y == 0.0 && b->pos->z == 2.0);
+  CU_ASSERT(b->quat->w == 0.0 && b->quat->z == 1.0);
+  wc_free(r);
+
+  /* a velocity on a mocap body: INVALID_ARGUMENT naming mocap, the world unchanged */
+  size_t n;
+  double *before = state(&n);
+  pos.x = 3.0;
+  vel.z = 1.0;
+  r = wc_call(&C, &env, 5000);
+  CU_ASSERT_EQUAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR &&
+            strstr(r->error->message, "mocap") != NULL);
+  wc_free(r);
+  vel.z = 0.0;
+  sb.linvel = NULL;
+  Physd__V1__Vec3 w = PHYSD__V1__VEC3__INIT;
+  w.x = 0.1;
+  sb.angvel = &w;
+  CU_ASSERT_EQUAL(wc_take_error(wc_call(&C, &env, 5000)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  CU_ASSERT(same_state(before, n));
+  free(before);
+  CU_ASSERT_FATAL(wc_load_world(&C, wc_write_file(&D, "scene.xml", TEST_SCENE)) == 0);
+}
+
 static void test_joint_command(void) {
   int32_t joints[] = {0};
   Physd__V1__SetJointCommand jc = PHYSD__V1__SET_JOINT_COMMAND__INIT;
@@ -675,6 +732,7 @@ int register_tests(void) {
       !CU_add_test(s, "model_info", test_model_info) ||
       !CU_add_test(s, "add_remove_body", test_add_remove_body) ||
       !CU_add_test(s, "set_body_state", test_set_body_state) ||
+      !CU_add_test(s, "set_body_state_mocap", test_set_body_state_mocap) ||
       !CU_add_test(s, "joint_command", test_joint_command) ||
       !CU_add_test(s, "apply_wrench", test_apply_wrench) ||
       !CU_add_test(s, "step", test_step) ||

@@ -52,6 +52,11 @@
  * joint name (link: its link's), nq / nv its value counts; physclient_model_info.keyframes
  * lists the keyframes; physclient_reset_to_keyframe and physclient_set_joint_state pose the
  * robot; physclient_model_joint_id finds a joint by name.
+ *
+ * Protocol 1.4 (minor 4; an older server loads no mocap body, so its is_mocap is false):
+ * physclient_body_info.is_mocap marks mocap bodies (MJCF mocap="true"), which
+ * physclient_set_body_state poses (position and orientation only: a velocity that is not zero
+ * is INVALID_ARGUMENT).
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -66,7 +71,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 3   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 4   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -339,6 +344,7 @@ typedef struct physclient_body_info {
   char *name;
   double mass;
   bool is_static;
+  bool is_mocap;             /* 1.4: a mocap body (static; physclient_set_body_state poses it) */
 } physclient_body_info;
 
 typedef struct physclient_joint_info {

@@ -30,7 +30,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 3
+PROTO_MINOR = 4
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -522,7 +522,10 @@ class Client:
         self._call(env)
 
     def set_body_state(self, body_id, pos=None, quat=None, linvel=None, angvel=None):
-        """SetBodyState; values left None keep the body's current ones."""
+        """SetBodyState; values left None keep the body's current ones.
+
+        On a mocap body (ModelInfo's BodyInfo.is_mocap, protocol 1.4) it sets the pose the body
+        is held at; linvel and angvel must then be None or zero (else INVALID_ARGUMENT)."""
         env = self._env()
         sb = env.set_body_state
         sb.id = body_id

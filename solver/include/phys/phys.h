@@ -288,7 +288,8 @@ phys_status phys_body_set_name(phys_world *w, phys_id body, const char *name);
  * world and valid until the body is renamed or the world destroyed. */
 const char *phys_body_get_name(const phys_world *w, phys_id body);
 
-/* 1 for a static body, 0 for a moving one (free body or link), -1 for an unknown id. */
+/* 1 for a static body (mocap bodies included), 0 for a moving one (free body or link), -1 for an
+ * unknown id. */
 int phys_body_is_static(const phys_world *w, phys_id body);
 
 /* Id of the body called `name`, or PHYS_ID_NONE. */
@@ -314,10 +315,34 @@ phys_status phys_body_get_state(const phys_world *w, phys_id body, double pos[3]
  * island. Non-finite values or a zero quaternion are rejected and nothing changes. A link can be
  * set this way only when it is the root of its tree and its joint is free (a floating base):
  * its joint then takes the pose and velocities (the rest of the tree follows by its joints);
- * other links answer PHYS_E_STATE naming phys_link_set_joint_state. */
+ * other links answer PHYS_E_STATE naming phys_link_set_joint_state. A mocap body takes its
+ * pose as phys_body_set_mocap_pose does; its velocities must be NULL or zero (else
+ * PHYS_E_INVALID). Other static bodies answer PHYS_E_STATE. */
 phys_status phys_body_set_state(phys_world *w, phys_id body, const double pos[3],
                                 const double quat[4], const double linvel[3],
                                 const double angvel[3]);
+
+/* 1 for a mocap body (phys_body_desc.mocap), 0 for any other body, -1 for an unknown id. */
+int phys_body_is_mocap(const phys_world *w, phys_id body);
+
+/* Move mocap body `body` to the body-frame pose (pos, quat) in the world, between steps (MuJoCo's
+ * mocap_pos / mocap_quat). A mocap body is static to the dynamics: infinite mass, zero velocity,
+ * untouched by gravity and contacts; its geoms and the anchors of its equalities (connect, weld)
+ * move with it, so a weld or connect to it drags the other body along. The pose is state: it is
+ * saved by phys_world_save_state and keyframes, and restored with them.
+ *
+ * pos and quat are read, not kept (the caller owns them); either may be NULL to keep the current
+ * value. quat need not be unit: any finite, non-zero quaternion is normalised. Sleeping bodies
+ * that the body's geoms may touch, at the old pose or the new one, are woken, and so are the
+ * bodies its equalities hold. The body has no velocity, so contacts see a jump: move it by
+ * small steps (what one step's contact correction removes) for smooth pushing.
+ *
+ * Errors (the world is unchanged): PHYS_E_NOT_FOUND for an unknown or removed id; PHYS_E_STATE
+ * when the body is not a mocap body; PHYS_E_INVALID for a non-finite position, or a quaternion
+ * that is zero or not finite. Not thread-safe: not during phys_world_step on the same world (see
+ * the file comment); no heap allocation. */
+phys_status phys_body_set_mocap_pose(phys_world *w, phys_id body, const double pos[3],
+                                     const double quat[4]);
 
 /* Mass and principal inertia of a body. Outputs nullable. */
 phys_status phys_body_get_mass(const phys_world *w, phys_id body, double *mass, double inertia[3]);

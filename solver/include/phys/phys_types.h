@@ -100,6 +100,10 @@ typedef struct phys_body_desc {
   double com[3];          /* COM in the body frame (used when mass > 0) */
   double inertia_quat[4]; /* principal axes in the body frame (used when mass > 0) */
   int is_static;          /* 1: the body is welded to the world (no motion, mass ignored) */
+  int mocap;              /* 1 (with is_static = 1): a mocap body, static to the dynamics
+                             (infinite mass, zero velocity, no gravity) but with a pose that
+                             phys_body_set_mocap_pose moves between steps; its geoms and
+                             equality anchors move with it */
 } phys_body_desc;
 
 /* Joint of an articulated body (a link) to its parent. */

@@ -35,6 +35,7 @@ uint64_t phys_world_model_hash(const phys_world *w) {
   for (int i = 0; i < w->nbodies; i++) {
     const phys_body *b = &w->bodies[i];
     h = phys__fnv1a(h, &b->is_static, sizeof b->is_static);
+    if (b->mocap) h = phys__fnv1a(h, &b->mocap, sizeof b->mocap); /* older models keep their hash */
     h = phys__fnv1a(h, &b->mass, sizeof b->mass);
     h = phys__fnv1a(h, b->inertia, sizeof b->inertia);
     h = phys__fnv1a(h, &b->geom_count, sizeof b->geom_count);
@@ -68,7 +69,9 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     const phys_connect *c = &w->connects[i];
     h = phys__fnv1a(h, &c->body1, sizeof c->body1);
     h = phys__fnv1a(h, &c->body2, sizeof c->body2);
-    h = phys__fnv1a(h, c->anchor1, sizeof c->anchor1);
+    /* a mocap side's world anchor moves with it (state): its body-frame anchor is the model */
+    int m1 = c->body1 != PHYS_ID_NONE && w->bodies[c->body1].mocap;
+    h = phys__fnv1a(h, m1 ? c->mocap1 : c->anchor1, sizeof c->anchor1);
     h = phys__fnv1a(h, &c->weld, sizeof c->weld);
     h = phys__fnv1a(h, c->qrel, sizeof c->qrel);
     h = phys__fnv1a(h, &c->soft, sizeof c->soft);

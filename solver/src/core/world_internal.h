@@ -26,7 +26,8 @@ typedef struct phys_geom {
   int is_static;       /* world geom or geom of a static body */
   phys_geom_type type;
   double size[3];
-  double lpos[3];      /* pose in the body's inertial (COM, principal) frame; world pose if static */
+  double lpos[3];      /* pose in the body's inertial (COM, principal) frame; world pose if static
+                          (a mocap body's geoms: its body frame) */
   double lrot[9];
   double rbound;       /* radius of a sphere around the geom centre that contains it (inf: plane) */
   double friction, friction_torsion, friction_rolling;
@@ -51,6 +52,8 @@ typedef struct phys_mesh {
 typedef struct phys_body {
   int alive;
   int is_static;
+  int mocap;                         /* a static body whose pose is set between steps (its geoms'
+                                        lpos/lrot are then in its body frame, not the world's) */
   char name[64];
   char joint_name[64];               /* a link: the name its file gives its joint ("" none) */
   double mass, inv_mass;
@@ -115,6 +118,8 @@ typedef struct phys_connect {
   double stiffness[2]; /* translational (N/m) and rotational (N m/rad) spring per row */
   double damping[2];   /* translational (N s/m) and rotational (N m s/rad) damper per row */
   double lambda[6];    /* last impulses, world frame: point rows, then angular rows (warm start) */
+  double mocap1[3];    /* a mocap side's anchor in its body frame (anchor1/anchor2 then hold the */
+  double mocap2[3];    /* world point, refreshed when it moves: phys__body_update_geoms) */
 } phys_connect;
 
 /* a contact point of the current step */
@@ -285,8 +290,13 @@ void phys__keyframes_free(phys_world *w);
 phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys_geom_desc *geoms,
                            int ngeom, int massless_ok, phys_id *out_body);
 
-/* refresh the world pose (shape) of the geoms of body b from its state */
+/* refresh the world pose (shape) of the geoms of body b from its state; for a mocap body also
+ * the world anchors of its equalities */
 void phys__body_update_geoms(phys_world *w, int b);
+
+/* equality.c: the world anchors of the equalities that hold mocap body b, from their body-frame
+ * anchors and b's pose */
+void phys__connects_follow_mocap(phys_world *w, int b);
 
 /* wake body b and every body sleeping in the same island */
 void phys__wake_body(phys_world *w, int b);

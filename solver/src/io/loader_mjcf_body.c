@@ -37,6 +37,9 @@ static const char *const freejoint_attrs[] = {"~name", "~group", "!align", NULL}
 static const char *const body_attrs[] = {
   "name", "childclass", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mocap",
   "gravcomp", "~user", NULL};
+/* Attributes of <frame> (MuJoCo 3): a pose and a childclass for what it holds, no body. */
+static const char *const frame_attrs[] = {
+  "~name", "childclass", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", NULL};
 static const char *const inertial_attrs[] = {
   "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia",
   NULL};
@@ -44,7 +47,9 @@ static const char *const inertial_attrs[] = {
 /* Children of bodies that are accepted and ignored, and MuJoCo's that are not supported. */
 static const char *const body_ignored[] = {"camera", "light", NULL};
 static const char *const body_unsupported[] = {
-  "frame", "composite", "flexcomp", "replicate", "attach", "plugin", NULL};
+  "composite", "flexcomp", "replicate", "attach", "plugin", NULL};
+/* What a <frame> may not hold (MuJoCo: a frame has no body of its own to move or weigh). */
+static const char *const frame_refused[] = {"joint", "freejoint", "inertial", NULL};
 
 /* Index of a class by name (few classes: linear search). */
 int phys__mj_find_class(const mj_ctx *c, const char *name) {
@@ -330,14 +335,20 @@ static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const dou
   return PHYS_OK;
 }
 
-/* Read a body's frame (pos and orientation) relative to its parent; mocap and gravity
- * compensation must keep their defaults (off). */
-static phys_status body_frame(mj_ctx *c, const xmlNode *node, double pos[3], double q[4]) {
+/* Read a body's frame (pos and orientation) relative to its parent; gravity compensation must
+ * keep its default (off). `mocap_ok`: the body is a child of <worldbody> without joints, the only
+ * place MuJoCo allows mocap="true"; *mocap (nullable) receives the attribute. */
+static phys_status body_frame(mj_ctx *c, const xmlNode *node, int mocap_ok, double pos[3],
+                              double q[4], int *mocap) {
   phys_status st;
-  int n, found, mocap = 0;
+  int n, found, mc = 0;
   double gc = 0.0;
-  if ((st = phys__mj_bool(c, node, "mocap", &mocap, &found))) return st;
-  if (mocap) return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "mocap bodies not supported yet");
+  if ((st = phys__mj_bool(c, node, "mocap", &mc, &found))) return st;
+  if (mc && !mocap_ok)
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "a mocap body must be a child of <worldbody> (frames aside) and have no "
+                         "joints");
+  if (mocap) *mocap = mc;
   if ((st = phys__mj_reals(c, node, "gravcomp", &gc, 1, 1, &n))) return st;
   if (gc != 0.0)
     return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "gravity compensation not supported yet");
@@ -345,6 +356,26 @@ static phys_status body_frame(mj_ctx *c, const xmlNode *node, double pos[3], dou
   q_identity(q);
   if ((st = phys__mj_reals(c, node, "pos", pos, 3, 3, &n))) return st;
   return phys__mj_orientation(c, node, q, &found);
+}
+
+/* A <frame>: its class for what it holds (childclass, else the enclosing one: *cls in and out)
+ * and its pose composed with the enclosing frame (fpos, fq) into (pos, q). */
+static phys_status frame_parse(mj_ctx *c, const xmlNode *node, int *cls, const double fpos[3],
+                               const double fq[4], double pos[3], double q[4]) {
+  phys_status st;
+  int n, found;
+  double lpos[3] = {0.0, 0.0, 0.0}, lq[4] = {1.0, 0.0, 0.0, 0.0};
+  if ((st = phys__mj_check_attrs(c, node, frame_attrs))) return st;
+  if ((st = class_attr(c, node, "childclass", cls))) return st;
+  if ((st = phys__mj_reals(c, node, "pos", lpos, 3, 3, &n))) return st;
+  if ((st = phys__mj_orientation(c, node, lq, &found))) return st;
+  pose_compose(pos, q, fpos, fq, lpos, lq);
+  return PHYS_OK;
+}
+
+/* 1 for a <frame> element */
+static int is_frame(const xmlNode *node) {
+  return node->type == XML_ELEMENT_NODE && strcmp(phys__mj_name(node), "frame") == 0;
 }
 
 /* Remember a named geom (id: world geom id, or index in the body being built). */
@@ -395,9 +426,10 @@ static int has_joint(const xmlNode *body) {
   return 0;
 }
 
-/* 1 if some body below `body` has a joint */
+/* 1 if some body below `body` (through frames too) has a joint */
 static int has_jointed_descendant(const xmlNode *body) {
   for (const xmlNode *ch = body->children; ch; ch = ch->next) {
+    if (is_frame(ch) && has_jointed_descendant(ch)) return 1;
     if (ch->type != XML_ELEMENT_NODE || strcmp(phys__mj_name(ch), "body")) continue;
     if (has_joint(ch) || has_jointed_descendant(ch)) return 1;
   }
@@ -405,7 +437,8 @@ static int has_jointed_descendant(const xmlNode *body) {
 }
 
 /* Collect the geoms of `body` and of its welded descendants in the frame (fpos, fq) of the physd
- * body. `top` is 1 for the physd body itself (where <inertial> is read into *inertial). */
+ * body. `top` is 1 for the physd body itself (where <inertial> is read into *inertial). `body`
+ * may be a <frame> in a body: its children belong to that body, placed in the frame. */
 static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double fpos[3],
                            const double fq[4], int top, int is_static,
                            const xmlNode **inertial) {
@@ -429,10 +462,18 @@ static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double
       double lpos[3], lq[4], pos[3], q[4];
       if ((st = phys__mj_check_attrs(c, ch, body_attrs))) return st;
       if ((st = class_attr(c, ch, "childclass", &ccls))) return st;
-      if ((st = body_frame(c, ch, lpos, lq))) return st;
+      if ((st = body_frame(c, ch, 0, lpos, lq, NULL))) return st;
       pose_compose(pos, q, fpos, fq, lpos, lq);
       if ((st = ref_add(c, ch, pos, q))) return st;
       if ((st = collect(c, ch, ccls, pos, q, 0, is_static, inertial))) return st;
+    /* frames: their children are this body's, in the composed frame */
+    } else if (strcmp(en, "frame") == 0) {
+      int fcls = cls;
+      double pos[3], q[4];
+      if ((st = frame_parse(c, ch, &fcls, fpos, fq, pos, q))) return st;
+      if ((st = collect(c, ch, fcls, pos, q, 0, is_static, inertial))) return st;
+    } else if (is_frame(body) && phys__mj_in_list(en, frame_refused)) {
+      return phys__mj_fail(c, ch, PHYS_E_PARSE, "not allowed in <frame>");
     /* inertial: only on the physd body itself */
     } else if (strcmp(en, "inertial") == 0) {
       if ((st = phys__mj_check_attrs(c, ch, inertial_attrs))) return st;
@@ -451,7 +492,7 @@ static phys_status collect(mj_ctx *c, const xmlNode *body, int cls, const double
     } else if (phys__mj_in_list(en, body_unsupported)) {
       return phys__mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
     } else {
-      return phys__mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <body>");
+      return phys__mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <%s>", phys__mj_name(body));
     }
   }
   return PHYS_OK;
@@ -516,6 +557,13 @@ static phys_status attach_children(mj_ctx *c, const xmlNode *node, int cls, phys
                                    const double fpos[3], const double fq[4]) {
   phys_status st;
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
+    if (is_frame(ch)) {
+      int fcls = cls;
+      double pos[3], q[4];
+      if ((st = frame_parse(c, ch, &fcls, fpos, fq, pos, q))) return st;
+      if ((st = attach_children(c, ch, fcls, pid, pos, q))) return st;
+      continue;
+    }
     if (ch->type != XML_ELEMENT_NODE || strcmp(phys__mj_name(ch), "body")) continue;
     int ccls = cls;
     if ((st = class_attr(c, ch, "childclass", &ccls))) return st;
@@ -523,7 +571,7 @@ static phys_status attach_children(mj_ctx *c, const xmlNode *node, int cls, phys
       if ((st = make_body(c, ch, ccls, pid, fpos, fq, 0))) return st;
     } else {
       double lpos[3], lq[4], pos[3], q[4];
-      if ((st = body_frame(c, ch, lpos, lq))) return st;
+      if ((st = body_frame(c, ch, 0, lpos, lq, NULL))) return st;
       pose_compose(pos, q, fpos, fq, lpos, lq);
       if ((st = attach_children(c, ch, ccls, pid, pos, q))) return st;
     }
@@ -569,9 +617,10 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   phys_status st;
   phys_body_desc b = phys_body_desc_default();
   double lpos[3], lq[4];
+  int mocap = 0;
   if ((st = phys__mj_check_attrs(c, node, body_attrs))) return st;
   if ((st = class_attr(c, node, "childclass", &cls))) return st;
-  if ((st = body_frame(c, node, lpos, lq))) return st;
+  if ((st = body_frame(c, node, top && !has_joint(node), lpos, lq, &mocap))) return st;
   pose_compose(b.pos, b.quat, fpos, fq, lpos, lq);
 
   /* its joints: none (static, top only), one free joint (top only), or hinge/slide/ball joints,
@@ -603,6 +652,7 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
     is_free = f;
   }
   b.is_static = njoint == 0;
+  b.mocap = mocap; /* a top-level body without joints (body_frame checked) */
   int link = njoint > 0 && (!is_free || has_jointed_descendant(node));
   if (is_free && link) jds[0].type = PHYS_JOINT_TYPE_FREE;
 
@@ -668,6 +718,11 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   const char *name = phys__mj_attr(node, "name");
   if (name && phys_body_set_name(c->world, id, name))
     return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  if (mocap) {
+    if (PHYS_RESERVE(c->mocaps, c->capmocap, c->nmocap + 1))
+      return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+    c->mocaps[c->nmocap++] = id;
+  }
   if (link && (st = joint_ref_add(c, joints[njoint - 1], id))) return st;
   if (njoint && (st = qjoint_add(c, joints[njoint - 1], jtypes[njoint - 1], id, link))) return st;
   for (int i = gname0; i < c->ngname; i++) c->gnames[i].id += c->world->bodies[id].geom_start;
@@ -683,13 +738,12 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   return attach_children(c, node, cls, id, zero, ident);
 }
 
-/* <worldbody>: static geoms and top-level bodies, in document order. */
-phys_status phys__mj_worldbody(mj_ctx *c, const xmlNode *wb) {
-  static const char *const none[] = {NULL};
+/* The children of <worldbody>, or of a <frame> in it (class `cls`, frame (fpos, fq) in the
+ * world): static geoms, world sites and top-level bodies, in document order. */
+static phys_status world_children(mj_ctx *c, const xmlNode *wb, int cls, const double fpos[3],
+                                  const double fq[4]) {
   static const char *const misplaced[] = {"joint", "freejoint", "inertial", NULL};
   phys_status st;
-  if ((st = phys__mj_check_attrs(c, wb, none))) return st;
-  double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
   for (const xmlNode *ch = wb->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
     const char *en = phys__mj_name(ch);
@@ -697,25 +751,38 @@ phys_status phys__mj_worldbody(mj_ctx *c, const xmlNode *wb) {
     if (strcmp(en, "geom") == 0) {
       phys_geom_desc g;
       phys_id gid;
-      if (phys__mj_mesh_geom_skip(c, ch, 0)) continue;
-      if ((st = geom_parse(c, ch, 0, zero, ident, 1, &g))) return st;
+      if (phys__mj_mesh_geom_skip(c, ch, cls)) continue;
+      if ((st = geom_parse(c, ch, cls, fpos, fq, 1, &g))) return st;
       if (phys_world_add_static_geom(c->world, &g, &gid))
         return phys__mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
       if ((st = geom_name_add(c, ch, gid))) return st;
     } else if (strcmp(en, "body") == 0) {
-      double zero3[3] = {0.0, 0.0, 0.0}, ident4[4] = {1.0, 0.0, 0.0, 0.0};
-      if ((st = make_body(c, ch, 0, PHYS_ID_NONE, zero3, ident4, 1))) return st;
+      if ((st = make_body(c, ch, cls, PHYS_ID_NONE, fpos, fq, 1))) return st;
+    } else if (strcmp(en, "frame") == 0) {
+      int fcls = cls;
+      double pos[3], q[4];
+      if ((st = frame_parse(c, ch, &fcls, fpos, fq, pos, q))) return st;
+      if ((st = world_children(c, ch, fcls, pos, q))) return st;
     } else if (strcmp(en, "site") == 0) {
-      if ((st = phys__mj_site_world(c, ch))) return st;
+      if ((st = phys__mj_site_world(c, ch, cls, fpos, fq))) return st;
     } else if (phys__mj_in_list(en, body_ignored)) {
       continue;
     } else if (phys__mj_in_list(en, misplaced)) {
-      return phys__mj_fail(c, ch, PHYS_E_PARSE, "not allowed in <worldbody>");
+      return phys__mj_fail(c, ch, PHYS_E_PARSE, "not allowed in <%s>", phys__mj_name(wb));
     } else if (phys__mj_in_list(en, body_unsupported)) {
       return phys__mj_fail(c, ch, PHYS_E_UNSUPPORTED, "element not supported yet");
     } else {
-      return phys__mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <worldbody>");
+      return phys__mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <%s>", phys__mj_name(wb));
     }
   }
   return PHYS_OK;
+}
+
+/* <worldbody>: static geoms, world sites, top-level bodies and frames, in document order. */
+phys_status phys__mj_worldbody(mj_ctx *c, const xmlNode *wb) {
+  static const char *const none[] = {NULL};
+  phys_status st;
+  if ((st = phys__mj_check_attrs(c, wb, none))) return st;
+  double zero[3] = {0.0, 0.0, 0.0}, ident[4] = {1.0, 0.0, 0.0, 0.0};
+  return world_children(c, wb, 0, zero, ident);
 }

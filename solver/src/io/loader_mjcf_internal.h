@@ -144,6 +144,8 @@ typedef struct mj_ctx {
   int ngname, capgname;
   mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
   int nqjoint, capqjoint;
+  phys_id *mocaps;            /* mocap bodies in MuJoCo's mocap order, for <keyframe> mpos/mquat */
+  int nmocap, capmocap;
   int from_file;              /* loaded from a file (its real path starts the include chain) */
   const char *dir;            /* directory of relative includes and meshes, with its trailing
                                  '/' ("" for the working directory); NULL: a document from a

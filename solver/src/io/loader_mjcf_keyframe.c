@@ -4,7 +4,8 @@
  * a free joint (position, quaternion / linear velocity in world axes, angular velocity in local
  * axes), 4/3 for a ball joint (quaternion / local angular velocity), 1/1 for hinge and slide
  * (radians whatever <compiler angle>). Omitted vectors take qpos0 (the file's pose), zero
- * velocity and zero controls. Each key is set on the world, captured with
+ * velocity and zero controls. mpos/mquat give the mocap bodies' poses (3 and 4 values each, in
+ * document order; omitted: the file's). Each key is set on the world, captured with
  * phys_world_add_keyframe, and the world goes back to its initial state afterwards.
  */
 #include <ctype.h>
@@ -113,8 +114,14 @@ static phys_status key_parse(mj_ctx *c, const xmlNode *node, int nq, int nv, dou
     return st;
   if (token_count(node, "act"))
     return phys__mj_fail(c, node, PHYS_E_PARSE, "attribute 'act' given, the model has 0 activations");
-  if (token_count(node, "mpos") || token_count(node, "mquat"))
-    return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "mocap values not supported (no mocap bodies)");
+  /* mocap poses: 3 / 4 values per mocap body in document order; omitted: the file's poses */
+  int nm = c->nmocap;
+  double *mpos = ctrl + na, *mquat = mpos + 3 * nm;
+  for (int m = 0; m < nm; m++)
+    phys_body_get_state(c->world, c->mocaps[m], mpos + 3 * m, mquat + 4 * m, NULL, NULL);
+  if ((st = vector_attr(c, node, "mpos", 3 * nm, "mocap position values (3 per mocap body)", mpos, &given)) ||
+      (st = vector_attr(c, node, "mquat", 4 * nm, "mocap quaternion values (4 per mocap body)", mquat, &given)))
+    return st;
   double t = 0.0;
   if ((st = phys__mj_reals(c, node, "time", &t, 1, 1, &n))) return st;
   /* set the joints in order, the controls and the time, then capture */
@@ -127,6 +134,10 @@ static phys_status key_parse(mj_ctx *c, const xmlNode *node, int nq, int nv, dou
   for (int a = 0; a < na; a++)
     if (phys_actuator_set_ctrl(c->world, a, ctrl[a]))
       return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  for (int m = 0; m < nm; m++)
+    if (phys_body_set_mocap_pose(c->world, c->mocaps[m], mpos + 3 * m, mquat + 4 * m))
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "mocap body %d of the key: %s", m,
+                           phys_world_last_error(c->world));
   c->world->time = t;
   const char *name = phys__mj_attr(node, "name");
   if (phys_world_add_keyframe(c->world, name, NULL))
@@ -147,13 +158,13 @@ phys_status phys__mj_keyframes(mj_ctx *c, const xmlNode *node) {
   /* the initial state and controls, restored after the keys */
   size_t size = phys_world_state_size(w);
   unsigned char *state0 = phys__xmalloc(size ? size : 1);
-  double *buf = phys__xmalloc((size_t)(nq + nv + 2 * na + 1) * sizeof(double));
+  double *buf = phys__xmalloc((size_t)(nq + nv + 2 * na + 7 * c->nmocap + 1) * sizeof(double));
   if (!state0 || !buf) {
     phys__xfree(state0);
     phys__xfree(buf);
     return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
   }
-  double *ctrl0 = buf + nq + nv + na;
+  double *ctrl0 = buf + nq + nv + na + 7 * c->nmocap;
   for (int a = 0; a < na; a++) ctrl0[a] = w->actuators[a].ctrl;
   st = phys_world_save_state(w, state0, size, NULL)
            ? phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(w))

@@ -115,10 +115,19 @@ phys_status phys__mj_sites_flush(mj_ctx *c, phys_id body) {
   return PHYS_OK;
 }
 
-phys_status phys__mj_site_world(mj_ctx *c, const xmlNode *node) {
-  double p[3], q[4];
-  phys_status st = site_pose(c, node, 0, p, q);
-  return st ? st : site_add(c, node, PHYS_ID_NONE, p, q);
+phys_status phys__mj_site_world(mj_ctx *c, const xmlNode *node, int cls, const double fpos[3],
+                                const double fq[4]) {
+  double p[3], q[4], wp[3], wq[4];
+  phys_status st = site_pose(c, node, cls, p, q);
+  if (st) return st;
+  if (fq[0] == 1.0 && fq[1] == 0.0 && fq[2] == 0.0 && fq[3] == 0.0 && fpos[0] == 0.0 &&
+      fpos[1] == 0.0 && fpos[2] == 0.0)
+    return site_add(c, node, PHYS_ID_NONE, p, q); /* not in a frame: as written */
+  q_rotate(wp, fq, p);
+  v3_add(wp, wp, fpos);
+  q_mul(wq, fq, q);
+  q_normalize(wq);
+  return site_add(c, node, PHYS_ID_NONE, wp, wq);
 }
 
 /* ---- sensors ------------------------------------------------------------------------------ */

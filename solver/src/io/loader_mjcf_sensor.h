@@ -16,8 +16,10 @@ phys_status phys__mj_site_collect(mj_ctx *c, const xmlNode *node, int cls, const
 /* Add the collected sites to physd body `body`. */
 phys_status phys__mj_sites_flush(mj_ctx *c, phys_id body);
 
-/* A <site> directly in <worldbody> (a world site). */
-phys_status phys__mj_site_world(mj_ctx *c, const xmlNode *node);
+/* A <site> of <worldbody> (a world site), in class `cls`, in the frame (fpos, fq): the world's,
+ * or that of the <frame> elements around it. */
+phys_status phys__mj_site_world(mj_ctx *c, const xmlNode *node, int cls, const double fpos[3],
+                                const double fq[4]);
 
 /* <sensor>: after bodies, joints, sites and actuators exist. */
 phys_status phys__mj_sensors(mj_ctx *c, const xmlNode *node);

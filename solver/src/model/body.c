@@ -189,6 +189,8 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
     return phys__fail(w, PHYS_E_INVALID, "body: quaternion is zero or not finite");
   if (!v3_isfinite(desc->linvel) || !v3_isfinite(desc->angvel))
     return phys__fail(w, PHYS_E_INVALID, "body: velocity is not finite");
+  if (desc->mocap && !desc->is_static)
+    return phys__fail(w, PHYS_E_INVALID, "body: a mocap body must be static (is_static = 1)");
   for (int i = 0; i < ngeom; i++) {
     phys_status st = check_geom(w, &geoms[i], i, !desc->is_static);
     if (st) return st;
@@ -245,6 +247,7 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
   memset(b, 0, sizeof *b);
   b->alive = 1;
   b->is_static = desc->is_static;
+  b->mocap = desc->is_static && desc->mocap;
   b->island = -1;
   b->artic = -1;
   b->link = -1;
@@ -280,7 +283,11 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
     memcpy(gq, geoms[i].quat, sizeof gq);
     q_normalize(gq);
     q_to_m3(gR, gq);
-    if (b->is_static) {
+    if (b->mocap) {
+      /* body frame (the inertial frame of a static body); world pose by update_geoms */
+      v3_copy(lpos, geoms[i].pos);
+      memcpy(lrot, gR, sizeof lrot);
+    } else if (b->is_static) {
       /* world pose = body pose composed with the geom pose */
       m3_mulv(d, bR, geoms[i].pos);
       v3_add(lpos, desc->pos, d);
@@ -297,14 +304,15 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
   }
   w->nbodies++;
   w->nalive++;
-  if (!b->is_static) phys__body_update_geoms(w, id);
+  if (!b->is_static || b->mocap) phys__body_update_geoms(w, id);
   if (out_body) *out_body = id;
   return PHYS_OK;
 }
 
 void phys__body_update_geoms(phys_world *w, int bi) {
   phys_body *b = &w->bodies[bi];
-  if (b->is_static) return;
+  if (b->is_static && !b->mocap) return;
+  if (b->mocap) phys__connects_follow_mocap(w, bi);
   double R[9];
   q_to_m3(R, b->q);
   for (int i = b->geom_start; i < b->geom_start + b->geom_count; i++) {
@@ -375,6 +383,10 @@ int phys_body_is_static(const phys_world *w, phys_id id) {
   return phys__body_ok(w, id) ? w->bodies[id].is_static : -1;
 }
 
+int phys_body_is_mocap(const phys_world *w, phys_id id) {
+  return phys__body_ok(w, id) ? w->bodies[id].mocap : -1;
+}
+
 phys_id phys_world_find_body(const phys_world *w, const char *name) {
   if (!name) return PHYS_ID_NONE;
   for (int i = 0; i < w->nbodies; i++)
@@ -439,11 +451,75 @@ static phys_status set_floating_base(phys_world *w, phys_id id, const double p[3
   return phys_link_set_joint_state(w, id, qpos, 7, qvel, 6);
 }
 
+/* 1 when the sleeping body bi may touch a geom of mocap body m (posed by its current shapes),
+ * by bounding spheres grown by the contact margin and the geoms' own margins */
+static int near_mocap(const phys_world *w, const phys_body *m, const phys_body *o) {
+  for (int i = m->geom_start; i < m->geom_start + m->geom_count; i++) {
+    const phys_geom *a = &w->geoms[i];
+    if (!a->alive) continue;
+    for (int j = o->geom_start; j < o->geom_start + o->geom_count; j++) {
+      const phys_geom *g = &w->geoms[j];
+      if (!g->alive) continue;
+      double d[3];
+      v3_sub(d, a->shape.pos, g->shape.pos);
+      double reach = a->rbound + g->rbound + w->opt.contact_margin + a->margin + g->margin;
+      if (!(v3_norm(d) > reach)) return 1; /* an infinite bound (plane) always reaches */
+    }
+  }
+  return 0;
+}
+
+/* wake the sleeping bodies that mocap body m touches at its current pose, and those its
+ * equalities hold */
+static void wake_near_mocap(phys_world *w, int m) {
+  const phys_body *mb = &w->bodies[m];
+  for (int i = 0; i < w->nbodies; i++) {
+    const phys_body *o = &w->bodies[i];
+    if (o->alive && o->asleep && near_mocap(w, mb, o)) phys__wake_body(w, i);
+  }
+  for (int c = 0; c < w->nconnects; c++) {
+    const phys_connect *cn = &w->connects[c];
+    if (!cn->alive) continue;
+    if (cn->body1 == m && cn->body2 != PHYS_ID_NONE) phys__wake_body(w, cn->body2);
+    if (cn->body2 == m) phys__wake_body(w, cn->body1);
+  }
+}
+
+phys_status phys_body_set_mocap_pose(phys_world *w, phys_id id, const double pos[3],
+                                     const double quat[4]) {
+  if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
+  phys_body *b = &w->bodies[id];
+  if (!b->mocap) return phys__fail(w, PHYS_E_STATE, "body %d: is not a mocap body", id);
+  if (pos && !v3_isfinite(pos))
+    return phys__fail(w, PHYS_E_INVALID, "body %d: mocap position is not finite", id);
+  if (quat && !quat_ok(quat))
+    return phys__fail(w, PHYS_E_INVALID, "body %d: mocap quaternion is zero or not finite", id);
+  /* bodies touching it where it was, then where it goes (a static body's inertial frame is its
+   * body frame) */
+  wake_near_mocap(w, id);
+  if (pos) v3_copy(b->x, pos);
+  if (quat) {
+    memcpy(b->q, quat, sizeof b->q);
+    q_normalize(b->q);
+  }
+  phys__body_update_geoms(w, id);
+  wake_near_mocap(w, id);
+  return PHYS_OK;
+}
+
 phys_status phys_body_set_state(phys_world *w, phys_id id, const double pos[3],
                                 const double quat[4], const double linvel[3],
                                 const double angvel[3]) {
   if (!phys__body_ok(w, id)) return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: no such body", id);
   phys_body *b = &w->bodies[id];
+  if (b->mocap) {
+    for (int i = 0; i < 3; i++)
+      if ((linvel && linvel[i] != 0.0) || (angvel && angvel[i] != 0.0))
+        return phys__fail(w, PHYS_E_INVALID,
+                          "body %d: is a mocap body: only its pose can be set (velocity must be "
+                          "zero or absent)", id);
+    return phys_body_set_mocap_pose(w, id, pos, quat);
+  }
   if (b->is_static) return phys__fail(w, PHYS_E_STATE, "body %d: is static", id);
   if (b->artic >= 0 && !floating_base(w, id))
     return phys__fail(w, PHYS_E_STATE,

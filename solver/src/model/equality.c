@@ -29,6 +29,32 @@ static void anchor_of(const phys_world *w, phys_id id, const double world[3], do
   m3_tmulv(out, R, d);
 }
 
+/* a mocap side also keeps its anchor in its body frame (the world anchor follows it) */
+static void mocap_anchor(const phys_world *w, phys_id id, const double world[3], double out[3]) {
+  if (id == PHYS_ID_NONE || !w->bodies[id].mocap) return;
+  double R[9], d[3];
+  q_to_m3(R, w->bodies[id].q);
+  v3_sub(d, world, w->bodies[id].x);
+  m3_tmulv(out, R, d);
+}
+
+void phys__connects_follow_mocap(phys_world *w, int b) {
+  const phys_body *m = &w->bodies[b];
+  double R[9];
+  q_to_m3(R, m->q);
+  for (int i = 0; i < w->nconnects; i++) {
+    phys_connect *c = &w->connects[i];
+    if (c->body1 == b) {
+      m3_mulv(c->anchor1, R, c->mocap1);
+      v3_add(c->anchor1, c->anchor1, m->x);
+    }
+    if (c->body2 == b) {
+      m3_mulv(c->anchor2, R, c->mocap2);
+      v3_add(c->anchor2, c->anchor2, m->x);
+    }
+  }
+}
+
 /* body-frame pose of a side (identity for the world) */
 static void side_frame(const phys_world *w, phys_id id, double pos[3], double quat[4]) {
   if (id == PHYS_ID_NONE) {
@@ -90,6 +116,8 @@ phys_status phys_world_add_connect(phys_world *w, phys_id b1, phys_id b2, const 
   phys_connect *c = new_equality(w, b1, b2);
   anchor_of(w, b1, world, c->anchor1);
   anchor_of(w, b2, world, c->anchor2);
+  mocap_anchor(w, b1, c->anchor1, c->mocap1);
+  mocap_anchor(w, b2, c->anchor2, c->mocap2);
   if (out) *out = w->nconnects;
   w->nconnects++;
   return PHYS_OK;
@@ -147,6 +175,7 @@ phys_status phys_world_add_weld(phys_world *w, phys_id b1, phys_id b2, const dou
     q_rotate(off, tq, ip2);
     v3_add(target, tp, off);
     anchor_of(w, b1, target, c->anchor1);
+    mocap_anchor(w, b1, c->anchor1, c->mocap1);
     v3_zero(c->anchor2);
   } else {
     /* target body1 frame = body2 frame composed with the inverse of (rp, rq); its COM */
@@ -159,6 +188,7 @@ phys_status phys_world_add_weld(phys_world *w, phys_id b1, phys_id b2, const dou
     v3_add(target, tp, off);
     v3_zero(c->anchor1);
     anchor_of(w, b2, target, c->anchor2);
+    mocap_anchor(w, b2, c->anchor2, c->mocap2);
   }
   if (out) *out = w->nconnects;
   w->nconnects++;
