@@ -241,12 +241,13 @@ static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, 
 }
 
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
-/* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
+/* z/lambda update of a dof row: one row +-1 on the dof, lambda = max(0, x) for a limit (eq.
+ * 36), x clamped to [-f h, f h] for a dof's dry friction */
 static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
   double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
-  double x = -(y + beta * c->e[2]), lam = x > 0.0 ? x : 0.0;
+  double x = -(y + beta * c->e[2]), lam = phys__con_dof_project(c, x);
   row_of(s, c)->lz = (y + lam) / beta;
   row_of(s, c)->lg = y + 2.0 * lam;
   c->lambda[2] = lam;
@@ -301,7 +302,7 @@ static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha)
 
 static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     update_con_limit(s, c, beta, alpha);
     return;
   }
@@ -331,7 +332,7 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
 /* piece forces from the stored z and lambda (after a change of beta) */
 static void refresh_con(phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
+  if (phys__con_on_dof(c)) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
   beta *= row_of(s, c)->bs;
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
@@ -508,6 +509,27 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
   return it;
 }
 
+/* An island with dof-friction rows ends on its metric velocity vm = A^-1 (b + J^T lambda) (the
+ * one the stop test certified, from the last metric evaluation, which every exit of
+ * iterate_island makes) instead of the ADMM iterate: a box row saturates at its bound in the
+ * first z/lambda update, so the metric is met at once while the iterate v, computed before,
+ * still lags the impulse by the consensus gap (a cart pushed by F > f moved at a fifth of
+ * (F - f) / m). Islands without such rows keep the iterate (their results are pinned). */
+static void take_metric_velocity(phys_problem *s, int k, int team) {
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1], lo, hi, any = 0;
+  for (int ci = c0; ci < c1 && !any; ci++) any = s->con[ci].kind == PHYS_CON_DOF_FRICTION;
+  if (!any) return;
+  phys_team_barrier(team); /* every write of the iterate is done */
+  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+  for (int sb = lo; sb < hi; sb++) {
+    memcpy(s->v + 6 * sb, s->vm + 6 * sb, 6 * sizeof(double));
+    int t = s->sb_tree[sb];
+    if (t >= 0 && s->tree[t].root_sb == sb)
+      memcpy(s->tree[t].qd, s->tree[t].qdm, (size_t)s->tree[t].nv * sizeof(double));
+  }
+  phys_team_barrier(team);
+}
+
 /* solve island k; `team` = 1 when called by every thread of a parallel team */
 void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
   const phys_world_options *o = &w->opt;
@@ -529,6 +551,7 @@ void phys__subadmm_solve_island(const phys_world *w, phys_problem *s, int k, int
   } else {
     it = iterate_island(w, s, k, team, o->max_iterations, &ctl, &residual);
     if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
+    take_metric_velocity(s, k, team);
   }
 
   /* record the outcome once */
@@ -590,7 +613,7 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
 static void slack_con(const phys_world *w, phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     const phys_artic *a = &w->artics[c->src];
     row_of(s, c)->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
   }
