@@ -157,6 +157,22 @@ phys_status phys_link_get_joint(const phys_world *w, phys_id body, double qpos[7
 phys_status phys_link_get_joint_info(const phys_world *w, phys_id body, phys_joint_type *type,
                                      int *limited, double range[2]);
 
+/* Dry friction (frictionloss) of a link's joint, the same on each of its dofs: N m for hinge
+ * and ball dofs (and a free joint's angular ones), N for slide dofs (and a free joint's linear
+ * ones); see phys_joint_desc.frictionloss. Each dof with frictionloss f > 0 gets a constraint
+ * row in every step whose impulse is bounded by f h (h the time step): the joint stays at rest
+ * while the rest of the generalised force on that dof is below f, and is braked by f while it
+ * moves.
+ * Set: f finite and >= 0 (0 removes the rows), for a link whose joint has dofs; wakes the
+ * tree when the value changes. Rejected, nothing changed: PHYS_E_NOT_FOUND for a body that is
+ * not a link, PHYS_E_INVALID for a negative or non-finite f or a fixed joint.
+ * Get: *frictionloss (nullable) receives the value (0 for a fixed joint); PHYS_E_NOT_FOUND for
+ * a body that is not a link. Neither keeps a pointer; like every call on a world, not
+ * concurrently with other calls on the same world. */
+phys_status phys_link_set_joint_frictionloss(phys_world *w, phys_id body, double frictionloss);
+phys_status phys_link_get_joint_frictionloss(const phys_world *w, phys_id body,
+                                             double *frictionloss);
+
 /* Set a hinge or slide link's joint position and velocity (the tree's other joints keep
  * theirs). Non-finite values are rejected. */
 phys_status phys_link_set_joint(phys_world *w, phys_id body, double qpos, double qvel);
@@ -399,8 +415,8 @@ phys_status phys_world_trace_island(const phys_world *w, int island, const doubl
                                     int *count);
 
 /* Constraint rows of island `island` in the trace (a contact counts 1, 3, 4 or 6 rows by its
- * condim, a connect 3, a weld 6, a joint limit 1), or -1 when there is no trace or no such
- * island. */
+ * condim, a connect 3, a weld 6, a joint limit or a dof's dry friction 1), or -1 when there is
+ * no trace or no such island. */
 int phys_world_trace_island_rows(const phys_world *w, int island);
 
 /* The island of the trace with the most rows (the lowest index among equals), or -1 when there

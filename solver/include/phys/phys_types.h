@@ -128,6 +128,10 @@ typedef struct phys_joint_desc {
   int limited;       /* hinge and slide: 1 keeps the position in [range[0], range[1]] (a hard,
                         one-sided constraint at each end, paper 002 eq. 3) */
   double range[2];   /* rad or m, range[0] < range[1] */
+  double frictionloss; /* dry friction per dof (N m or N), >= 0 (0: none): a constraint row on
+                          each of the joint's dofs whose impulse is bounded by frictionloss * h;
+                          it stops the joint while the other forces on it stay below the bound
+                          (MJCF joint frictionloss, URDF dynamics friction) */
 } phys_joint_desc;
 
 /* A command on a hinge or slide joint, held (zero-order hold) until replaced:

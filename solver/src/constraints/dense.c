@@ -109,7 +109,7 @@ static const double *piece_row(const phys_problem *s, const phys_dense *d, int p
 double phys__dense_row_dot(const phys_problem *s, const phys_dense *d, int ci, int r,
                            const double *v) {
   const phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     return r == 2 ? sign * v[dof] : 0.0;
@@ -126,7 +126,7 @@ double phys__dense_row_dot(const phys_problem *s, const phys_dense *d, int ci, i
 void phys__dense_row_add(const phys_problem *s, const phys_dense *d, int ci, int r, double g,
                          double *out) {
   const phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     if (r == 2) out[dof] += sign * g;
@@ -143,7 +143,7 @@ void phys__dense_add_outer(const phys_problem *s, const phys_dense *d, int ci, i
                            double weight, double *K) {
   const phys_con *c = &s->con[ci];
   size_t n = (size_t)d->n;
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     if (ra == 2 && rb == 2) K[(size_t)dof * n + dof] += weight; /* sign^2 = 1 */

@@ -3,7 +3,7 @@
  * The static world joins nothing: a contact with a static geom belongs to the island of its
  * dynamic body. Islands are numbered in the order of their smallest body id, bodies inside an
  * island ascend, and constraints follow (contacts in contact order, then connects, then joint
- * limits), so the
+ * limits, then the dry friction of dofs with a frictionloss), so the
  * ordering depends only on the scene, never on threads. */
 #include <math.h>
 #include <string.h>
@@ -46,6 +46,9 @@ static int limit_active(const phys_world *w, const phys_artic *a, int d, int sid
   double gap = side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
   return gap < w->opt.contact_margin + w->opt.timestep * fabs(a->qvel[d]);
 }
+
+/* does dof d of articulation a have a dry-friction row (every step, moving or not)? */
+static int friction_active(const phys_artic *a, int d) { return a->frictionloss[d] > 0.0; }
 
 int phys__build_islands(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
@@ -96,12 +99,13 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
   s->isl_body_start = ARENA_ZNEW(ar, int, nisl + 1);
   s->isl_con_start = ARENA_ZNEW(ar, int, nisl + 1);
   s->body_id = ARENA_NEW(ar, int, nb);
-  /* joint limits near their stops, on trees that are in the solve */
+  /* dof rows: joint limits near their stops and dry friction, on trees that are in the solve */
   int nlimit = 0;
   for (int ai = 0; ai < w->nartics; ai++) {
     const phys_artic *a = &w->artics[ai];
     if (!a->nlink || !body_active(w, a->body[0])) continue;
-    for (int d = 0; d < a->t.nv; d++) nlimit += limit_active(w, a, d, 0) + limit_active(w, a, d, 1);
+    for (int d = 0; d < a->t.nv; d++)
+      nlimit += limit_active(w, a, d, 0) + limit_active(w, a, d, 1) + friction_active(a, d);
   }
   int ncon = w->ncontacts + nconn_active + nlimit;
   for (int c = 0; c < w->ncontacts; c++) ncon += w->contacts[c].dim > 3; /* torsion/rolling */
@@ -142,7 +146,7 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
     if (!a->nlink || !body_active(w, a->body[0])) continue;
     for (int d = 0; d < a->t.nv; d++)
       s->isl_con_start[w->bodies[a->body[0]].island + 1] +=
-          limit_active(w, a, d, 0) + limit_active(w, a, d, 1);
+          limit_active(w, a, d, 0) + limit_active(w, a, d, 1) + friction_active(a, d);
   }
   for (int k = 0; k < nisl; k++) s->isl_con_start[k + 1] += s->isl_con_start[k];
   memcpy(fill, s->isl_con_start, (size_t)(nisl + 1) * sizeof(int));
@@ -183,6 +187,20 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
         con->dof = d;
         con->side = side;
       }
+  }
+  /* dry friction: after every limit, so that scenes without it keep their row order */
+  for (int ai = 0; ai < w->nartics; ai++) {
+    const phys_artic *a = &w->artics[ai];
+    if (!a->nlink || !body_active(w, a->body[0])) continue;
+    for (int d = 0; d < a->t.nv; d++) {
+      if (!friction_active(a, d)) continue;
+      phys_con *con = &s->con[fill[w->bodies[a->body[0]].island]++];
+      con->kind = PHYS_CON_DOF_FRICTION;
+      con->ang = 0;
+      con->src = ai;
+      con->dof = d;
+      con->side = 0;
+    }
   }
   return 0;
 }

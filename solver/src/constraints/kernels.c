@@ -106,7 +106,7 @@ void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, dou
                          double *scratch) {
   const phys_con *c = &s->con[ci];
   v3_zero(d);
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     /* a unit row on the dof: (A^-1)_dd */
     const phys_tree_solve *t = &s->tree[c->tree];
     double *g = scratch, *x = scratch + t->nv;

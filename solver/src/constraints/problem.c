@@ -6,8 +6,8 @@
  *     momentum (dynamics/tree_step.c). v and each tree's qd start at the current velocity.
  *   rows: each constraint's kind, dimension, frame, friction, bias (gap over h for an open
  *     contact, 0 for a penetrating one whose depth the position pass removes, a capped
- *     Baumgarte term on links, the drift of a connect or weld, a spring-damper's k e), and its
- *     warm-started impulse;
+ *     Baumgarte term on links, the drift of a connect or weld, a spring-damper's k e; none for
+ *     a dof's dry friction, whose impulse bound is frictionloss h), and its warm-started impulse;
  *   attachments (pieces): each row set's Jacobian on each dynamic body it touches (the body,
  *     a sign and the point relative to the COM), and per body the list of its attachments.
  * Solvers keep their own workspaces (slacks, penalties, factors) apart from this. */
@@ -127,6 +127,16 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
       c->lambda[2] = a->limit_lambda[2 * d + c->side];
       c->tree = -1;
+    } else if (c->kind == PHYS_CON_DOF_FRICTION) {
+      /* a dof's dry friction: opposes the dof's velocity with |lambda| <= frictionloss h, no
+       * error term (MuJoCo's frictionloss row) */
+      const phys_artic *a = &w->artics[c->src];
+      c->dim = 1;
+      c->mu = 0.0;
+      c->fbound = a->frictionloss[c->dof] * h;
+      m3_identity(c->R);
+      c->lambda[2] = phys__con_dof_project(c, a->friction_lambda[c->dof]);
+      c->tree = -1;
     } else {
       /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
        * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
@@ -217,7 +227,8 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
 }
 
 
-/* every tree in the solve: its step terms and its joint-limit rows; 0, -1 or -2 */
+/* every tree in the solve: its step terms and its dof rows (limits, dry friction) in t->limits;
+ * 0, -1 or -2 */
 static int assemble_trees(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   s->sb_tree = ARENA_NEW(ar, int, s->nb);
@@ -242,9 +253,9 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
   for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
   if (singular) return -2;
 
-  /* each tree's joint-limit constraints */
+  /* each tree's dof rows */
   for (int ci = 0; ci < s->ncon; ci++)
-    if (s->con[ci].kind == PHYS_CON_LIMIT) s->tree[artic_tree[s->con[ci].src]].nlimits++;
+    if (phys__con_on_dof(&s->con[ci])) s->tree[artic_tree[s->con[ci].src]].nlimits++;
   for (int k = 0; k < s->ntrees; k++) {
     s->tree[k].limits = ARENA_NEW(ar, int, s->tree[k].nlimits);
     if (s->tree[k].nlimits && !s->tree[k].limits) return -1;
@@ -252,7 +263,7 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
   }
   for (int ci = 0; ci < s->ncon; ci++) {
     phys_con *c = &s->con[ci];
-    if (c->kind != PHYS_CON_LIMIT) continue;
+    if (!phys__con_on_dof(c)) continue;
     phys_tree_solve *t = &s->tree[artic_tree[c->src]];
     c->tree = artic_tree[c->src];
     t->limits[t->nlimits++] = ci;

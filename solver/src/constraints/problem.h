@@ -19,14 +19,18 @@
 #include "core/world_internal.h"
 #include "dynamics/tree_step.h"
 
-enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2 };
+/* row kinds; a limit and a dof friction are both one row on one tree dof ("dof rows") */
+enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2, PHYS_CON_DOF_FRICTION = 3 };
 
 typedef struct phys_con {
-  int kind;          /* PHYS_CON_CONTACT, PHYS_CON_CONNECT or PHYS_CON_LIMIT */
-  int dim;           /* rows: 1 (frictionless contact, limit) or 3 */
-  int src;           /* index into w->contacts or w->connects; the articulation for a limit */
-  int dof, side;     /* limit: the dof and 0 (lower) or 1 (upper); the row is +1 / -1 */
-  int tree;          /* limit: the solver tree (set by the tree setup) */
+  int kind;          /* PHYS_CON_CONTACT, PHYS_CON_CONNECT, PHYS_CON_LIMIT or
+                        PHYS_CON_DOF_FRICTION */
+  int dim;           /* rows: 1 (frictionless contact, dof rows) or 3 */
+  int src;           /* index into w->contacts or w->connects; the articulation for a dof row */
+  int dof, side;     /* dof rows: the dof and 0 (lower limit, friction) or 1 (upper limit); the
+                        row is +1 / -1 on the dof */
+  int tree;          /* dof rows: the solver tree (set by the tree setup) */
+  double fbound;     /* dof friction: the impulse bound frictionloss * h (|lambda| <= fbound) */
   int ang;           /* 1 for angular rows (J = s R w, the pull is a torque): a weld's, or the
                         torsional/rolling rows of a condim 4/6 contact (the record right after
                         the contact's own, solved together with it) */
@@ -41,6 +45,24 @@ typedef struct phys_con {
   double R[9];       /* rows of the constraint frame */
   double lambda[3];  /* impulse in the constraint frame */
 } phys_con;
+
+/* 1 for a row on one tree dof (a joint limit or a dof's dry friction): J = +-1 on c->dof of
+ * tree c->tree, no pieces */
+static inline int phys__con_on_dof(const phys_con *c) {
+  return c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_DOF_FRICTION;
+}
+
+/* the sign of a dof row on its dof: +1 for a lower limit and a friction row, -1 for an upper
+ * limit */
+static inline double phys__con_dof_sign(const phys_con *c) { return c->side == 0 ? 1.0 : -1.0; }
+
+/* the impulse of a dof row for the unconstrained value x: a limit pushes only (max(0, x)), a dof
+ * friction is clamped to [-fbound, fbound] */
+static inline double phys__con_dof_project(const phys_con *c, double x) {
+  if (c->kind == PHYS_CON_DOF_FRICTION)
+    return x > c->fbound ? c->fbound : (x < -c->fbound ? -c->fbound : x);
+  return x > 0.0 ? x : 0.0;
+}
 
 typedef struct phys_piece {
   int sb;            /* solver body */

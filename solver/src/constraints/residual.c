@@ -59,10 +59,10 @@ void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb) {
 
 void phys__metric_row(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign = c->side == 0 ? 1.0 : -1.0;
     double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
-    double x = c->lambda[2] - wl, r = c->lambda[2] - (x > 0.0 ? x : 0.0);
+    double x = c->lambda[2] - wl, r = c->lambda[2] - phys__con_dof_project(c, x);
     s->r2[ci] = r * r;
     return;
   }

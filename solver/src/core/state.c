@@ -17,8 +17,8 @@
 
 #define STATE_MAGIC 0x54535950u /* "PYST" */
 /* 2: six impulses per equality (welds); 3: the field table (state_table.c): sleeping, sensor
- * records, command and actuator forces, no padding bytes */
-#define STATE_VERSION 3u
+ * records, command and actuator forces, no padding bytes; 4: the dof friction warm start */
+#define STATE_VERSION 4u
 
 typedef struct state_header {
   uint32_t magic, version;

@@ -16,6 +16,8 @@
  *   lambda                connect/weld: warm-start         x      x
  *   qpos, qvel            articulation: joint state        x      x     x
  *   limit_lambda          articulation: limit warm start   x      x
+ *   friction_lambda       articulation: dof friction       x      x
+ *                         warm start
  *   cmd (mode, values)    articulation: held commands      x      x
  *   cmd_force             articulation: last command force x      x     x
  *   ctrl                  actuator: control                x      x
@@ -73,6 +75,7 @@ static const phys_state_field fields_table[] = {
   ARR("artic.qpos", PHYS_SC_NQ, qpos, SNAP | STEP),
   ARR("artic.qvel", PHYS_SC_NV, qvel, SNAP | STEP),
   ARR("artic.limit_lambda", PHYS_SC_2NV, limit_lambda, SNAP),
+  ARR("artic.friction_lambda", PHYS_SC_NV, friction_lambda, SNAP),
   ARR_SUB("artic.cmd.mode", PHYS_SC_NV, cmd, phys_joint_command, mode, SNAP),
   ARR_SUB("artic.cmd.q", PHYS_SC_NV, cmd, phys_joint_command, q, SNAP),
   ARR_SUB("artic.cmd.qd", PHYS_SC_NV, cmd, phys_joint_command, qd, SNAP),

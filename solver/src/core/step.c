@@ -151,14 +151,18 @@ static int find_nonfinite(const phys_world *w, const phys_problem *s) {
 
 /* copy solved impulses back to the contacts and connects */
 static void store_impulses(phys_world *w, const phys_problem *s) {
-  for (int i = 0; i < w->nartics; i++)
+  for (int i = 0; i < w->nartics; i++) {
     memset(w->artics[i].limit_lambda, 0, 2 * sizeof(double) * (size_t)w->artics[i].t.nv);
+    memset(w->artics[i].friction_lambda, 0, sizeof(double) * (size_t)w->artics[i].t.nv);
+  }
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];
     if (c->kind == PHYS_CON_CONTACT)
       v3_copy(w->contacts[c->src].lambda + 3 * c->ang, c->lambda);
     else if (c->kind == PHYS_CON_CONNECT)
       v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
+    else if (c->kind == PHYS_CON_DOF_FRICTION)
+      w->artics[c->src].friction_lambda[c->dof] = c->lambda[2];
     else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];
   }
 }

@@ -99,6 +99,8 @@ typedef struct phys_artic {
   int *limited;              /* per dof: hinge/slide limits on */
   double *range;             /* 2 per dof: lower and upper limit */
   double *limit_lambda;      /* 2 per dof: last impulses at the lower and upper limit (warm start) */
+  double *frictionloss;      /* per dof: dry friction (N m or N), >= 0; 0 adds no row */
+  double *friction_lambda;   /* per dof: last dry-friction impulse (warm start) */
   phys_joint_command *cmd;   /* per dof: the held command (hinge and slide dofs) */
   double *cmd_force;         /* per dof: the force the command applied in the last step */
   double *xrot, *xpos, *S;   /* last forward kinematics: 9 and 3 per link, 6 per dof */

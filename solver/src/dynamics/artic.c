@@ -36,6 +36,8 @@ void phys__artic_free(phys_artic *a) {
   phys__xfree(a->limited);
   phys__xfree(a->range);
   phys__xfree(a->limit_lambda);
+  phys__xfree(a->frictionloss);
+  phys__xfree(a->friction_lambda);
   phys__xfree(a->cmd);
   phys__xfree(a->cmd_force);
   phys__xfree(a->xrot);
@@ -80,6 +82,8 @@ static int artic_reserve(phys_artic *a, int jnq, int jnv) {
       grow((void **)&a->armature, nv, sizeof(double)) || grow((void **)&a->limited, nv, sizeof(int)) ||
       grow((void **)&a->range, 2 * nv, sizeof(double)) ||
       grow((void **)&a->limit_lambda, 2 * nv, sizeof(double)) ||
+      grow((void **)&a->frictionloss, nv, sizeof(double)) ||
+      grow((void **)&a->friction_lambda, nv, sizeof(double)) ||
       grow((void **)&a->cmd, nv, sizeof(phys_joint_command)) ||
       grow((void **)&a->cmd_force, nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
       grow((void **)&a->xpos, 3 * nl, sizeof(double)) || grow((void **)&a->S, 6 * nv, sizeof(double)))
@@ -173,6 +177,9 @@ static phys_status check_joint(phys_world *w, const phys_joint_desc *j, int root
       !isfinite(j->damping) || !isfinite(j->stiffness) || !isfinite(j->armature))
     return phys__fail(w, PHYS_E_INVALID,
                       "link: damping, stiffness and armature must be finite and >= 0");
+  if (!(j->frictionloss >= 0.0) || !isfinite(j->frictionloss))
+    return phys__fail(w, PHYS_E_INVALID, "link: frictionloss %g must be finite and >= 0",
+                      j->frictionloss);
   return PHYS_OK;
 }
 
@@ -299,6 +306,8 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
     a->range[2 * (va + d)] = joint->range[0];
     a->range[2 * (va + d) + 1] = joint->range[1];
     a->limit_lambda[2 * (va + d)] = a->limit_lambda[2 * (va + d) + 1] = 0.0;
+    a->frictionloss[va + d] = joint->frictionloss;
+    a->friction_lambda[va + d] = 0.0;
     memset(&a->cmd[va + d], 0, sizeof a->cmd[va + d]);
     a->cmd_force[va + d] = 0.0;
   }
@@ -384,6 +393,35 @@ phys_status phys_link_set_joint_name(phys_world *w, phys_id body, const char *na
     return phys__fail(w, PHYS_E_INVALID, "body %d: joint name '%s' is taken by body %d's joint",
                       body, name, other);
   strcpy(w->bodies[body].joint_name, name);
+  return PHYS_OK;
+}
+
+phys_status phys_link_set_joint_frictionloss(phys_world *w, phys_id body, double frictionloss) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link, d0 = a->vadr[l], nv = a->vnum[l];
+  if (!(frictionloss >= 0.0) || !isfinite(frictionloss))
+    return phys__fail(w, PHYS_E_INVALID, "body %d: frictionloss %g must be finite and >= 0",
+                      body, frictionloss);
+  if (nv == 0)
+    return phys__fail(w, PHYS_E_INVALID, "body %d: a fixed joint has no dof to rub", body);
+  int changed = 0;
+  for (int d = d0; d < d0 + nv; d++) {
+    changed |= a->frictionloss[d] != frictionloss;
+    a->frictionloss[d] = frictionloss;
+  }
+  if (changed) phys__wake_body(w, body); /* a lower bound may let a resting tree move */
+  return PHYS_OK;
+}
+
+phys_status phys_link_get_joint_frictionloss(const phys_world *w, phys_id body,
+                                             double *frictionloss) {
+  if (!phys__body_ok(w, body) || w->bodies[body].artic < 0)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "body %d: not a link", body);
+  const phys_artic *a = &w->artics[w->bodies[body].artic];
+  int l = w->bodies[body].link;
+  if (frictionloss) *frictionloss = a->vnum[l] ? a->frictionloss[a->vadr[l]] : 0.0;
   return PHYS_OK;
 }
 

@@ -28,7 +28,7 @@ static const char *const geom_attrs[] = {
 static const char *const joint_attrs[] = {
   "class", "type", "pos", "axis", "stiffness", "damping", "armature", "springref", "limited",
   "range", "~name", "~group", "~user",
-  "!frictionloss", "ref", "!springdamper", "!margin", "?solreflimit", "?solimplimit",
+  "frictionloss", "ref", "!springdamper", "!margin", "?solreflimit", "?solimplimit",
   "?solreffriction", "?solimpfriction", "!solreflimit", "!solimplimit", "!solreffriction",
   "!solimpfriction", "!actuatorfrclimited", "!actuatorfrcrange", "!actuatorgravcomp", NULL};
 
@@ -166,8 +166,8 @@ static phys_status joint_type_attr(mj_ctx *c, const xmlNode *node, mj_joint_type
   return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown joint type '%s'", s);
 }
 
-/* Read the joint values physd supports (pos, axis, damping, stiffness, armature, springref)
- * of `node` on top of `d`. */
+/* Read the joint values physd supports (pos, axis, damping, stiffness, armature, springref,
+ * ref, frictionloss, limits) of `node` on top of `d`. */
 static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d) {
   phys_status st;
   int n;
@@ -177,7 +177,8 @@ static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d)
       (st = phys__mj_reals(c, node, "stiffness", &d->stiffness, 1, 1, &n)) ||
       (st = phys__mj_reals(c, node, "armature", &d->armature, 1, 1, &n)) ||
       (st = phys__mj_reals(c, node, "springref", &d->springref, 1, 1, &n)) ||
-      (st = phys__mj_reals(c, node, "ref", &d->ref, 1, 1, &n)))
+      (st = phys__mj_reals(c, node, "ref", &d->ref, 1, 1, &n)) ||
+      (st = phys__mj_reals(c, node, "frictionloss", &d->frictionloss, 1, 1, &n)))
     return st;
   if ((st = phys__mj_reals(c, node, "range", d->range, 2, 2, &n))) return st;
   if (n) d->has_range = 1;
@@ -190,6 +191,8 @@ static phys_status joint_values(mj_ctx *c, const xmlNode *node, mj_joint_def *d)
   }
   if (d->damping < 0.0 || d->stiffness < 0.0 || d->armature < 0.0)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "damping, stiffness and armature must be >= 0");
+  if (!(d->frictionloss >= 0.0))
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "frictionloss %g must be >= 0", d->frictionloss);
   return PHYS_OK;
 }
 
@@ -241,6 +244,12 @@ static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_
                    "attribute '%s' (from default class '%s', line %ld) not supported yet",
                    d.bad_attr, c->classes[cls].name, d.bad_line);
   if (d.type == MJ_JOINT_FREE) {
+    /* a free joint's body is a free body: no dofs for dry-friction rows */
+    int n;
+    if ((st = phys__mj_reals(c, node, "frictionloss", &d.frictionloss, 1, 1, &n))) return st;
+    if (d.frictionloss != 0.0)
+      return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED,
+                           "attribute 'frictionloss' on a free joint not supported yet");
     *is_free = 1;
     return PHYS_OK;
   }
@@ -256,6 +265,7 @@ static phys_status joint_parse(mj_ctx *c, const xmlNode *node, int cls, int *is_
   out->damping = d.damping;
   out->stiffness = d.stiffness;
   out->armature = d.armature;
+  out->frictionloss = d.frictionloss; /* N m or N per dof: not an angle, no degree scaling */
   out->springref = d.springref;
   if (d.type == MJ_JOINT_HINGE && c->degree) out->springref *= M_PI / 180.0;
   /* ref: the pose as written is at q = ref, and the joint starts there (make_body moves the

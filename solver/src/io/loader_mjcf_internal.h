@@ -62,6 +62,7 @@ typedef struct mj_joint_def {
   double pos[3], axis[3];  /* in the body frame; MuJoCo's default axis is +z */
   double damping, stiffness, springref, armature;  /* springref as written (degrees or radians) */
   double ref;              /* MuJoCo's ref: the joint value of the body's pose as written */
+  double frictionloss;     /* dry friction per dof (N m or N), >= 0 */
   int limited;             /* -1 auto (limited when a range is given), 0 no, 1 yes */
   double range[2];         /* as written */
   int has_range;

@@ -182,6 +182,7 @@ static phys_joint_desc group_joint(const ur_ctx *c, const ur_group *g) {
   v3_zero(jd.pos);
   v3_copy(jd.axis, j->axis);
   jd.damping = j->damping;
+  jd.frictionloss = j->friction;
   if (j->type != UR_CONTINUOUS && !j->unlimited) {
     jd.limited = 1;
     jd.range[0] = j->lower;

@@ -56,6 +56,7 @@ typedef struct ur_joint {
   double pos[3], quat[4];    /* child link frame in the parent link frame */
   double axis[3];            /* unit, joint (= child) frame */
   double lower, upper, damping;
+  double friction;           /* <dynamics friction>: dry friction (N m or N), >= 0 */
   int has_lower, has_upper;  /* given in <limit> */
   int unlimited;             /* revolute/prismatic whose <limit> has neither lower nor upper */
 } ur_joint;

@@ -407,22 +407,18 @@ static phys_status limit_range(ur_ctx *c, const xmlNode *lim, ur_joint *j, const
                          j->has_lower ? "upper" : "lower");
 }
 
-/* <dynamics damping friction>: damping maps to the joint; Coulomb friction is not modelled. */
+/* <dynamics damping friction>: damping and the dry (Coulomb) friction of the joint, which
+ * becomes its frictionloss (the same quantity as MJCF's). */
 static phys_status dynamics_parse(ur_ctx *c, const xmlNode *node, ur_joint *j) {
   static const char *const attrs[] = {"damping", "friction", NULL};
   phys_status st;
-  double fr = 0.0;
   int found;
   if ((st = leaf_check(c, node, attrs))) return st;
   if ((st = reals(c, node, "damping", &j->damping, 1, &found)) ||
-      (st = reals(c, node, "friction", &fr, 1, &found)))
+      (st = reals(c, node, "friction", &j->friction, 1, &found)))
     return st;
-  if (j->damping < 0.0 || fr < 0.0)
+  if (!(j->damping >= 0.0) || !(j->friction >= 0.0))
     return phys__ur_fail(c, node, PHYS_E_PARSE, "damping and friction must be >= 0");
-  if (fr != 0.0)
-    return phys__ur_notice(c, node, "friction",
-                     "joint '%s': dry friction %g ignored (joint friction is not modelled)",
-                     j->name, fr);
   return PHYS_OK;
 }
 

@@ -51,6 +51,9 @@ static void setup_row(const phys_problem *s, int ci, phys_newton_row *rw) {
     rw->par[0] = c->mu;
   } else if (c->kind == PHYS_CON_LIMIT) {
     rw->type = CANAL_ROW_NORMAL;
+  } else if (c->kind == PHYS_CON_DOF_FRICTION) {
+    rw->type = CANAL_ROW_BOX;
+    rw->par[0] = c->fbound;
   } else if (c->soft) {
     rw->type = CANAL_ROW_SOFT;
     for (int r = 0; r < 3; r++) rw->par[r] = c->cs[r] > 1e-300 ? c->cs[r] : 1e-300;

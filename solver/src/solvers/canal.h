@@ -13,9 +13,10 @@ enum {
   CANAL_ROW_NORMAL = 1, /* one row (frictionless contact, joint limit): max(0, x_n) */
   CANAL_ROW_FREE = 2,   /* hard bilateral rows (connect, weld): lambda = x */
   CANAL_ROW_SOFT = 3,   /* spring-damper rows: lambda = c x / (c + beta), par = c per row */
-  CANAL_ROW_DISK = 4    /* a condim 4/6 contact's angular rows: rolling (t1, t2) in the disk of
+  CANAL_ROW_DISK = 4,   /* a condim 4/6 contact's angular rows: rolling (t1, t2) in the disk of
                            radius par[0], torsion (n) in [-par[1], par[1]]; both radii frozen
                            from the previous AL iteration's normal impulse */
+  CANAL_ROW_BOX = 5     /* one row (a dof's dry friction): x_n clamped to [-par[0], par[0]] */
 };
 
 /* the prox onto the friction cone C = {||x_t|| <= mu x_n}, components (t1, t2, n), and its

@@ -5,6 +5,7 @@
  *  - contact (3 rows, t1 t2 n): the Euclidean projection (prox) onto the friction cone C; D is
  *    (23) with the off-diagonal blocks as derived (symmetric; the paper prints them transposed)
  *  - frictionless contact, joint limit: max(0, x_n), D = [x_n > 0]
+ *  - a dof's dry friction: x_n clamped to the fixed interval [-f h, f h], D = [|x_n| < f h]
  *  - hard connect / weld rows: lambda = x, D = I
  *  - soft connect rows: lambda = c x / (c + beta), D = c / (c + beta) (x without the error term:
  *    the solver folds k e into eps = k e / c, which gives (15) exactly)
@@ -78,6 +79,15 @@ void phys__canal_model_eval(const phys_newton_row *row, double beta, const doubl
       D[8] = 1.0;
     }
     break;
+  case CANAL_ROW_BOX: {
+    double b = row->par[0];
+    if (x[2] > b) lam[2] = b;
+    else if (x[2] < -b) lam[2] = -b;
+    else {
+      lam[2] = x[2];
+      D[8] = 1.0;
+    }
+  } break;
   case CANAL_ROW_FREE:
     for (int r = row->r0; r < 3; r++) {
       lam[r] = x[r];

@@ -17,7 +17,7 @@ static void add_row_set(phys_newton *nt, int i, double *T) {
   int nz = 0;
   for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
   if (!nz) return;
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);
     nt->H[(size_t)dof * n + dof] += W[8]; /* sign^2 = 1 */

@@ -171,7 +171,7 @@ int phys__sparse_hessian_setup(phys_world *w, phys_newton *nt) {
   for (int i = 0; i < nt->nrow; i++) {
     const phys_con *c = &s->con[nt->row[i].ci];
     sp->rs_cum[i] = -1;
-    if (c->kind == PHYS_CON_LIMIT || c->np < 2) continue;
+    if (phys__con_on_dof(c) || c->np < 2) continue;
     int a = piece_sub(nt, sp, c->p0), b = piece_sub(nt, sp, c->p0 + 1);
     if (a == b) continue;
     pairs[npair].lo = a < b ? a : b;
@@ -191,7 +191,7 @@ int phys__sparse_hessian_setup(phys_world *w, phys_newton *nt) {
   }
   for (int i = 0; i < nt->nrow; i++) {
     const phys_con *c = &s->con[nt->row[i].ci];
-    if (c->kind == PHYS_CON_LIMIT || c->np < 2) continue;
+    if (phys__con_on_dof(c) || c->np < 2) continue;
     int a = piece_sub(nt, sp, c->p0), b = piece_sub(nt, sp, c->p0 + 1);
     if (a == b) continue;
     sub_pair key = {a < b ? a : b, a < b ? b : a};
@@ -318,7 +318,7 @@ int phys__sparse_hessian_factor(phys_newton *nt) {
     int nz = 0;
     for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
     if (!nz) continue;
-    if (c->kind == PHYS_CON_LIMIT) {
+    if (phys__con_on_dof(c)) {
       int dof = d->off[s->tree[c->tree].root_sb - d->b0] + c->dof;
       *diag_slot(sp, dof, dof) += W[8];
       continue;

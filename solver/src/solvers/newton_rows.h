@@ -25,7 +25,7 @@ static inline void nr_dot(const phys_newton *nt, const phys_newton_row *rw, cons
                           double out[3]) {
   const phys_con *c = &nt->s->con[rw->ci];
   out[0] = out[1] = out[2] = 0.0;
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);
     out[2] = sign * v[dof];
@@ -47,7 +47,7 @@ static inline void nr_dot(const phys_newton *nt, const phys_newton_row *rw, cons
 static inline void nr_add(const phys_newton *nt, const phys_newton_row *rw, const double g[3],
                           double *out) {
   const phys_con *c = &nt->s->con[rw->ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);
     out[dof] += sign * g[2];

@@ -8,6 +8,7 @@
  *                rho_t = 2/trace(W_tt), T the strict cone (17) (condim 4/6: the separate-bounds
  *                cone of rows.h with the angular record's own rho_t, rho_n)
  *   frictionless contact, joint limit: lambda = max(0, lambda - w / W)
+ *   dof dry friction: lambda = lambda - w / W clamped to [-f h, f h]
  *   hard connect (bilateral): lambda -= W^-1 w (the 3x3 block solved exactly)
  *   soft connect: (4) solved locally, (W + C^-1) dlambda = -(J vh + (lambda + k e) / c)
  * each step scaled by the relaxation omega (opt.pgs.relaxation, 1 by default), then
@@ -43,7 +44,7 @@ static void record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci,
   const phys_con *c = &s->con[ci];
   const phys_dense *d = &isl->d;
   v3_zero(jv);
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     int off = d->off[s->tree[c->tree].root_sb - d->b0];
     jv[2] = (c->side == 0 ? 1.0 : -1.0) * isl->vh[off + c->dof];
     return;
@@ -64,7 +65,7 @@ static void record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci,
 static void record_push(const phys_problem *s, phys_pgs_island *isl, int ci, const double dl[3]) {
   const phys_con *c = &s->con[ci];
   const phys_dense *d = &isl->d;
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     const phys_tree_solve *t = &s->tree[c->tree];
     int off = d->off[t->root_sb - d->b0];
     const double *g = isl->G + pgs_ws(s)->lim_adr[ci];
@@ -169,9 +170,9 @@ static void sweep_unit(phys_problem *s, phys_pgs_island *isl, int ci, double ome
     record_apply(s, isl, ci + 1, lama);
     return;
   }
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     v3_zero(lam);
-    lam[2] = x[2] > 0.0 ? x[2] : 0.0;
+    lam[2] = phys__con_dof_project(c, x[2]);
   } else {
     project(c, x, lam);
   }
@@ -303,7 +304,7 @@ static int setup_island(phys_world *w, phys_problem *s, int k, unsigned long lon
   int np = s->con[c1 - 1].p0 + s->con[c1 - 1].np - isl->d.p0;
   size_t size = isl->d.row_adr[np];
   for (int ci = c0; ci < c1; ci++)
-    if (s->con[ci].kind == PHYS_CON_LIMIT) {
+    if (phys__con_on_dof(&s->con[ci])) {
       pgs_ws(s)->lim_adr[ci] = size;
       size += (size_t)s->tree[s->con[ci].tree].nv;
     }

@@ -17,7 +17,7 @@ static unsigned long long unit_masks(const phys_problem *s, int ci, unsigned lon
                                      int set, int color) {
   const phys_con *c = &s->con[ci];
   unsigned long long used = 0ULL, bit = set ? 1ULL << color : 0ULL;
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     int key = s->tree[c->tree].root_sb;
     used |= mask[key];
     mask[key] |= bit;

@@ -28,7 +28,7 @@ static void record_delassus(const phys_world *w, const phys_problem *s, phys_pgs
   const phys_dense *d = &isl->d;
   double *W = pgs_ws(s)->W + 9 * (size_t)ci;
   memset(W, 0, 9 * sizeof(double));
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     /* a unit row +-1 on the dof: G = +-A^-1 e_dof, W = (A^-1)_dd */
     const phys_tree_solve *t = &s->tree[c->tree];
     double *g = isl->G + pgs_ws(s)->lim_adr[ci], sign = c->side == 0 ? 1.0 : -1.0;

@@ -241,13 +241,14 @@ static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, 
 }
 
 /* z/lambda update (35)-(38) of one constraint and the new piece forces */
-/* z/lambda update of a joint limit: one row +-1 on the dof, lambda = max(0, x) (eq. 36) */
+/* z/lambda update of a dof row: one row +-1 on the dof, lambda = max(0, x) for a limit (eq.
+ * 36), x clamped to [-f h, f h] for a dof's dry friction */
 static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
   beta *= row_of(s, c)->bs;
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
   double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
-  double x = -(y + beta * c->e[2]), lam = x > 0.0 ? x : 0.0;
+  double x = -(y + beta * c->e[2]), lam = phys__con_dof_project(c, x);
   row_of(s, c)->lz = (y + lam) / beta;
   row_of(s, c)->lg = y + 2.0 * lam;
   c->lambda[2] = lam;
@@ -302,7 +303,7 @@ static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha)
 
 static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     update_con_limit(s, c, beta, alpha);
     return;
   }
@@ -333,7 +334,7 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
 static void refresh_con(phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
   beta *= row_of(s, c)->bs;
-  if (c->kind == PHYS_CON_LIMIT) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
+  if (phys__con_on_dof(c)) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -396,7 +397,7 @@ static void cone6_primal(phys_problem *s, int ci) {
 static void iterate_primal(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
   double d[3] = {0, 0, 0};
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     d[2] = s->tree[c->tree].qd[c->dof] - s->tree[c->tree].qdm[c->dof];
   } else {
     for (int k = 0; k < c->np; k++) {
@@ -423,7 +424,7 @@ static double island_metric(const phys_world *w, phys_problem *s, int k, int tea
     phys__metric_row(s, ci);
     const phys_con *c = &s->con[ci];
     if (c->kind == PHYS_CON_CONTACT && !c->ang && c->cdim > 3) cone6_primal(s, ci);
-    if (c->kind == PHYS_CON_LIMIT) iterate_primal(s, ci);
+    if (phys__con_on_dof(c)) iterate_primal(s, ci);
   }
   phys_team_barrier(team);
   return phys__metric_island(s, k);
@@ -617,7 +618,7 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
      * the whole iteration cap for 30 steps) */
     for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
       const phys_con *c = &s->con[ci];
-      if (c->kind != PHYS_CON_LIMIT) continue;
+      if (!phys__con_on_dof(c)) continue;
       const phys_tree_solve *t = &s->tree[c->tree];
       subadmm_ws(s)->row[ci].bs = t->A[(size_t)c->dof * (size_t)t->nv + c->dof] / beta0;
     }
@@ -627,7 +628,7 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
 static void slack_con(const phys_world *w, phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
-  if (c->kind == PHYS_CON_LIMIT) {
+  if (phys__con_on_dof(c)) {
     const phys_artic *a = &w->artics[c->src];
     row_of(s, c)->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
   }

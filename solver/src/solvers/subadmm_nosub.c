@@ -103,7 +103,7 @@ void phys__nosub_iterate(const phys_world *w, phys_problem *s, int k, double bet
   for (int ci = c0; ci < c1; ci++) {
     const phys_con *c = &s->con[ci];
     double bb = beta * subadmm_ws(s)->row[ci].bs;
-    if (c->kind == PHYS_CON_LIMIT) {
+    if (phys__con_on_dof(c)) {
       phys__dense_row_add(s, &ns->d, ci, 2, bb * subadmm_ws(s)->row[ci].lz + c->lambda[2], v);
       continue;
     }
@@ -121,11 +121,11 @@ void phys__nosub_iterate(const phys_world *w, phys_problem *s, int k, double bet
       if (!c->ang) nosub_cone6(s, ns, ci, beta, alpha); /* with its angular record */
       continue;
     }
-    if (c->kind == PHYS_CON_LIMIT) {
+    if (phys__con_on_dof(c)) {
       double jv = phys__dense_row_dot(s, &ns->d, ci, 2, v);
       double lz = subadmm_ws(s)->row[c - s->con].lz;
       double y = bb * (alpha * jv + (1.0 - alpha) * lz) - c->lambda[2];
-      double x = -(y + bb * c->e[2]), lam = x > 0.0 ? x : 0.0;
+      double x = -(y + bb * c->e[2]), lam = phys__con_dof_project(c, x);
       subadmm_ws(s)->row[c - s->con].lz = (y + lam) / bb;
       c->lambda[2] = lam;
       continue;

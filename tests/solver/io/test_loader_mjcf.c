@@ -396,10 +396,11 @@ static void test_errors(void) {
   expect_error("<mujoco>\n<worldbody>\n<blob/>\n</worldbody></mujoco>", PHYS_E_PARSE, 3, "blob",
                "unknown element");
   expect_error("<mujoco>\n<nonsense/>\n</mujoco>", PHYS_E_PARSE, 2, "nonsense", NULL);
-  /* joint features not supported yet: limits, two joints on one body, unknown type */
-  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" frictionloss=\"1\"/>"
+  /* joint features not supported yet: limits, two joints on one body, unknown type;
+   * a negative frictionloss */
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" frictionloss=\"-1\"/>"
                "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
-               PHYS_E_UNSUPPORTED, 3, "joint", "frictionloss");
+               PHYS_E_PARSE, 3, "joint", "frictionloss -1 must be >= 0");
   expect_error("<mujoco><worldbody>\n<body>\n<joint type=\"hinge\" limited=\"true\"/>"
                "<geom size=\"1\"/></body>\n</worldbody></mujoco>",
                PHYS_E_PARSE, 3, "joint", "range");

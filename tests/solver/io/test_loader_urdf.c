@@ -175,7 +175,6 @@ static void test_prismatic_continuous(void) {
   CU_ASSERT_EQUAL(phys_link_get_joint_info(w, wheel, &type, &limited, range), PHYS_OK);
   CU_ASSERT_EQUAL(type, PHYS_JOINT_TYPE_HINGE);
   CU_ASSERT_EQUAL(limited, 0);
-  CU_ASSERT_EQUAL(notices_with(w, "dry friction"), 0); /* friction 0: nothing to say */
   CU_ASSERT_EQUAL(phys_link_set_joint(w, wheel, 0.0, 10.0), PHYS_OK);
   for (int i = 0; i < 500; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
@@ -976,11 +975,17 @@ static void test_errors_joints(void) {
     "<joint name='j' type='continuous'><parent link='a'/><child link='b'/></joint>\n"
     "<joint name='k' type='floating'><parent link='b'/><child link='c'/></joint>\n</robot>";
   expect_error(fl, PHYS_E_UNSUPPORTED, 6, "joint", "joint 'k': a floating joint");
-  /* dry friction: loads, with one notice naming the joint */
+  /* dry friction: loads as the joint's frictionloss, without a notice; a negative one is
+   * refused */
   snprintf(xml, sizeof xml, fmt, "continuous", "<dynamics damping='0.5' friction='0.2'/>");
   phys_world *w = load_ok(xml, NULL);
-  CU_ASSERT_EQUAL(notices_with(w, "r.urdf:4: <dynamics>: joint 'j': dry friction"), 1);
+  CU_ASSERT_EQUAL(notices_with(w, "dry friction"), 0);
+  double floss = 0.0;
+  CU_ASSERT_EQUAL(phys_link_get_joint_frictionloss(w, phys_world_find_body(w, "b"), &floss), PHYS_OK);
+  CU_ASSERT_EQUAL(floss, 0.2);
   phys_world_destroy(w);
+  snprintf(xml, sizeof xml, fmt, "continuous", "<dynamics friction='-0.2'/>");
+  expect_error(xml, PHYS_E_PARSE, 4, "dynamics", "friction must be >= 0");
 }
 
 static void test_errors_links(void) {
