@@ -241,6 +241,11 @@ static phys_status group_add(ur_ctx *c, int g, phys_geom_desc **geoms, int *capg
   if (phys_body_set_name(c->world, id, l->name))
     return phys__ur_fail(c, l->node, PHYS_E_INVALID, "link '%s': %s", l->name,
                    phys_world_last_error(c->world));
+  /* the joint keeps the name the file gives it (a group's joint is the one into its head link) */
+  if (gr->kind == UR_G_LINK && gr->joint >= 0 &&
+      phys_link_set_joint_name(c->world, id, c->joints[gr->joint].name))
+    return phys__ur_fail(c, where, PHYS_E_INVALID, "joint '%s': %s", c->joints[gr->joint].name,
+                   phys_world_last_error(c->world));
   gr->id = id;
   gr->ngeom = ngeom;
   /* the engine keeps a link off its parent link only: a static parent (the fixed base) needs an

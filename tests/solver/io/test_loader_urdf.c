@@ -1067,6 +1067,12 @@ static void test_data_arm(void) {
   CU_ASSERT_EQUAL(phys_world_notice_count(w), 5);
   phys_id base = phys_world_find_body(w, "base_link"), upper = phys_world_find_body(w, "upper_arm");
   phys_id fore = phys_world_find_body(w, "forearm");
+  /* joints keep the file's names: a joint is found by name at the link it moves; the fixed
+   * tool joint welds tool0 into the forearm and names no joint */
+  CU_ASSERT_EQUAL(phys_world_find_joint(w, "shoulder"), upper);
+  CU_ASSERT_EQUAL(phys_world_find_joint(w, "elbow"), fore);
+  CU_ASSERT_STRING_EQUAL(phys_link_get_joint_name(w, fore), "elbow");
+  CU_ASSERT_EQUAL(phys_world_find_joint(w, "tool_joint"), PHYS_ID_NONE);
   int base_touch = 0, ground_contacts = 0;
   for (int i = 0; i < 1500; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
