@@ -276,6 +276,15 @@ phys_status phys_world_exclude_contact(phys_world *w, phys_id body1, phys_id bod
 phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id geom2,
                                         double friction, int condim);
 
+/* Give the explicit pair of geom1 and geom2 (added with phys_world_add_contact_pair) its own
+ * margin and gap in metres, which replace the geoms' for it (MJCF <pair margin gap>): its
+ * contacts are found `margin` apart and its surfaces held `margin - gap` apart. Without this
+ * call the pair uses the geoms' rule (the larger margin and gap of the two). Rejected, the world
+ * unchanged: no such pair (PHYS_E_NOT_FOUND), a negative or non-finite value (PHYS_E_INVALID).
+ * Not thread-safe with a step of the same world. */
+phys_status phys_world_set_contact_pair_margin(phys_world *w, phys_id geom1, phys_id geom2,
+                                               double margin, double gap);
+
 /* ---- keyframes ---------------------------------------------------------------------------- */
 
 /* Capture the world's current state (phys_world_save_state) and the actuators' controls as a

@@ -40,9 +40,14 @@ static int geom_body(const phys_world *w, int g) {
   return geom->is_static ? -1 : geom->body;
 }
 
-/* margin for a pair: the base margin plus what both bodies may travel in a step */
-static double pair_margin(const double *geom_margin, int a, int b) {
-  return geom_margin[a] + geom_margin[b];
+/* margin for a pair: the base margin plus what both bodies may travel in a step, with the
+ * geoms' own margins, or an explicit pair's margin in their place */
+static double pair_margin(const phys_world *w, const double *geom_margin, int a, int b) {
+  double m = geom_margin[a] + geom_margin[b];
+  const phys_contact_pair *cp = w->ncpairs ? phys__contact_pair_find(w, a, b) : NULL;
+  if (cp && cp->has_margin)
+    m = fmax(0.0, m - w->geoms[a].margin - w->geoms[b].margin) + cp->margin;
+  return m;
 }
 
 /* wake sleeping bodies that an awake body touches; returns 1 if any woke */
@@ -56,7 +61,7 @@ static int wake_touched(phys_world *w, const double *geom_margin) {
     int awake = sa ? bb : ba;
     if (awake < 0) continue; /* a sleeping body next to a static geom */
     phys_contact_point pts[PHYS_MAX_PAIR_CONTACTS];
-    if (phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, pair_margin(geom_margin, ga, gb),
+    if (phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, pair_margin(w, geom_margin, ga, gb),
                      pts) > 0) {
       phys__wake_body(w, sa ? ba : bb);
       woke = 1;
@@ -82,8 +87,10 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   c->body_a = geom_body(w, c->geom_a);
   c->body_b = geom_body(w, c->geom_b);
   v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
-  /* MuJoCo's margin and gap: the surfaces are held at margin - gap apart (the larger of each) */
-  c->dist = pt->dist - (fmax(a->margin, b->margin) - fmax(a->gap, b->gap));
+  /* MuJoCo's margin and gap: the surfaces are held at margin - gap apart (the larger of each,
+   * or an explicit pair's own) */
+  if (cpair && cpair->has_margin) c->dist = pt->dist - (cpair->margin - cpair->gap);
+  else c->dist = pt->dist - (fmax(a->margin, b->margin) - fmax(a->gap, b->gap));
   c->mu = fmax(a->friction, b->friction);
   c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
   c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
@@ -154,7 +161,7 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   for (int p = 0; p < npairs; p++) {
     int ga = pairs[p].a, gb = pairs[p].b;
     counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                             pair_margin(geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+                             pair_margin(w, geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
   }
 
   /* contacts in pair order: each pair's first index from the counts, then the pairs' contacts

@@ -105,7 +105,25 @@ phys_status phys_world_add_contact_pair(phys_world *w, phys_id geom1, phys_id ge
   w->cpairs[i].b = b;
   w->cpairs[i].friction = friction;
   w->cpairs[i].condim = condim;
+  w->cpairs[i].has_margin = 0;
+  w->cpairs[i].margin = w->cpairs[i].gap = 0.0;
   w->ncpairs++;
+  return PHYS_OK;
+}
+
+phys_status phys_world_set_contact_pair_margin(phys_world *w, phys_id geom1, phys_id geom2,
+                                               double margin, double gap) {
+  if (!w) return PHYS_E_INVALID;
+  if (!(margin >= 0.0 && margin < INFINITY) || !(gap >= 0.0 && gap < INFINITY))
+    return phys__fail(w, PHYS_E_INVALID,
+                      "set_contact_pair_margin: margin and gap must be finite and >= 0");
+  phys_contact_pair *p = (phys_contact_pair *)phys__contact_pair_find(w, geom1, geom2);
+  if (!p)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "set_contact_pair_margin: no pair (%d, %d)", geom1,
+                      geom2);
+  p->has_margin = 1;
+  p->margin = margin;
+  p->gap = gap;
   return PHYS_OK;
 }
 

@@ -82,6 +82,14 @@ static double *geom_margins(phys_world *w) {
     m[g] += h * (v3_norm(b->v) + v3_norm(b->w) * b->rbound) + gstep;
     if (!(m[g] < MAX_SPECULATIVE_MARGIN)) m[g] = MAX_SPECULATIVE_MARGIN;
   }
+  /* an explicit pair's own margin, where larger than its geoms', reaches the broadphase */
+  for (int i = 0; i < w->ncpairs; i++) {
+    const phys_contact_pair *cp = &w->cpairs[i];
+    if (!cp->has_margin) continue;
+    int g[2] = {cp->a, cp->b};
+    for (int k = 0; k < 2; k++)
+      if (cp->margin > w->geoms[g[k]].margin) m[g[k]] += cp->margin - w->geoms[g[k]].margin;
+  }
   return m;
 }
 

@@ -167,6 +167,8 @@ typedef struct phys_contact_pair {
   int a, b;
   double friction;
   int condim;
+  int has_margin;     /* 1: margin and gap below replace the geoms' (MJCF <pair margin gap>) */
+  double margin, gap;
 } phys_contact_pair;
 
 /* a keyframe (keyframe.c): a state blob of phys_world_save_state and the actuators' controls */

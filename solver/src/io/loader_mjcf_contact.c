@@ -1,6 +1,6 @@
 /* loader_mjcf_contact.c - MJCF loader: <contact> with <exclude body1 body2> and
- * <pair geom1 geom2 condim friction>, through phys_world_exclude_contact and
- * phys_world_add_contact_pair. MuJoCo's soft-contact parameters of a pair are noted and ignored,
+ * <pair geom1 geom2 condim friction margin gap>, through phys_world_exclude_contact,
+ * phys_world_add_contact_pair and phys_world_set_contact_pair_margin. MuJoCo's soft-contact parameters of a pair are noted and ignored,
  * like those of geoms. */
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
@@ -39,12 +39,13 @@ static phys_status exclude_parse(mj_ctx *c, const xmlNode *node) {
   return PHYS_OK;
 }
 
-/* <pair geom1 geom2 condim friction>: friction's first (sliding) value; with condim 4/6 the
- * torsional and rolling coefficients are the geoms' (a notice when the pair gives its own). */
+/* <pair geom1 geom2 condim friction margin gap>: friction's first (sliding) value; with condim
+ * 4/6 the torsional and rolling coefficients are the geoms' (a notice when the pair gives its
+ * own); margin and gap (MuJoCo's default 0) replace the geoms' for the pair. */
 static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
   static const char *const attrs[] = {
     "geom1", "geom2", "condim", "friction", "class", "~name", "?solref", "?solimp",
-    "?solreffriction", "!margin", "!gap", NULL};
+    "?solreffriction", "margin", "gap", NULL};
   phys_status st;
   if ((st = phys__mj_check_attrs(c, node, attrs)) || (st = phys__mj_require(c, node, "geom1")) ||
       (st = phys__mj_require(c, node, "geom2")))
@@ -74,6 +75,17 @@ static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
   if (found && condim != 1 && condim != 3 && condim != 4 && condim != 6)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", condim);
   if (phys_world_add_contact_pair(c->world, g[0], g[1], n ? fr[0] : -1.0, (int)condim))
+    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  /* MuJoCo's pair margin and gap (default 0) replace the geoms' for this pair */
+  double mg[2] = {0.0, 0.0};
+  const char *mg_name[2] = {"margin", "gap"};
+  for (int i = 0; i < 2; i++) {
+    double v;
+    if ((st = phys__mj_reals(c, node, mg_name[i], &v, 1, 1, &n))) return st;
+    if (n && v < 0.0) return phys__mj_fail(c, node, PHYS_E_PARSE, "negative %s", mg_name[i]);
+    if (n) mg[i] = v;
+  }
+  if (phys_world_set_contact_pair_margin(c->world, g[0], g[1], mg[0], mg[1]))
     return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }

@@ -446,6 +446,10 @@ static void test_errors(void) {
                "include", "relative include");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"-0.02\"/></worldbody></mujoco>",
                PHYS_E_PARSE, 2, "geom", "negative margin");
+  expect_error("<mujoco><worldbody><geom name=\"f\" type=\"plane\" size=\"1 1 1\"/><body>"
+               "<freejoint/><geom name=\"s\" size=\"0.1\"/></body></worldbody><contact>\n"
+               "<pair geom1=\"f\" geom2=\"s\" gap=\"-1\"/></contact></mujoco>",
+               PHYS_E_PARSE, 2, "pair", "negative gap");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" shellinertia=\"true\"/></worldbody></mujoco>",
                PHYS_E_UNSUPPORTED, 2, "geom", "shellinertia");
   /* actuators: unknown joint, unsupported kinds and transmissions */
@@ -678,31 +682,39 @@ static void test_actuators_and_notices(void) {
 }
 
 /* MuJoCo's geom margin and gap: a box rests margin - gap above the floor (the larger of each
- * geom's), from a default class or the geom; over the last 0.5 s of a 1.5 s window */
+ * geom's), from a default class or the geom, or an explicit <pair>'s own margin and gap in place
+ * of the geoms'; over the last 0.5 s of a 1.5 s window */
 static void test_margin_gap(void) {
   phys_world *w = must_load(
       "<mujoco><option timestep='0.002'/><default><default class='m'><geom margin='0.01'/>"
-      "</default></default><worldbody><geom type='plane' size='2 2 0.1'/>"
+      "</default></default><worldbody><geom name='floor' type='plane' size='2 2 0.1'/>"
       "<body name='a' pos='0 0 0.3'><freejoint/><geom class='m' type='box' size='0.1 0.1 0.1'/></body>"
       "<body name='b' pos='1 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1' margin='0.01' "
       "gap='0.004'/></body>"
       "<body name='c' pos='-1 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1'/></body>"
-      "</worldbody></mujoco>");
-  const char *names[3] = {"a", "b", "c"};
-  const double want[3] = {0.11, 0.106, 0.1};
-  double worst[3] = {0, 0, 0};
+      "<body name='d' pos='0 1 0.3'><freejoint/><geom name='dg' type='box' size='0.1 0.1 0.1' "
+      "margin='0.01'/></body>"
+      "</worldbody><contact><pair geom1='floor' geom2='dg' margin='0.03' gap='0.005'/></contact>"
+      "</mujoco>");
+  const char *names[4] = {"a", "b", "c", "d"};
+  const double want[4] = {0.11, 0.106, 0.1, 0.125};
+  double worst[4] = {0, 0, 0, 0};
   for (int i = 0; i < 750; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
     if (i < 500) continue;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
       double x[3];
       phys_body_get_state(w, phys_world_find_body(w, names[k]), x, NULL, NULL, NULL);
       worst[k] = fmax(worst[k], fabs(x[2] - want[k]));
     }
   }
-  printf("\n  rest height error: margin %.1e, margin - gap %.1e, none %.1e m", worst[0], worst[1],
-         worst[2]);
-  for (int k = 0; k < 3; k++) CU_ASSERT(worst[k] < 1e-3);
+  printf("\n  rest height error: margin %.1e, margin - gap %.1e, none %.1e, pair %.1e m", worst[0],
+         worst[1], worst[2], worst[3]);
+  for (int k = 0; k < 4; k++) CU_ASSERT(worst[k] < 1e-3);
+  /* the setter's errors: no such pair, a non-finite or negative value */
+  CU_ASSERT_EQUAL(phys_world_set_contact_pair_margin(w, 1, 2, 0.1, 0.0), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(phys_world_set_contact_pair_margin(w, 0, 4, NAN, 0.0), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(phys_world_set_contact_pair_margin(w, 4, 0, 0.01, -1.0), PHYS_E_INVALID);
   phys_world_destroy(w);
 }
 
