@@ -325,6 +325,9 @@ static void test_multiplier_identity(void) {
   }
 }
 
+/* the largest Newton count of one step in the last run_and_report, and the total */
+static int report_newton_max, report_newton_total;
+
 /* run `steps` steps and return the worst residual; prints the Newton and AL counts */
 static double run_and_report(phys_world *w, int steps, const char *what) {
   double worst = 0.0;
@@ -338,6 +341,8 @@ static double run_and_report(phys_world *w, int steps, const char *what) {
     if (st->canal.newton_iterations > newton_max) newton_max = st->canal.newton_iterations;
     CU_ASSERT_TRUE(st->canal.status <= PHYS_CANAL_NEWTON_STALLED);
   }
+  report_newton_max = newton_max;
+  report_newton_total = newton;
   printf("\n  %s: worst residual %.2e over %d steps; Newton steps %.1f per step (max %d), AL "
          "iterations %.1f per step\n", what, worst, steps, newton / (double)steps, newton_max,
          al / (double)steps);
@@ -359,6 +364,34 @@ static void test_pyramid_converges(void) {
   CU_ASSERT_TRUE(worst <= 1e-8);
   CU_ASSERT_TRUE(phys_world_contact_count(w) >= 30);
   phys_world_destroy(w);
+}
+
+/* one island of many contacts (a 36-box pyramid of 8 rows, sparse Hessian): to 1e-8 from the
+ * cold first step within a few tens of Newton steps a step. With the paper's fixed start
+ * (beta_scale 0, beta0 = 1e4) the same steps need several times more (printed, not checked) */
+static void test_big_island(void) {
+  int newton[2] = {0, 0};
+  for (int paper = 0; paper <= 1; paper++) {
+    phys_world_options o = canal_options();
+    o.tolerance = 1e-8;
+    o.max_iterations = 100;
+    o.sleep_enabled = 0;
+    if (paper) o.canal.beta_scale = 0.0;
+    phys_world *w = make_world(&o);
+    add_ground(w, 0.6);
+    add_pyramid(w, 8, 1.0, 0.6);
+    double worst = run_and_report(w, 30, paper ? "36-box pyramid, paper's start"
+                                               : "36-box pyramid");
+    newton[paper] = report_newton_total;
+    if (!paper) {
+      CU_ASSERT_TRUE(worst <= 1e-8);
+      CU_ASSERT_TRUE(report_newton_max <= 20);
+      CU_ASSERT_TRUE(phys_world_contact_count(w) >= 100);
+    }
+    phys_world_destroy(w);
+  }
+  printf("  Newton steps over 30 steps: %d (default start), %d (paper's start)\n", newton[0],
+         newton[1]);
 }
 
 /* mass ratio 50: three 0.1 kg boxes under a 5 kg box, to 1e-8 */
@@ -743,6 +776,7 @@ int register_tests(void) {
       !CU_add_test(s, "u = -lambda, beta never decreases", test_multiplier_identity) ||
       !CU_add_test(s, "pyramid to 1e-8", test_pyramid_converges) ||
       !CU_add_test(s, "mass ratio 50 to 1e-8", test_mass_ratio) ||
+      !CU_add_test(s, "one big island to 1e-8 in few Newton steps", test_big_island) ||
       !CU_add_test(s, "box at rest", test_box_at_rest) ||
       !CU_add_test(s, "friction on a slope", test_slope) ||
       !CU_add_test(s, "joint limit and connect", test_limit_and_connect) ||
