@@ -220,14 +220,20 @@ typedef struct phys_subadmm_options {
 /* Options of CANAL (paper 002 sec. 5). max_iterations caps its AL iterations; tolerance is the
  * shared sec. 7 metric, checked after each AL iteration. */
 typedef struct phys_canal_options {
-  double beta0;             /* initial AL penalty (kg), > 0; default 1e4 (the paper's) */
+  double beta0;             /* largest initial AL penalty (kg), > 0; default 1e4 (the paper's) */
+  double beta_scale;        /* an island starts at beta = min(beta0, beta_scale * the geometric
+                               mean of its bodies' mass / contacts), >= 0; 0: at beta0 (the
+                               paper); default 30 */
   double kappa;             /* penalty growth (27), > 1; default 10 */
   double beta_max;          /* penalty cap, >= beta0; default 1e8 */
-  double zeta;              /* grow beta when the AL residual did not shrink by zeta, in (0, 1);
-                               default 0.5 */
+  double zeta;              /* grow beta when the AL residual did not shrink by zeta (and the
+                               Newton solve converged), in (0, 1); default 0.1 */
   int newton_max;           /* Newton steps per AL iteration, >= 1; default 50 */
   double newton_tol;        /* Newton stops when ||r|| <= newton_tol * max(1, ||b||), >= 0;
                                default 1e-10 */
+  double newton_eta;        /* inexact AL: Newton also stops when ||r|| <= eta_l ||J^T (lambda
+                               - lambda^l)||, eta_l = newton_eta / 2^l in AL iteration l, >= 0
+                               (0: exact solves); default 0.3 */
 } phys_canal_options;
 /* Options of the PGS solver. */
 typedef struct phys_pgs_options {

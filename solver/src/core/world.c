@@ -25,7 +25,9 @@ phys_world_options phys_world_options_default(void) {
   o.canal.beta0 = 1e4;
   o.canal.kappa = 10.0;
   o.canal.beta_max = 1e8;
-  o.canal.zeta = 0.5;
+  o.canal.zeta = 0.1;
+  o.canal.beta_scale = 30.0;
+  o.canal.newton_eta = 0.3;
   o.canal.newton_max = 50;
   o.canal.newton_tol = 1e-10;
   o.pgs.relaxation = 1.0;
@@ -126,6 +128,12 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (!(isfinite(ca->beta0) && ca->beta0 > 0.0))
     return phys__error(err, PHYS_E_INVALID, "canal.beta0 must be finite and > 0, got %g",
                        ca->beta0);
+  if (!(isfinite(ca->beta_scale) && ca->beta_scale >= 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.beta_scale must be finite and >= 0, got %g",
+                       ca->beta_scale);
+  if (!(isfinite(ca->newton_eta) && ca->newton_eta >= 0.0))
+    return phys__error(err, PHYS_E_INVALID, "canal.newton_eta must be finite and >= 0, got %g",
+                       ca->newton_eta);
   if (!(isfinite(ca->kappa) && ca->kappa > 1.0))
     return phys__error(err, PHYS_E_INVALID, "canal.kappa must be > 1, got %g", ca->kappa);
   if (!(isfinite(ca->beta_max) && ca->beta_max >= ca->beta0))

@@ -7,11 +7,14 @@
  *   warm start: u = -lambda_warm (the problem's lambda), vh0 = A^-1 (b + J^T lambda_warm) (the
  *     metric velocity of the warm start: exact for a settled contact set, and finite whatever the
  *     previous step did), z0 = J vh0;
+ *   penalty: beta starts at min(beta0, beta_scale * the island's pseudo-density) (see
+ *     start_penalty) and grows by (27);
  *   AL iteration l: eps_i = e_i + [0, 0, mu ||z_t,i||], Newton from vh^l to ||r|| <=
- *     newton_tol * max(1, ||b||) or newton_max steps; lambda^{l+1} = Pi(x(vh)),
+ *     newton_tol * max(1, ||b||), or ||r|| <= (newton_eta / 2^l) ||J^T (lambda - lambda^l)||
+ *     (inexact AL), or newton_max steps; lambda^{l+1} = Pi(x(vh)),
  *     z = J vh + (u + lambda)/beta, u += beta (J vh - z) (= -lambda^{l+1}); AL residual
  *     ||lambda^{l+1} - lambda^l|| / beta; beta = min(kappa beta, beta_max) when it did not shrink
- *     by zeta (27); the shared sec. 7 metric after every AL iteration (the trace, the stop test
+ *     by zeta after a converged Newton solve (27); the shared sec. 7 metric after every AL iteration (the trace, the stop test
  *     against opt.tolerance), at most opt.max_iterations AL iterations.
  *
  * Failure policy: the Newton driver only accepts finite, descending steps. A factorisation
@@ -131,6 +134,30 @@ static int newton_status(int st) {
   }
 }
 
+/* the island's starting penalty: min(beta0, beta_scale * the geometric mean over its bodies
+ * with rows of mass / (rows / 3)), the pseudo-density of sec. 6.5 (SubADMM's beta0); beta0
+ * when beta_scale is 0 or the island has no rows. beta0 = 1e4 kg (the paper's) is thousands of
+ * times the pseudo-density of 0.1-5 kg bodies: the surrogate is then nearly rigid at the first
+ * AL iteration, its sliding contacts sit at the prox's slip/open kink (lambda ~ 1e-3 beside
+ * beta ||w|| ~ 1e2), and Newton needs tens of steps per AL iteration or does not converge */
+static double start_penalty(const phys_world *w, const phys_problem *s, int k) {
+  const phys_canal_options *o = &w->opt.canal;
+  if (!(o->beta_scale > 0.0)) return o->beta0;
+  double sum = 0.0;
+  int cnt = 0;
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+    double rows = 0.0, m = w->bodies[s->body_id[sb]].mass;
+    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
+      rows += s->con[s->piece[s->bp_list[j]].con].dim;
+    if (rows > 0.0 && m > 0.0) {
+      sum += log(m / (rows / 3.0));
+      cnt++;
+    }
+  }
+  if (!cnt) return o->beta0;
+  return fmin(o->beta0, o->beta_scale * exp(sum / cnt));
+}
+
 /* solve island k (one thread; team is 0: team_islands = 0); writes s->v / the trees' qd through
  * the scatter, con[].lambda, s->isl_iters[k], s->isl_residual[k] and the island's counters */
 void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
@@ -139,7 +166,7 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
   phys_canal_island *ci = &canal_ws(s)->isl[k];
   phys_newton *nt = &ci->nt;
   int n = nt->n, nrow = nt->nrow, c0 = s->isl_con_start[k];
-  double beta = o->beta0, metric = 0.0;
+  double beta = start_penalty(w, s, k), metric = 0.0;
   ci->status = PHYS_CANAL_CONVERGED;
 
   /* warm start: lambda from the problem, vh0 = A^-1 (b + J^T lambda) */
@@ -167,10 +194,15 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
   double bn = 0.0;
   for (int i = 0; i < n; i++) bn += nt->b[i] * nt->b[i];
   double ntol = o->newton_tol * fmax(1.0, sqrt(bn));
+  /* inexact AL: the solve of AL iteration l may also stop at ||r|| <= eta_l ||J^T (lambda -
+   * lambda^l)||, eta_l = newton_eta / 2^l (summable, so the AL iteration keeps converging) */
+  nt->lam_ref = ci->lam_prev;
+  nt->eta = o->newton_eta;
   double res_prev = INFINITY;
   int l, fatal = 0, good = 0, max_it = w->opt.max_iterations;
   for (l = 0; l < max_it; l++) {
     nt->beta = beta;
+    if (l > 0) nt->eta *= 0.5;
     for (int i = 0; i < nrow; i++) refresh_row(s, ci, i);
     phys__newton_solve(nt, o->newton_max, ntol);
     ci->newton_iters += nt->iters;
@@ -215,7 +247,10 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
     phys__trace_record(s, k, l, metric, 0);
     if (fatal || metric <= w->opt.tolerance) break;
     double res = sqrt(dl2) / beta;
-    if (res > o->zeta * res_prev) beta = fmin(o->kappa * beta, o->beta_max);
+    /* (27), but only after a converged Newton solve: the AL residual of an unconverged one
+     * says nothing about beta, and a larger beta makes the next solve harder still */
+    if (res > o->zeta * res_prev && nt->status == PHYS_NEWTON_OK)
+      beta = fmin(o->kappa * beta, o->beta_max);
     res_prev = res;
   }
   if (l == max_it) {

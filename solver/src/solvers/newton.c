@@ -61,6 +61,19 @@ double phys__newton_eval(phys_newton *nt) {
   }
   double r2 = 0.0;
   for (int i = 0; i < n; i++) r2 += nt->r[i] * nt->r[i];
+  nt->dlnorm = 0.0;
+  if (nt->eta > 0.0 && nt->lam_ref) {
+    /* ||J^T (lambda - lam_ref)||: the impulse change of this solve, in r's units */
+    memset(nt->tmp, 0, (size_t)n * sizeof(double));
+    for (int i = 0; i < nt->nrow; i++) {
+      double g[3];
+      for (int r = 0; r < 3; r++) g[r] = nt->lam[3 * i + r] - nt->lam_ref[3 * i + r];
+      nr_add(nt, &nt->row[i], g, nt->tmp);
+    }
+    double d2 = 0.0;
+    for (int i = 0; i < n; i++) d2 += nt->tmp[i] * nt->tmp[i];
+    nt->dlnorm = sqrt(d2);
+  }
   nt->rscale = sqrt(av2) + sqrt(b2) + sqrt(x2);
   return isfinite(r2) ? sqrt(r2) : NAN;
 }
@@ -94,8 +107,9 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
       return;
     }
     /* the tolerance, or the roundoff of r's terms (A v, b, and beta J v + u + beta eps inside
-     * lambda: at beta = 1e8 that floor is far above 1e-10 |b|) */
-    if (rn <= tol || rn <= NEWTON_ROUNDOFF * nt->rscale) {
+     * lambda: at beta = 1e8 that floor is far above 1e-10 |b|), or (inexact solves) a residual
+     * below eta times the impulse change the solve makes */
+    if (rn <= tol || rn <= NEWTON_ROUNDOFF * nt->rscale || rn <= nt->eta * nt->dlnorm) {
       nt->status = PHYS_NEWTON_OK;
       return;
     }

@@ -77,6 +77,11 @@ typedef struct phys_newton {
   int iters, status, ls_failures;
   double rnorm;
   double rscale;              /* size of r's terms at the last evaluation (roundoff floor) */
+  /* inexact stop (0 / NULL: off): the solve also ends when ||r|| <= eta ||J^T (lambda(v) -
+   * lam_ref)||, the impulse change the solve makes (3 per row set) */
+  double eta;
+  const double *lam_ref;
+  double dlnorm;              /* ||J^T (lambda - lam_ref)|| at the last evaluation */
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -97,7 +102,8 @@ double phys__newton_potential(phys_newton *nt);
 void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out);
 
 /* Newton iterations from nt->v until ||r|| <= tol (or at the roundoff of its terms, 64 ulps of
- * ||A v|| + ||b|| + ||beta J v + u + beta eps||) or max_iter steps; nt->v, lam and the status
+ * ||A v|| + ||b|| + ||beta J v + u + beta eps||, or, when nt->eta > 0, ||r|| <= eta ||J^T
+ * (lambda - lam_ref)||) or max_iter steps; nt->v, lam and the status
  * fields hold the result. The iterate only changes by finite, descending steps. */
 void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
 

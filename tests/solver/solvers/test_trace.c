@@ -123,9 +123,6 @@ static void run_identical(const trace_scene *sc, phys_solver_kind solver, int th
 static void test_identical(void) {
   for (int s = 0; s < NSCENES; s++)
     for (int v = 0; v < PHYS_SOLVER_COUNT; v++) {
-      /* CANAL's cascade converges slowly on the falling sphere piles (steps of up to 0.6 s even
-       * at 20 AL iterations; docs/engine.md, CANAL): its trace is checked on the other scenes */
-      if (v == PHYS_SOLVER_CANAL && strcmp(scenes[s].name, "two_piles") == 0) continue;
       for (int t = 1; t <= 2; t++) run_identical(&scenes[s], (phys_solver_kind)v, t);
     }
 }
