@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "textesc.h"
+
 static atomic_int g_level = LOG_INFO;
 
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
@@ -42,10 +44,8 @@ void log_write(log_level level, const char *msg, const char *kv_fmt, ...) {
                         ts.tv_nsec / 1000000, log_level_name(level));
 
   /* the message, escaped */
-  for (const char *p = msg; *p && n < sizeof line - 8; p++) {
-    if (*p == '"' || *p == '\\') line[n++] = '\\';
-    line[n++] = (*p == '\n') ? ' ' : *p;
-  }
+  text_escape(line + n, sizeof line / 2 - n, msg);
+  n += strlen(line + n);
   line[n++] = '"';
 
   /* key=value pairs */
@@ -58,6 +58,10 @@ void log_write(log_level level, const char *msg, const char *kv_fmt, ...) {
     if (k > 0) n += ((size_t)k < sizeof line - n) ? (size_t)k : sizeof line - n - 1;
   }
   if (n > sizeof line - 1) n = sizeof line - 1;
+  /* a line is one line: a control byte that reached the values unescaped (a caller forgot
+   * text_escape) is shown as '?', never written raw */
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f) line[i] = '?';
   line[n++] = '\n';
   ssize_t w = write(STDERR_FILENO, line, n);
   (void)w;

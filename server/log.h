@@ -19,8 +19,11 @@ int log_parse_level(const char *name, log_level *out);
 /* Name of a level ("info", ...). Static string. */
 const char *log_level_name(log_level level);
 
-/* Write one line: `msg` is quoted (quotes and backslashes escaped); `kv_fmt` (nullable) is a
- * printf format for the trailing "key=value ..." pairs, written as given. */
+/* Write one line: `msg` is quoted and escaped with text_escape (textesc.h); `kv_fmt`
+ * (nullable) is a printf format for the trailing "key=value ..." pairs, written as given:
+ * every client-supplied string formatted into them must be passed through text_escape first.
+ * As a last guard any control byte left in the line is written as '?', so a line never
+ * spans two lines. */
 void log_write(log_level level, const char *msg, const char *kv_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "textesc.h"
 #include "session.h"
 #include "stats.h"
 
@@ -65,10 +66,13 @@ void net_close(session *s, const char *reason) {
 
 void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
   if (s->closing || s->failed) return;
+  /* the reason may hold client text: escaped for the log line and for the reply */
+  char logged[600], shown[600];
   log_info("protocol error; closing after the error reply", "session=%llu peer=%s reason=\"%s\"",
-           (unsigned long long)s->id, s->peer, reason);
+           (unsigned long long)s->id, s->peer, text_escape(logged, sizeof logged, reason));
+  text_escape_ex(shown, sizeof shown, reason, TEXT_ESC_KEEP_QUOTES);
   size_t len;
-  uint8_t *buf = frame_pack_error(req_id, code, reason, &len);
+  uint8_t *buf = frame_pack_error(req_id, code, shown, &len);
   net_read_pause(s);
   if (!buf || net_queue_reply(s, buf, len)) {
     net_close(s, NULL);

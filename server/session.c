@@ -189,6 +189,12 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
     net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__VERSION_MISMATCH, msg);
     return;
   }
+  if (!text_utf8_valid(h->client_name)) {
+    /* refused like any bad Hello: the session stays un-handshaken and is closed */
+    net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+             "Hello.client_name is not valid UTF-8");
+    return;
+  }
   s->handshaken = 1;
   char cname[200];
   log_info("client connected", "session=%llu peer=%s client=\"%s\" minor=%u",

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "sim_internal.h"
+#include "textesc.h"
 
 sess_state *sim_sess_get(sim *s, uint64_t session, int create) {
   for (int i = 0; i < s->nsess; i++)
@@ -130,9 +131,11 @@ int sim_check_command(sim *s, uint64_t session, const Physd__V1__SetJointCommand
  * joint ownership, the session's watchdog timer and its seq. */
 void sim_apply_command(sim *s, uint64_t session, const Physd__V1__SetJointCommand *c) {
   perr e;
-  if (world_apply_joint_command(&s->wc, c, &e))
+  if (world_apply_joint_command(&s->wc, c, &e)) {
+    char shown[600];
     log_error("a checked joint command failed", "session=%llu error=\"%s\"",
-              (unsigned long long)session, e.msg);
+              (unsigned long long)session, text_escape(shown, sizeof shown, e.msg));
+  }
   for (size_t i = 0; i < c->n_joint_ids; i++) {
     joint_owner *o = &s->jown[c->joint_ids[i]];
     if (o->session != session) {

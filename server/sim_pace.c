@@ -8,6 +8,14 @@
 
 #include "log.h"
 #include "sim_internal.h"
+#include "textesc.h"
+
+/* the engine's message may name bodies and joints of a client's world: escaped */
+static void log_step_failed(sim *s) {
+  char shown[600];
+  log_error("step failed; the world keeps its last good state", "error=\"%s\"",
+            text_escape(shown, sizeof shown, phys_world_last_error(s->wc.w)));
+}
 
 static double period_ns(const sim *s) { return (double)s->wc.timestep_ns / s->rtf; }
 
@@ -17,8 +25,7 @@ phys_status sim_do_step(sim *s) {
   phys_status st = phys_world_step(s->wc.w);
   uint64_t t1 = mono_now_ns();
   if (st != PHYS_OK) {
-    log_error("step failed; the world keeps its last good state", "error=\"%s\"",
-              phys_world_last_error(s->wc.w));
+    log_step_failed(s);
     return st;
   }
   stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
@@ -62,8 +69,7 @@ static void realtime_step(sim *s) {
       stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
       sim_publish(s, t1, 1);
     } else {
-      log_error("step failed; the world keeps its last good state", "error=\"%s\"",
-                phys_world_last_error(s->wc.w));
+      log_step_failed(s);
     }
   }
   if (st != PHYS_OK) free_run_failed(s);

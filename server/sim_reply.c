@@ -7,6 +7,7 @@
 
 #include "framing.h"
 #include "log.h"
+#include "textesc.h"
 #include "sim_internal.h"
 
 /* Wake the loop thread, unless it is polling the outbox right now (net.c: the loop clears
@@ -47,8 +48,11 @@ void sim_reply_error(sim *s, const reply_to *to, int code, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* the message may hold client text (names, paths): no control bytes or bad UTF-8 go out */
+  char shown[sizeof msg];
+  text_escape_ex(shown, sizeof shown, msg, TEXT_ESC_KEEP_QUOTES);
   size_t len;
-  uint8_t *buf = frame_pack_error(to->req_id, code, msg, &len);
+  uint8_t *buf = frame_pack_error(to->req_id, code, shown, &len);
   if (buf) sim_post_buf(s, to, buf, len, 0, 0);
 }
 

@@ -27,7 +27,10 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
   const Physd__V1__LoadWorld *m = req->load_world;
   perr e;
   int rc;
-  if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH)
+  if (!text_utf8_valid(m->name))
+    /* checked before anything is read: the world in force stays as it is */
+    rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld.name is not valid UTF-8");
+  else if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH)
     rc = world_load_path(&s->wc, m->path, m, s->cfg->allowed_roots, s->cfg->n_allowed_roots,
                          &e);
   else if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_DATA)
