@@ -39,40 +39,52 @@ int text_utf8_valid(const char *s) {
   return 1;
 }
 
-char *text_escape_ex(char *dst, size_t cap, const char *src, int flags) {
+/* The escaped form of the character at `p` (`left` bytes readable, at least 1) into `one`:
+ * returns its length, and in `*used` the input bytes it stands for. */
+static size_t piece(const unsigned char *p, size_t left, int flags, char one[4], size_t *used) {
   static const char hex[] = "0123456789abcdef";
+  unsigned c = *p;
+  *used = 1;
+  if (c == '\\' || (c == '"' && !(flags & TEXT_ESC_KEEP_QUOTES))) {
+    one[0] = '\\';
+    one[1] = (char)c;
+    return 2;
+  }
+  if (c >= 0x20 && c < 0x7f) {
+    one[0] = (char)c;
+    return 1;
+  }
+  if (c == '\n' || c == '\t' || c == '\r') {
+    one[0] = '\\';
+    one[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+    return 2;
+  }
+  size_t k = c >= 0x80 ? text_utf8_seq(p, left) : 0;
+  if (k > 0) { /* a whole, well-formed multi-byte character */
+    memcpy(one, p, k);
+    *used = k;
+    return k;
+  }
+  one[0] = '\\';
+  one[1] = 'x';
+  one[2] = hex[c >> 4];
+  one[3] = hex[c & 15];
+  return 4;
+}
+
+char *text_escape_ex(char *dst, size_t cap, const char *src, int flags) {
   if (!src) src = "";
   const unsigned char *p = (const unsigned char *)src;
-  size_t left = strlen(src), n = 0;
+  size_t left = strlen(src), n = 0, used;
+  char one[4];
+  /* does the whole escaped text fit? then no room is kept for the marker */
+  size_t total = 0;
+  for (size_t i = 0; i < left && total < cap; i += used)
+    total += piece(p + i, left - i, flags, one, &used);
+  size_t limit = total < cap ? cap - 1 : cap - 4; /* bytes of escaped text allowed */
   while (left) {
-    char one[4];
-    size_t k = 0, used = 1;
-    unsigned c = *p;
-    if (c == '\\' || (c == '"' && !(flags & TEXT_ESC_KEEP_QUOTES))) {
-      one[0] = '\\';
-      one[1] = (char)c;
-      k = 2;
-    } else if (c >= 0x20 && c < 0x7f) {
-      one[0] = (char)c;
-      k = 1;
-    } else if (c == '\n' || c == '\t' || c == '\r') {
-      one[0] = '\\';
-      one[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-      k = 2;
-    } else if (c >= 0x80 && (used = text_utf8_seq(p, left)) > 0) {
-      memcpy(one, p, used); /* a whole, well-formed multi-byte character */
-      k = used;
-    } else {
-      used = 1;
-      one[0] = '\\';
-      one[1] = 'x';
-      one[2] = hex[c >> 4];
-      one[3] = hex[c & 15];
-      k = 4;
-    }
-    /* room for this piece, and for "..." plus the NUL should more follow */
-    size_t need = n + k + (left > used ? 4 : 1);
-    if (need > cap) {
+    size_t k = piece(p, left, flags, one, &used);
+    if (n + k > limit) {
       memcpy(dst + n, "...", 4);
       return dst;
     }
