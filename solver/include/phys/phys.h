@@ -237,6 +237,41 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
  * NULL). Rejected: unknown id. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
 
+/* ---- fixed tendons ------------------------------------------------------------------------ */
+
+/* Default tendon description: no joints, not limited, no spring or damper. Never fails. */
+phys_tendon_desc phys_tendon_desc_default(void);
+
+/* Add a fixed tendon (model data; numbered 0, 1, ... in order of addition). name: nullable,
+ * copied (at most 63 bytes, unique among tendons). Rejected (world unchanged): no joints or
+ * more than PHYS_TENDON_MAX_JOINTS, a joint that is not a hinge or slide link, joints of two
+ * articulations or repeated, zero or non-finite coefficients, a bad range, negative or
+ * non-finite stiffness or damping, a duplicate or too long name. *out_id (nullable): its
+ * index. A limited tendon's row is solved by SubADMM and PGS; phys_world_step fails with
+ * PHYS_E_INVALID (world unchanged) under the other solvers while a tendon limit is active. */
+phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *desc, const char *name,
+                                  int *out_id);
+
+/* Number of tendons; the index of the tendon called `name` (-1 if none or name is NULL). */
+int phys_world_tendon_count(const phys_world *w);
+int phys_world_find_tendon(const phys_world *w, const char *name);
+
+/* Name of a tendon ("" when it has none), or NULL for an unknown id; owned by the world. */
+const char *phys_tendon_get_name(const phys_world *w, int id);
+
+/* The tendon's length L = sum coef_i q_i and velocity sum coef_i qd_i in the current state.
+ * Outputs nullable. Rejected: unknown id. */
+phys_status phys_tendon_get_length(const phys_world *w, int id, double *length,
+                                   double *velocity);
+
+/* Add an actuator on tendon `tendon` (MuJoCo's actuator with a tendon transmission): the
+ * actuator's length and velocity are gear L and gear Ldot, and its force f acts as
+ * gear coef_i f on each of the tendon's joints. The force is evaluated explicitly at the
+ * start-of-step state (position and velocity gains are not implicit as on a joint). Otherwise
+ * as phys_world_add_actuator; phys_actuator_get reports the tendon's first joint as its link. */
+phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
+                                           const phys_actuator_desc *desc, int *out_id);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:
