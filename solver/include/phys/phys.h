@@ -527,6 +527,7 @@ phys_status phys_site_get_pose(const phys_world *w, int site, double pos[3], dou
 /* Sensor types (MuJoCo's names where one exists) and the values each reads (dim):
  *   JOINTPOS, JOINTVEL   obj: a hinge or slide link (BODY); 1: rad or m, rad/s or m/s
  *   ACTUATORFRC          obj: an actuator; 1: its force before gear (phys_actuator_get)
+ *   TENDONPOS, TENDONVEL obj: TENDON; 1: its length and velocity (phys_tendon_get_length)
  *   FRAMEPOS, FRAMEQUAT  obj: BODY, BODY_COM or SITE; 3 / 4 (w, x, y, z): the object's frame in
  *                        the reference frame (world when reftype is NONE)
  *   FRAMELINVEL          3: velocity of the object's origin relative to the reference frame
@@ -563,7 +564,9 @@ typedef enum phys_sensor_type {
   PHYS_SENSOR_TORQUE = 10,
   PHYS_SENSOR_CONTACTFORCE = 11,
   PHYS_SENSOR_TOUCH = 12,
-  PHYS_SENSOR_TYPE_COUNT = 13
+  PHYS_SENSOR_TENDONPOS = 13,
+  PHYS_SENSOR_TENDONVEL = 14,
+  PHYS_SENSOR_TYPE_COUNT = 15
 } phys_sensor_type;
 
 /* What a sensor's objid (or refid) names. */
@@ -573,7 +576,8 @@ typedef enum phys_sensor_obj {
   PHYS_SENSOR_OBJ_BODY_COM = 2, /* a body id: its inertial frame (COM, principal axes; MJCF's
                                    objtype "body") */
   PHYS_SENSOR_OBJ_SITE = 3,     /* a site index */
-  PHYS_SENSOR_OBJ_ACTUATOR = 4  /* an actuator index */
+  PHYS_SENSOR_OBJ_ACTUATOR = 4, /* an actuator index */
+  PHYS_SENSOR_OBJ_TENDON = 5    /* a tendon index */
 } phys_sensor_obj;
 
 typedef struct phys_sensor_desc {

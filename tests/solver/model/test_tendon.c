@@ -9,7 +9,7 @@
  * SubADMM (its three variants) and PGS; CANAL refuses the step (PHYS_E_INVALID, world
  * unchanged). A tendon motor F = 3 N on coefs (1, 1) accelerates the fingers (0.5 kg, 2 kg) at
  * F / m_i (qd after 0.4 s within 1e-9 relative). Readings: length and velocity equal sum coef q
- * and sum coef qd (1e-12). No heap allocation in a step at the stop; 1 and 2 threads give
+ * and sum coef qd (1e-12), and so do the MJCF tendonpos/tendonvel sensors. No heap allocation in a step at the stop; 1 and 2 threads give
  * bit-identical states. Loader: spatial tendons, joints of two articulations and unknown joints
  * are refused naming file, line and element; defaults and a <position tendon=> load. */
 #include <math.h>
@@ -35,7 +35,9 @@ static const char *gripper_fmt =
   "<tendon><fixed name='gap' class='cable'><joint joint='jl' coef='%g'/>"
   "<joint joint='jr' coef='%g'/></fixed></tendon>"
   "<actuator><motor name='ml' joint='jl'/><motor name='mr' joint='jr'/>"
-  "<motor name='mt' tendon='gap'/></actuator></mujoco>";
+  "<motor name='mt' tendon='gap'/></actuator>"
+  "<sensor><tendonpos name='L' tendon='gap'/><tendonvel name='Ld' tendon='gap'/></sensor>"
+  "</mujoco>";
 
 static phys_world *load_gripper(double c1, double c2, phys_solver_kind kind, int threads) {
   char xml[2048];
@@ -130,6 +132,10 @@ static void test_tendon_motor(void) {
     ql = joint_q(w, "jl", &vl);
     qr = joint_q(w, "jr", &vr);
     maxerr = fmax(maxerr, fmax(fabs(L - (ql + qr)), fabs(Ld - (vl + vr))));
+    double sL, sLd; /* the MJCF sensors read the same */
+    CU_ASSERT_EQUAL(phys_sensor_read(w, phys_world_find_sensor(w, "L"), &sL), PHYS_OK);
+    CU_ASSERT_EQUAL(phys_sensor_read(w, phys_world_find_sensor(w, "Ld"), &sLd), PHYS_OK);
+    maxerr = fmax(maxerr, fmax(fabs(sL - L), fabs(sLd - Ld)));
   }
   double vl, vr, t = n * 0.002, force;
   joint_q(w, "jl", &vl);
