@@ -139,7 +139,9 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->mu = 0.0;
       m3_identity(c->R);
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-      c->lambda[2] = tn->lambda[c->side];
+      /* no warm start: a tendon's impulse is not part of the saved state (snapshots restore
+       * joint limits' warm starts, not this), so a restored world steps as the original */
+      v3_zero(c->lambda);
       c->nt = tn->desc.njoints;
       c->tdof = tn->dof;
       c->tcoef = tn->desc.coef;

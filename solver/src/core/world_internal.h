@@ -157,7 +157,6 @@ typedef struct phys_tendon {
   int artic;                          /* the articulation of its joints */
   int dof[PHYS_TENDON_MAX_JOINTS];    /* each joint's dof in the articulation (refreshed by
                                          phys__tendon_refresh) */
-  double lambda[2];                   /* last impulses of the lower and upper limit rows */
   char name[64];
 } phys_tendon;
 

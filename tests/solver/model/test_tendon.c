@@ -8,7 +8,8 @@
  * 1 s and bring it to the stop (> 0.0499), pushing them together holds L >= -0.02 - 1e-4, for
  * SubADMM (its three variants) and PGS; CANAL refuses the step (PHYS_E_INVALID, world
  * unchanged). A tendon motor F = 3 N on coefs (1, 1) accelerates the fingers (0.5 kg, 2 kg) at
- * F / m_i (qd after 0.4 s within 1e-9 relative). Readings: length and velocity equal sum coef q
+ * F / m_i (qd after 0.1 s within 1e-9 relative); a tendon spring (k 100, damping 5, rest length
+ * from the initial pose) against 1 N settles at L = F / k (1e-5 after 3 s). Readings: length and velocity equal sum coef q
  * and sum coef qd (1e-12), and so do the MJCF tendonpos/tendonvel sensors. No heap allocation in a step at the stop; 1 and 2 threads give
  * bit-identical states. Loader: spatial tendons, joints of two articulations and unknown joints
  * are refused naming file, line and element; defaults and a <position tendon=> load. */
@@ -167,6 +168,36 @@ static void test_tendon_motor(void) {
   phys_world_destroy(w);
 }
 
+/* a tendon spring-damper (stiffness 100, damping 5, rest length: L at the initial pose, 0)
+ * against the two motors pulling the fingers apart with 1 N: L settles at F / k = 0.01 */
+static void test_spring(void) {
+  char fmt[2048], xml[2048];
+  const char *at = strstr(gripper_fmt, "<fixed name='gap' class='cable'>");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  int pre = (int)(at - gripper_fmt);
+  snprintf(fmt, sizeof fmt, "%.*s<fixed name='gap' class='cable' stiffness='100' damping='5'>%s",
+           pre, gripper_fmt, at + strlen("<fixed name='gap' class='cable'>"));
+  snprintf(xml, sizeof xml, fmt, 1.0, -1.0);
+  phys_world_options o = phys_world_options_default();
+  o.sleep_enabled = 0;
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), "test.xml", &o, &w, &err), PHYS_OK);
+  phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "ml"), 1.0);
+  phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "mr"), -1.0);
+  double L = 0.0, Ld = 0.0, peak = 0.0;
+  for (int k = 0; k < 3 * STEPS_1S; k++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    phys_tendon_get_length(w, 0, &L, &Ld);
+    peak = fmax(peak, L);
+  }
+  printf("\n  tendon spring k 100 against 1 N: L after 3 s %.7f (F/k 0.01), Ld %.1e, peak %.5f",
+         L, Ld, peak);
+  CU_ASSERT(fabs(L - 0.01) < 1e-5);
+  CU_ASSERT(peak > 0.0105); /* it oscillated: the damper is not overdamped at these masses */
+  phys_world_destroy(w);
+}
+
 /* the API: names, counts, refusals */
 static void test_api(void) {
   phys_world *w = load_gripper(1.0, -1.0, PHYS_SOLVER_SUBADMM, 1);
@@ -259,6 +290,7 @@ int register_tests(void) {
       !CU_add_test(s, "canal refuses a step with a tendon limit", test_canal_refuses) ||
       !CU_add_test(s, "a tendon motor: F / m_i on each joint; readings", test_tendon_motor) ||
       !CU_add_test(s, "tendon API and its refusals", test_api) ||
+      !CU_add_test(s, "a tendon spring-damper settles at F / k", test_spring) ||
       !CU_add_test(s, "1 and 2 threads bit-identical at a tendon stop", test_threads) ||
       !CU_add_test(s, "loader: fixed tendons, tendon actuators, refusals", test_loader))
     return -1;
