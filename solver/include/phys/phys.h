@@ -247,8 +247,9 @@ phys_tendon_desc phys_tendon_desc_default(void);
  * more than PHYS_TENDON_MAX_JOINTS, a joint that is not a hinge or slide link, joints of two
  * articulations or repeated, zero or non-finite coefficients, a bad range, negative or
  * non-finite stiffness or damping, a duplicate or too long name. *out_id (nullable): its
- * index. A limited tendon's row is solved by SubADMM and PGS; phys_world_step fails with
- * PHYS_E_INVALID (world unchanged) under the other solvers while a tendon limit is active. */
+ * index. A limited tendon's row is solved by SubADMM (all variants) and PGS; under CANAL,
+ * phys_world_step fails with PHYS_E_INVALID (world unchanged) while a tendon limit is active.
+ * Model data: not part of state snapshots. Not thread-safe (as every call on a world). */
 phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *desc, const char *name,
                                   int *out_id);
 
@@ -481,7 +482,7 @@ uint64_t phys_world_state_hash(const phys_world *w);
 /* ---- snapshots ---------------------------------------------------------------------------- */
 
 /* Hash of the model (options' timestep and gravity, bodies' mass properties, geoms, connects,
- * contact exclusions and explicit pairs, non-default geom priorities): snapshots can only be
+ * tendons, contact exclusions and explicit pairs, non-default geom priorities): snapshots can only be
  * restored into a world with the same hash. */
 uint64_t phys_world_model_hash(const phys_world *w);
 

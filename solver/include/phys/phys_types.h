@@ -179,8 +179,8 @@ typedef struct phys_actuator_desc {
 
 /* A fixed tendon (MuJoCo's <tendon><fixed>): the length L = sum coef_i q_i over hinge or slide
  * joints of one articulation, its velocity Ldot = sum coef_i qd_i. limited: L is kept inside
- * range by a unilateral constraint row whose Jacobian is the coef vector (SubADMM and PGS;
- * see phys_solver_kind). stiffness/damping: the passive force f = -stiffness (L - springlength)
+ * range by a unilateral constraint row whose Jacobian is the coef vector (every solver but
+ * CANAL, which refuses a step with an active tendon limit). stiffness/damping: the passive force f = -stiffness (L - springlength)
  * - damping Ldot, applied as coef_i f on each joint (explicitly, at the start-of-step state). */
 #define PHYS_TENDON_MAX_JOINTS 16
 typedef struct phys_tendon_desc {
@@ -209,7 +209,8 @@ typedef enum phys_solver_kind {
                                      dense per-constraint products and dense Cholesky (LAPACK) */
   PHYS_SOLVER_CANAL = 3,          /* "canal": CANAL, paper 002 sec. 5: augmented Lagrangian with
                                      the friction cone's prox, each AL iteration a Newton solve
-                                     of a convex problem with exact line search */
+                                     of a convex problem with exact line search; refuses a
+                                     step with an active tendon limit (phys_world_add_tendon) */
   PHYS_SOLVER_PGS = 4,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
                                      paper 002 sec. 9 baseline (graph-coloured, deterministic) */
   PHYS_SOLVER_COUNT = 5
