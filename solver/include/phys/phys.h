@@ -451,8 +451,8 @@ phys_status phys_world_trace_island(const phys_world *w, int island, const doubl
                                     int *count);
 
 /* Constraint rows of island `island` in the trace (a contact counts 1, 3, 4 or 6 rows by its
- * condim, a connect 3, a weld 6, a joint limit or a dof's dry friction 1), or -1 when there is
- * no trace or no such island. */
+ * condim, a connect 3, a weld 6, a joint limit, a dof's dry friction or a tendon limit 1), or -1
+ * when there is no trace or no such island. */
 int phys_world_trace_island_rows(const phys_world *w, int island);
 
 /* The island of the trace with the most rows (the lowest index among equals), or -1 when there
