@@ -237,6 +237,42 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
  * NULL). Rejected: unknown id. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
 
+/* ---- fixed tendons ------------------------------------------------------------------------ */
+
+/* Default tendon description: no joints, not limited, no spring or damper. Never fails. */
+phys_tendon_desc phys_tendon_desc_default(void);
+
+/* Add a fixed tendon (model data; numbered 0, 1, ... in order of addition). name: nullable,
+ * copied (at most 63 bytes, unique among tendons). Rejected (world unchanged): no joints or
+ * more than PHYS_TENDON_MAX_JOINTS, a joint that is not a hinge or slide link, joints of two
+ * articulations or repeated, zero or non-finite coefficients, a bad range, negative or
+ * non-finite stiffness or damping, a duplicate or too long name. *out_id (nullable): its
+ * index. A limited tendon's row is solved by SubADMM (all variants) and PGS; under CANAL,
+ * phys_world_step fails with PHYS_E_INVALID (world unchanged) while a tendon limit is active.
+ * Model data: not part of state snapshots. Not thread-safe (as every call on a world). */
+phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *desc, const char *name,
+                                  int *out_id);
+
+/* Number of tendons; the index of the tendon called `name` (-1 if none or name is NULL). */
+int phys_world_tendon_count(const phys_world *w);
+int phys_world_find_tendon(const phys_world *w, const char *name);
+
+/* Name of a tendon ("" when it has none), or NULL for an unknown id; owned by the world. */
+const char *phys_tendon_get_name(const phys_world *w, int id);
+
+/* The tendon's length L = sum coef_i q_i and velocity sum coef_i qd_i in the current state.
+ * Outputs nullable. Rejected: unknown id. */
+phys_status phys_tendon_get_length(const phys_world *w, int id, double *length,
+                                   double *velocity);
+
+/* Add an actuator on tendon `tendon` (MuJoCo's actuator with a tendon transmission): the
+ * actuator's length and velocity are gear L and gear Ldot, and its force f acts as
+ * gear coef_i f on each of the tendon's joints. The force is evaluated explicitly at the
+ * start-of-step state (position and velocity gains are not implicit as on a joint). Otherwise
+ * as phys_world_add_actuator; phys_actuator_get reports the tendon's first joint as its link. */
+phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
+                                           const phys_actuator_desc *desc, int *out_id);
+
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.
  * body2 may be PHYS_ID_NONE for the world; static bodies are allowed on one side. Rejected:
@@ -424,8 +460,8 @@ phys_status phys_world_trace_island(const phys_world *w, int island, const doubl
                                     int *count);
 
 /* Constraint rows of island `island` in the trace (a contact counts 1, 3, 4 or 6 rows by its
- * condim, a connect 3, a weld 6, a joint limit or a dof's dry friction 1), or -1 when there is
- * no trace or no such island. */
+ * condim, a connect 3, a weld 6, a joint limit, a dof's dry friction or a tendon limit 1), or -1
+ * when there is no trace or no such island. */
 int phys_world_trace_island_rows(const phys_world *w, int island);
 
 /* The island of the trace with the most rows (the lowest index among equals), or -1 when there
@@ -455,7 +491,7 @@ uint64_t phys_world_state_hash(const phys_world *w);
 /* ---- snapshots ---------------------------------------------------------------------------- */
 
 /* Hash of the model (options' timestep and gravity, bodies' mass properties, geoms, connects,
- * contact exclusions and explicit pairs, non-default geom priorities): snapshots can only be
+ * tendons, contact exclusions and explicit pairs, non-default geom priorities): snapshots can only be
  * restored into a world with the same hash. */
 uint64_t phys_world_model_hash(const phys_world *w);
 
@@ -501,6 +537,7 @@ phys_status phys_site_get_pose(const phys_world *w, int site, double pos[3], dou
 /* Sensor types (MuJoCo's names where one exists) and the values each reads (dim):
  *   JOINTPOS, JOINTVEL   obj: a hinge or slide link (BODY); 1: rad or m, rad/s or m/s
  *   ACTUATORFRC          obj: an actuator; 1: its force before gear (phys_actuator_get)
+ *   TENDONPOS, TENDONVEL obj: TENDON; 1: its length and velocity (phys_tendon_get_length)
  *   FRAMEPOS, FRAMEQUAT  obj: BODY, BODY_COM or SITE; 3 / 4 (w, x, y, z): the object's frame in
  *                        the reference frame (world when reftype is NONE)
  *   FRAMELINVEL          3: velocity of the object's origin relative to the reference frame
@@ -537,7 +574,9 @@ typedef enum phys_sensor_type {
   PHYS_SENSOR_TORQUE = 10,
   PHYS_SENSOR_CONTACTFORCE = 11,
   PHYS_SENSOR_TOUCH = 12,
-  PHYS_SENSOR_TYPE_COUNT = 13
+  PHYS_SENSOR_TENDONPOS = 13,
+  PHYS_SENSOR_TENDONVEL = 14,
+  PHYS_SENSOR_TYPE_COUNT = 15
 } phys_sensor_type;
 
 /* What a sensor's objid (or refid) names. */
@@ -547,7 +586,8 @@ typedef enum phys_sensor_obj {
   PHYS_SENSOR_OBJ_BODY_COM = 2, /* a body id: its inertial frame (COM, principal axes; MJCF's
                                    objtype "body") */
   PHYS_SENSOR_OBJ_SITE = 3,     /* a site index */
-  PHYS_SENSOR_OBJ_ACTUATOR = 4  /* an actuator index */
+  PHYS_SENSOR_OBJ_ACTUATOR = 4, /* an actuator index */
+  PHYS_SENSOR_OBJ_TENDON = 5    /* a tendon index */
 } phys_sensor_obj;
 
 typedef struct phys_sensor_desc {

@@ -177,6 +177,22 @@ typedef struct phys_actuator_desc {
   double forcerange[2];
 } phys_actuator_desc;
 
+/* A fixed tendon (MuJoCo's <tendon><fixed>): the length L = sum coef_i q_i over hinge or slide
+ * joints of one articulation, its velocity Ldot = sum coef_i qd_i. limited: L is kept inside
+ * range by a unilateral constraint row whose Jacobian is the coef vector (every solver but
+ * CANAL, which refuses a step with an active tendon limit). stiffness/damping: the passive force f = -stiffness (L - springlength)
+ * - damping Ldot, applied as coef_i f on each joint (explicitly, at the start-of-step state). */
+#define PHYS_TENDON_MAX_JOINTS 16
+typedef struct phys_tendon_desc {
+  int njoints;                           /* 1 .. PHYS_TENDON_MAX_JOINTS */
+  phys_id joint[PHYS_TENDON_MAX_JOINTS]; /* hinge or slide links, distinct, one articulation */
+  double coef[PHYS_TENDON_MAX_JOINTS];   /* finite, non-zero */
+  int limited;
+  double range[2];                       /* finite, range[0] < range[1] when limited */
+  double stiffness, damping;             /* >= 0; default 0 */
+  double springlength;                   /* the spring's rest length (used when stiffness > 0) */
+} phys_tendon_desc;
+
 /* The contact solvers. Every solver reads the same assembled problem of a step (constraints/)
  * and is scored by the same accuracy metric (paper 002 sec. 7); one table lists them
  * (solvers/solver_table.c), and phys_solver_name / phys_solver_find map kinds to the names that
@@ -193,7 +209,8 @@ typedef enum phys_solver_kind {
                                      dense per-constraint products and dense Cholesky (LAPACK) */
   PHYS_SOLVER_CANAL = 3,          /* "canal": CANAL, paper 002 sec. 5: augmented Lagrangian with
                                      the friction cone's prox, each AL iteration a Newton solve
-                                     of a convex problem with exact line search */
+                                     of a convex problem with exact line search; refuses a
+                                     step with an active tendon limit (phys_world_add_tendon) */
   PHYS_SOLVER_PGS = 4,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
                                      paper 002 sec. 9 baseline (graph-coloured, deterministic) */
   PHYS_SOLVER_COUNT = 5

@@ -110,6 +110,8 @@ double phys__dense_row_dot(const phys_problem *s, const phys_dense *d, int ci, i
                            const double *v) {
   const phys_con *c = &s->con[ci];
   if (phys__con_on_dof(c)) {
+    if (c->nt) return r == 2 ? phys__con_dof_jv(c, v + d->off[s->tree[c->tree].root_sb - d->b0])
+                             : 0.0;
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     return r == 2 ? sign * v[dof] : 0.0;
@@ -127,6 +129,10 @@ void phys__dense_row_add(const phys_problem *s, const phys_dense *d, int ci, int
                          double *out) {
   const phys_con *c = &s->con[ci];
   if (phys__con_on_dof(c)) {
+    if (c->nt) {
+      if (r == 2) phys__con_dof_add(c, g, out + d->off[s->tree[c->tree].root_sb - d->b0]);
+      return;
+    }
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     if (r == 2) out[dof] += sign * g;
@@ -144,6 +150,16 @@ void phys__dense_add_outer(const phys_problem *s, const phys_dense *d, int ci, i
   const phys_con *c = &s->con[ci];
   size_t n = (size_t)d->n;
   if (phys__con_on_dof(c)) {
+    if (c->nt) {
+      /* a tendon limit: weight coef coef^T over its dofs */
+      int off = d->off[s->tree[c->tree].root_sb - d->b0];
+      if (ra == 2 && rb == 2)
+        for (int i = 0; i < c->nt; i++)
+          for (int j = 0; j < c->nt; j++)
+            K[(size_t)(off + c->tdof[i]) * n + off + c->tdof[j]] +=
+                weight * c->tcoef[i] * c->tcoef[j];
+      return;
+    }
     double sign;
     int dof = limit_dof(s, d, c, &sign);
     if (ra == 2 && rb == 2) K[(size_t)dof * n + dof] += weight; /* sign^2 = 1 */

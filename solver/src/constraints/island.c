@@ -50,6 +50,18 @@ static int limit_active(const phys_world *w, const phys_artic *a, int d, int sid
 /* does dof d of articulation a have a dry-friction row (every step, moving or not)? */
 static int friction_active(const phys_artic *a, int d) { return a->frictionloss[d] > 0.0; }
 
+/* does tendon ti's lower (side 0) or upper limit get a row this step (its tree in the solve,
+ * within the contact margin of the stop or reaching it at the current speed)? */
+static int tendon_active(const phys_world *w, int ti, int side) {
+  const phys_tendon *t = &w->tendons[ti];
+  const phys_artic *a = &w->artics[t->artic];
+  if (!t->desc.limited || !a->nlink || !body_active(w, a->body[0])) return 0;
+  double L, Ld;
+  phys__tendon_length(w, ti, &L, &Ld);
+  double gap = side == 0 ? L - t->desc.range[0] : t->desc.range[1] - L;
+  return gap < w->opt.contact_margin + w->opt.timestep * fabs(Ld);
+}
+
 int phys__build_islands(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nbody = w->nbodies;
@@ -107,6 +119,10 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
     for (int d = 0; d < a->t.nv; d++)
       nlimit += limit_active(w, a, d, 0) + limit_active(w, a, d, 1) + friction_active(a, d);
   }
+  for (int ti = 0; ti < w->ntendons; ti++) {
+    phys__tendon_refresh(w, ti);
+    nlimit += tendon_active(w, ti, 0) + tendon_active(w, ti, 1);
+  }
   int ncon = w->ncontacts + nconn_active + nlimit;
   for (int c = 0; c < w->ncontacts; c++) ncon += w->contacts[c].dim > 3; /* torsion/rolling */
   s->ncon = ncon;
@@ -147,6 +163,11 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
     for (int d = 0; d < a->t.nv; d++)
       s->isl_con_start[w->bodies[a->body[0]].island + 1] +=
           limit_active(w, a, d, 0) + limit_active(w, a, d, 1) + friction_active(a, d);
+  }
+  for (int ti = 0; ti < w->ntendons; ti++) {
+    const phys_artic *a = &w->artics[w->tendons[ti].artic];
+    int n = tendon_active(w, ti, 0) + tendon_active(w, ti, 1);
+    if (n) s->isl_con_start[w->bodies[a->body[0]].island + 1] += n;
   }
   for (int k = 0; k < nisl; k++) s->isl_con_start[k + 1] += s->isl_con_start[k];
   memcpy(fill, s->isl_con_start, (size_t)(nisl + 1) * sizeof(int));
@@ -202,6 +223,19 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
       con->side = 0;
     }
   }
+  /* tendon limits: after the dof friction rows, so that scenes without tendons keep their
+   * row order */
+  for (int ti = 0; ti < w->ntendons; ti++)
+    for (int side = 0; side < 2; side++) {
+      if (!tendon_active(w, ti, side)) continue;
+      const phys_artic *a = &w->artics[w->tendons[ti].artic];
+      phys_con *con = &s->con[fill[w->bodies[a->body[0]].island]++];
+      con->kind = PHYS_CON_TENDON_LIMIT;
+      con->ang = 0;
+      con->src = ti;
+      con->dof = w->tendons[ti].dof[0];
+      con->side = side;
+    }
   return 0;
 }
 

@@ -111,7 +111,9 @@ void phys__delassus_diag(const phys_world *w, const phys_problem *s, int ci, dou
     const phys_tree_solve *t = &s->tree[c->tree];
     double *g = scratch, *x = scratch + t->nv;
     memset(g, 0, (size_t)t->nv * sizeof(double));
-    g[c->dof] = 1.0;
+    if (c->nt)
+      for (int j = 0; j < c->nt; j++) g[c->tdof[j]] = c->tcoef[j]; /* a tendon's coef row */
+    else g[c->dof] = 1.0;
     d[2] = tree_quad(s, c->tree, g, x);
     return;
   }

@@ -74,6 +74,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
     c->np = 0;
     c->soft = 0;
     c->cdim = 0;
+    c->nt = 0;
     v3_zero(c->e);
     if (c->kind == PHYS_CON_CONTACT && c->ang) {
       /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
@@ -126,6 +127,24 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       m3_identity(c->R);
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
       c->lambda[2] = a->limit_lambda[2 * d + c->side];
+      c->tree = -1;
+    } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
+      /* tendon limit: as a joint limit on L = sum coef_j q_j, the row is +-coef over the dofs */
+      const phys_tendon *tn = &w->tendons[c->src];
+      double L;
+      phys__tendon_length(w, c->src, &L, NULL);
+      double gap = c->side == 0 ? L - tn->desc.range[0] : tn->desc.range[1] - L;
+      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+      c->dim = 1;
+      c->mu = 0.0;
+      m3_identity(c->R);
+      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+      /* no warm start: a tendon's impulse is not part of the saved state (snapshots restore
+       * joint limits' warm starts, not this), so a restored world steps as the original */
+      v3_zero(c->lambda);
+      c->nt = tn->desc.njoints;
+      c->tdof = tn->dof;
+      c->tcoef = tn->desc.coef;
       c->tree = -1;
     } else if (c->kind == PHYS_CON_DOF_FRICTION) {
       /* a dof's dry friction: opposes the dof's velocity with |lambda| <= frictionloss h, no
@@ -227,6 +246,11 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
 }
 
 
+/* the articulation of a dof row */
+static int con_artic(const phys_world *w, const phys_con *c) {
+  return c->kind == PHYS_CON_TENDON_LIMIT ? w->tendons[c->src].artic : c->src;
+}
+
 /* every tree in the solve: its step terms and its dof rows (limits, dry friction) in t->limits;
  * 0, -1 or -2 */
 static int assemble_trees(phys_world *w, phys_problem *s) {
@@ -255,7 +279,7 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
 
   /* each tree's dof rows */
   for (int ci = 0; ci < s->ncon; ci++)
-    if (phys__con_on_dof(&s->con[ci])) s->tree[artic_tree[s->con[ci].src]].nlimits++;
+    if (phys__con_on_dof(&s->con[ci])) s->tree[artic_tree[con_artic(w, &s->con[ci])]].nlimits++;
   for (int k = 0; k < s->ntrees; k++) {
     s->tree[k].limits = ARENA_NEW(ar, int, s->tree[k].nlimits);
     if (s->tree[k].nlimits && !s->tree[k].limits) return -1;
@@ -264,8 +288,8 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
   for (int ci = 0; ci < s->ncon; ci++) {
     phys_con *c = &s->con[ci];
     if (!phys__con_on_dof(c)) continue;
-    phys_tree_solve *t = &s->tree[artic_tree[c->src]];
-    c->tree = artic_tree[c->src];
+    phys_tree_solve *t = &s->tree[artic_tree[con_artic(w, c)]];
+    c->tree = artic_tree[con_artic(w, c)];
     t->limits[t->nlimits++] = ci;
   }
   return 0;

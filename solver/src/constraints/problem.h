@@ -20,7 +20,8 @@
 #include "dynamics/tree_step.h"
 
 /* row kinds; a limit and a dof friction are both one row on one tree dof ("dof rows") */
-enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2, PHYS_CON_DOF_FRICTION = 3 };
+enum { PHYS_CON_CONTACT = 0, PHYS_CON_CONNECT = 1, PHYS_CON_LIMIT = 2, PHYS_CON_DOF_FRICTION = 3,
+       PHYS_CON_TENDON_LIMIT = 4 };
 
 typedef struct phys_con {
   int kind;          /* PHYS_CON_CONTACT, PHYS_CON_CONNECT, PHYS_CON_LIMIT or
@@ -30,6 +31,10 @@ typedef struct phys_con {
   int dof, side;     /* dof rows: the dof and 0 (lower limit, friction) or 1 (upper limit); the
                         row is +1 / -1 on the dof */
   int tree;          /* dof rows: the solver tree (set by the tree setup) */
+  int nt;            /* tendon limit: its joints; the row is +-coef[j] on dof tdof[j] (src is
+                        the tendon, dof its first dof); 0 for the other rows */
+  const int *tdof;
+  const double *tcoef;
   double fbound;     /* dof friction: the impulse bound frictionloss * h (|lambda| <= fbound) */
   int ang;           /* 1 for angular rows (J = s R w, the pull is a torque): a weld's, or the
                         torsional/rolling rows of a condim 4/6 contact (the record right after
@@ -49,12 +54,31 @@ typedef struct phys_con {
 /* 1 for a row on one tree dof (a joint limit or a dof's dry friction): J = +-1 on c->dof of
  * tree c->tree, no pieces */
 static inline int phys__con_on_dof(const phys_con *c) {
-  return c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_DOF_FRICTION;
+  return c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_DOF_FRICTION ||
+         c->kind == PHYS_CON_TENDON_LIMIT;
 }
 
 /* the sign of a dof row on its dof: +1 for a lower limit and a friction row, -1 for an upper
  * limit */
 static inline double phys__con_dof_sign(const phys_con *c) { return c->side == 0 ? 1.0 : -1.0; }
+
+/* J x of a dof row for its tree's generalised velocity x: sign x[dof], or for a tendon limit
+ * sign sum coef_j x[dof_j] */
+static inline double phys__con_dof_jv(const phys_con *c, const double *x) {
+  if (!c->nt) return phys__con_dof_sign(c) * x[c->dof];
+  double v = 0.0;
+  for (int j = 0; j < c->nt; j++) v += c->tcoef[j] * x[c->tdof[j]];
+  return phys__con_dof_sign(c) * v;
+}
+
+/* x += J^T lam for a dof row (x over its tree's dofs) */
+static inline void phys__con_dof_add(const phys_con *c, double lam, double *x) {
+  if (!c->nt) {
+    x[c->dof] += phys__con_dof_sign(c) * lam;
+    return;
+  }
+  for (int j = 0; j < c->nt; j++) x[c->tdof[j]] += phys__con_dof_sign(c) * c->tcoef[j] * lam;
+}
 
 /* the impulse of a dof row for the unconstrained value x: a limit pushes only (max(0, x)), a dof
  * friction is clamped to [-fbound, fbound] */

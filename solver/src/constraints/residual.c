@@ -44,7 +44,7 @@ static void metric_tree(const phys_world *w, phys_problem *s, int k) {
   phys__tree_gather_forces(a, t, t->rhs);
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
-    t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * c->lambda[2];
+    phys__con_dof_add(c, c->lambda[2], t->rhs);
   }
   phys__tree_ltdl_solve_packed(&t->Afp, t->rhs);
   memcpy(t->qdm, t->rhs, (size_t)nv * sizeof(double));
@@ -60,8 +60,7 @@ void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb) {
 void phys__metric_row(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
   if (phys__con_on_dof(c)) {
-    double sign = c->side == 0 ? 1.0 : -1.0;
-    double wl = sign * s->tree[c->tree].qdm[c->dof] + c->e[2];
+    double wl = phys__con_dof_jv(c, s->tree[c->tree].qdm) + c->e[2];
     double x = c->lambda[2] - wl, r = c->lambda[2] - phys__con_dof_project(c, x);
     s->r2[ci] = r * r;
     return;

@@ -63,6 +63,17 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     for (int l = 0; l < a->nlink; l++) h = phys__fnv1a(h, &a->tb[l].joint, sizeof a->tb[l].joint);
   }
   h = phys__fnv1a(h, &w->nactuators, sizeof w->nactuators);
+  for (int i = 0; i < w->ntendons; i++) { /* only with tendons: older models keep their hash */
+    const phys_tendon_desc *d = &w->tendons[i].desc;
+    h = phys__fnv1a(h, &d->njoints, sizeof d->njoints);
+    h = phys__fnv1a(h, d->joint, sizeof d->joint[0] * (size_t)d->njoints);
+    h = phys__fnv1a(h, d->coef, sizeof d->coef[0] * (size_t)d->njoints);
+    h = phys__fnv1a(h, &d->limited, sizeof d->limited);
+    if (d->limited) h = phys__fnv1a(h, d->range, sizeof d->range);
+    h = phys__fnv1a(h, &d->stiffness, sizeof d->stiffness);
+    h = phys__fnv1a(h, &d->damping, sizeof d->damping);
+    h = phys__fnv1a(h, &d->springlength, sizeof d->springlength);
+  }
   h = phys__site_hash(w, h);
   h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);
   for (int i = 0; i < w->nconnects; i++) {

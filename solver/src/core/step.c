@@ -122,7 +122,7 @@ static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h
   /* actuator forces at the new velocity, before the positions move */
   for (int i = 0; i < w->nactuators; i++) {
     const phys_body *ab = &w->bodies[w->actuators[i].body];
-    if (ab->artic != s->tree[k].artic) continue;
+    if (ab->artic != s->tree[k].artic || w->actuators[i].tendon1) continue;
     phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
   }
   memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
@@ -169,6 +169,8 @@ static void store_impulses(phys_world *w, const phys_problem *s) {
       v3_copy(w->contacts[c->src].lambda + 3 * c->ang, c->lambda);
     else if (c->kind == PHYS_CON_CONNECT)
       v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
+    else if (c->kind == PHYS_CON_TENDON_LIMIT)
+      continue; /* not warm-started (problem.c) */
     else if (c->kind == PHYS_CON_DOF_FRICTION)
       w->artics[c->src].friction_lambda[c->dof] = c->lambda[2];
     else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];

@@ -185,6 +185,7 @@ void phys_world_destroy(phys_world *w) {
   for (int i = 0; i < w->nartics; i++) phys__artic_free(&w->artics[i]);
   phys__xfree(w->artics);
   phys__xfree(w->actuators);
+  phys__xfree(w->tendons);
   phys__contact_filters_free(w);
   phys__keyframes_free(w);
   phys__xfree(w->meshes);

@@ -148,7 +148,17 @@ typedef struct phys_actuator {
   double ctrl;
   double force;        /* last step, before gear */
   char name[64];
+  int tendon1;         /* 0: on body's joint; t + 1: on tendon t (body is its first joint) */
 } phys_actuator;
+
+/* a fixed tendon (tendon.c, phys_tendon_desc) */
+typedef struct phys_tendon {
+  phys_tendon_desc desc;
+  int artic;                          /* the articulation of its joints */
+  int dof[PHYS_TENDON_MAX_JOINTS];    /* each joint's dof in the articulation (refreshed by
+                                         phys__tendon_refresh) */
+  char name[64];
+} phys_tendon;
 
 /* warm-start record: impulse of a contact in world coordinates, sorted by key */
 typedef struct phys_warm {
@@ -197,6 +207,8 @@ struct phys_world {
   int nartics, artics_cap;
   phys_actuator *actuators;
   int nactuators, actuators_cap;
+  phys_tendon *tendons;
+  int ntendons, tendons_cap;
   struct phys_site *sites;     /* sites and sensors (sensor.h) */
   int nsites, sites_cap;
   struct phys_sensor *sensors;
@@ -304,6 +316,14 @@ void phys__connects_follow_mocap(phys_world *w, int b);
 
 /* wake body b and every body sleeping in the same island */
 void phys__wake_body(phys_world *w, int b);
+
+/* ---- tendon.c ---- */
+
+/* refresh tendon id's dof indices from its joints' links */
+void phys__tendon_refresh(phys_world *w, int id);
+
+/* tendon id's length and velocity in the current state (outputs nullable) */
+void phys__tendon_length(const phys_world *w, int id, double *L, double *Ld);
 
 /* ---- artic.c ---- */
 

@@ -108,6 +108,15 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   for (int i = 0; i < w->nactuators; i++) {
     const phys_body *ab = &w->bodies[w->actuators[i].body];
     if (ab->artic != ai) continue;
+    if (w->actuators[i].tendon1) {
+      /* on a tendon: explicit, gear f on the tendon, coef_j gear f on its joints */
+      const phys_tendon *tn = &w->tendons[w->actuators[i].tendon1 - 1];
+      double L, Ld;
+      phys__tendon_length(w, w->actuators[i].tendon1 - 1, &L, &Ld);
+      double f = phys__actuator_tendon_force(w, i, L, Ld);
+      for (int j = 0; j < tn->desc.njoints; j++) cmd_tau[tn->dof[j]] += tn->desc.coef[j] * f;
+      continue;
+    }
     int d = a->vadr[ab->link];
     double kp, kd, tau;
     phys__actuator_terms(w, i, a->qpos[a->qadr[ab->link]], a->qvel[d], m_dof[d], h, &kp, &kd,
@@ -115,6 +124,17 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
     act_kp[d] += kp;
     act_kd[d] += kd;
     cmd_tau[d] += tau;
+  }
+
+  /* tendon springs and dampers: f = -k (L - L0) - b Ldot, explicit, coef_j f on its joints
+   * (an implicit term would couple the joints in A beyond the tree's sparsity) */
+  for (int i = 0; i < w->ntendons; i++) {
+    const phys_tendon *tn = &w->tendons[i];
+    if (tn->artic != ai || (tn->desc.stiffness == 0.0 && tn->desc.damping == 0.0)) continue;
+    double L, Ld;
+    phys__tendon_length(w, i, &L, &Ld);
+    double f = -tn->desc.stiffness * (L - tn->desc.springlength) - tn->desc.damping * Ld;
+    for (int j = 0; j < tn->desc.njoints; j++) cmd_tau[tn->dof[j]] += tn->desc.coef[j] * f;
   }
 
   /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers, command and

@@ -23,10 +23,10 @@
 /* Top-level sections: handled, accepted and ignored, and MuJoCo's not supported yet. */
 static const char *const top_handled[] = {
   "compiler", "option", "default", "worldbody", "equality", "asset", "actuator", "contact",
-  "keyframe", "sensor", "custom", NULL};
+  "keyframe", "sensor", "custom", "tendon", NULL};
 static const char *const top_ignored[] = {"size", "visual", "statistic", NULL};
 static const char *const top_unsupported[] = {
-  "tendon", "extension", "deformable", NULL};
+  "extension", "deformable", NULL};
 
 /* ---- compiler ------------------------------------------------------------------------------ */
 
@@ -260,6 +260,7 @@ static int class_new(mj_ctx *c, const char *name, int parent) {
     k->joint.limited = -1;
     k->act.gear = 1.0;
     k->act.ctrllimited = k->act.forcelimited = -1;
+    k->tendon.limited = -1;
   }
   k->name = name;
   return c->nclass++;
@@ -293,7 +294,7 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
   static const char *const attrs[] = {"class", NULL};
   static const char *const ignored[] = {"camera", "light", "material", "mesh", NULL};
   static const char *const later[] = {
-    "tendon", "pair", "intvelocity", "damper", "cylinder", "muscle", "adhesion", "flex", NULL};
+    "pair", "intvelocity", "damper", "cylinder", "muscle", "adhesion", "flex", NULL};
   phys_status st = phys__mj_check_attrs(c, node, attrs);
   if (st) return st;
   /* own values */
@@ -313,6 +314,8 @@ static phys_status default_parse(mj_ctx *c, const xmlNode *node, int k) {
       if ((st = phys__mj_general_default_apply(c, ch, &c->classes[k].act))) return st;
     } else if (strcmp(en, "site") == 0) {
       if ((st = phys__mj_site_default(c, ch, k))) return st;
+    } else if (strcmp(en, "tendon") == 0) {
+      if ((st = phys__mj_tendon_default_apply(c, ch, &c->classes[k].tendon))) return st;
     } else if (strcmp(en, "equality") == 0) {
       if ((st = eq_default_apply(c, ch, &c->classes[k].eq))) return st;
     } else if (strcmp(en, "default") == 0 || phys__mj_in_list(en, ignored)) {
@@ -591,6 +594,7 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
     }
   if ((st = each_section(c, root, "equality", equality_parse))) return st;
   if ((st = each_section(c, root, "contact", phys__mj_contact))) return st;
+  if ((st = each_section(c, root, "tendon", phys__mj_tendons))) return st;
   if ((st = each_section(c, root, "actuator", phys__mj_actuators))) return st;
   if ((st = each_section(c, root, "sensor", phys__mj_sensors))) return st;
   return each_section(c, root, "keyframe", phys__mj_keyframes);

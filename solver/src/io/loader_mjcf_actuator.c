@@ -1,15 +1,15 @@
 /* loader_mjcf_actuator.c - MJCF loader: <actuator> with <motor>, <position>, <velocity> and the
- * <general> actuators that map onto them, on joints, and their defaults. Each becomes a phys
- * actuator on the link carrying the joint. */
+ * <general> actuators that map onto them, on joints or fixed tendons, and their defaults. Each
+ * becomes a phys actuator on the link carrying the joint, or on the tendon. */
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
 
 /* Attributes of the actuator shortcuts (in a default class, `name`, `class` and `joint` are not
  * allowed; see phys__mj_act_default_apply). */
 static const char *const act_attrs[] = {
-  "name", "class", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited", "kp",
-  "kv", "~group", "~user",
-  "!tendon", "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "name", "class", "joint", "tendon", "gear", "ctrlrange", "ctrllimited", "forcerange",
+  "forcelimited", "kp", "kv", "~group", "~user",
+  "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
   "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dyntype", "!gaintype",
   "!biastype", "!dynprm", "!gainprm", "!biasprm", "!dampratio", "!timeconst", "!inheritrange",
   "!actearly", "!nsample", "!interp", "!delay", NULL};
@@ -56,8 +56,10 @@ static phys_status default_attrs_check(mj_ctx *c, const xmlNode *node,
                                        const char *const *table) {
   phys_status st = phys__mj_check_attrs(c, node, table);
   if (st) return st;
-  if (phys__mj_attr(node, "name") || phys__mj_attr(node, "class") || phys__mj_attr(node, "joint"))
-    return phys__mj_fail(c, node, PHYS_E_PARSE, "'name', 'class' and 'joint' are not allowed in defaults");
+  if (phys__mj_attr(node, "name") || phys__mj_attr(node, "class") || phys__mj_attr(node, "joint") ||
+      phys__mj_attr(node, "tendon"))
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "'name', 'class', 'joint' and 'tendon' are not allowed in defaults");
   return PHYS_OK;
 }
 
@@ -79,7 +81,10 @@ static phys_id joint_link(const mj_ctx *c, const char *name) {
 static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_type type,
                                  double kp, double kv, double scale) {
   phys_status st;
-  if ((st = phys__mj_require(c, node, "joint"))) return st;
+  const char *tn = phys__mj_attr(node, "tendon");
+  if (tn && phys__mj_attr(node, "joint"))
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "give 'joint' or 'tendon', not both");
+  if (!tn && (st = phys__mj_require(c, node, "joint"))) return st;
   int cls = 0;
   const char *cn = phys__mj_attr(node, "class");
   if (cn && (cls = phys__mj_find_class(c, cn)) < 0)
@@ -89,8 +94,10 @@ static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_t
 
   /* the joint, and the description (MuJoCo's defaults: position kp 1, velocity kv 1) */
   const char *jn = phys__mj_attr(node, "joint");
-  phys_id body = joint_link(c, jn);
-  if (body == PHYS_ID_NONE)
+  phys_id body = tn ? PHYS_ID_NONE : joint_link(c, jn);
+  int tendon = tn ? phys_world_find_tendon(c->world, tn) : -1;
+  if (tn && tendon < 0) return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown tendon '%s'", tn);
+  if (!tn && body == PHYS_ID_NONE)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown joint '%s'", jn);
   phys_actuator_desc a = phys_actuator_desc_default();
   a.type = type;
@@ -117,7 +124,8 @@ static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_t
   a.forcerange[0] /= scale;
   a.forcerange[1] /= scale;
   int id;
-  if (phys_world_add_actuator(c->world, body, &a, &id))
+  if (tn ? phys_world_add_tendon_actuator(c->world, tendon, &a, &id)
+         : phys_world_add_actuator(c->world, body, &a, &id))
     return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
   const char *name = phys__mj_attr(node, "name");
   if (name) {
@@ -138,9 +146,9 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
 /* Attributes of <general>: the shortcuts' plus the gain and bias of a fixed-gain, affine-bias
  * actuator without activation dynamics (what maps onto physd's motor, position, velocity). */
 static const char *const general_attrs[] = {
-  "name", "class", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited",
-  "dyntype", "gaintype", "biastype", "gainprm", "biasprm", "~group", "~user",
-  "!tendon", "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "name", "class", "joint", "tendon", "gear", "ctrlrange", "ctrllimited", "forcerange",
+  "forcelimited", "dyntype", "gaintype", "biastype", "gainprm", "biasprm", "~group", "~user",
+  "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
   "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dynprm",
   "!actearly", "!nsample", "!interp", "!delay", NULL};
 

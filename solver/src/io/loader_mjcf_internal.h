@@ -79,6 +79,15 @@ typedef struct mj_eq_def {
   int has_solref;
 } mj_eq_def;
 
+/* Tendon values of a default class (<tendon> in <default>, for <fixed>). */
+typedef struct mj_tendon_def {
+  int limited;             /* -1 auto (limited when a range is given), 0, 1 */
+  double range[2];
+  int has_range;
+  double stiffness, damping, springlength;
+  int has_springlength;    /* 0: the length at qpos0 (MuJoCo's -1) */
+} mj_tendon_def;
+
 /* A default class; class 0 is "main" (MuJoCo's built-in defaults plus the top-level <default>). */
 typedef struct mj_class {
   const char *name;   /* points into the document */
@@ -87,6 +96,7 @@ typedef struct mj_class {
   mj_act_def act;
   mj_eq_def eq;       /* <equality> defaults */
   mj_site_def site;   /* <site> defaults (loader_mjcf_sensor.c) */
+  mj_tendon_def tendon; /* <tendon> defaults (loader_mjcf_tendon.c) */
 } mj_class;
 
 /* A named MJCF body and where it ended up: a physd body, possibly merged into an ancestor. */
@@ -284,6 +294,11 @@ phys_status phys__mj_general_default_apply(mj_ctx *c, const xmlNode *node, mj_ac
 
 /* Build the actuators of an <actuator> section (after the bodies and joints exist). */
 phys_status phys__mj_actuators(mj_ctx *c, const xmlNode *node);
+
+/* loader_mjcf_tendon.c: a <tendon> section (fixed tendons; spatial ones are refused), and a
+ * <tendon> element of a default class on top of d */
+phys_status phys__mj_tendons(mj_ctx *c, const xmlNode *node);
+phys_status phys__mj_tendon_default_apply(mj_ctx *c, const xmlNode *node, mj_tendon_def *d);
 
 /* ---- bodies and geoms (loader_mjcf_body.c) ------------------------------------------------- */
 

@@ -213,6 +213,7 @@ static phys_id joint_link(const mj_ctx *c, const char *name) {
 static phys_status sensor_one(mj_ctx *c, const xmlNode *node) {
   static const char *const joint_a[] = {"joint", NULL};
   static const char *const act_a[] = {"actuator", NULL};
+  static const char *const tendon_a[] = {"tendon", NULL};
   static const char *const site_a[] = {"site", NULL};
   static const char *const frame_a[] = {"objtype", "objname", "reftype", "refname", NULL};
   static const struct { const char *name; phys_sensor_type type; } map[] = {
@@ -221,9 +222,10 @@ static phys_status sensor_one(mj_ctx *c, const xmlNode *node) {
     {"framequat", PHYS_SENSOR_FRAMEQUAT}, {"framelinvel", PHYS_SENSOR_FRAMELINVEL},
     {"frameangvel", PHYS_SENSOR_FRAMEANGVEL}, {"accelerometer", PHYS_SENSOR_ACCELEROMETER},
     {"gyro", PHYS_SENSOR_GYRO}, {"force", PHYS_SENSOR_FORCE}, {"torque", PHYS_SENSOR_TORQUE},
-    {"touch", PHYS_SENSOR_TOUCH}};
+    {"touch", PHYS_SENSOR_TOUCH}, {"tendonpos", PHYS_SENSOR_TENDONPOS},
+    {"tendonvel", PHYS_SENSOR_TENDONVEL}};
   static const char *const unsupported[] = {
-    "velocimeter", "magnetometer", "camprojection", "rangefinder", "tendonpos", "tendonvel",
+    "velocimeter", "magnetometer", "camprojection", "rangefinder",
     "actuatorpos", "actuatorvel", "jointactuatorfrc", "tendonactuatorfrc", "ballquat",
     "ballangvel", "jointlimitpos", "jointlimitvel", "jointlimitfrc", "tendonlimitpos",
     "tendonlimitvel", "tendonlimitfrc", "framexaxis", "frameyaxis", "framezaxis", "framelinacc",
@@ -258,6 +260,15 @@ static phys_status sensor_one(mj_ctx *c, const xmlNode *node) {
       d.objtype = PHYS_SENSOR_OBJ_ACTUATOR;
       if ((d.objid = phys_world_find_actuator(c->world, name)) < 0)
         return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown actuator '%s'", name);
+      break;
+    case PHYS_SENSOR_TENDONPOS:
+    case PHYS_SENSOR_TENDONVEL:
+      if ((st = sensor_attrs(c, node, tendon_a)) || (st = phys__mj_require(c, node, "tendon")))
+        return st;
+      name = phys__mj_attr(node, "tendon");
+      d.objtype = PHYS_SENSOR_OBJ_TENDON;
+      if ((d.objid = phys_world_find_tendon(c->world, name)) < 0)
+        return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown tendon '%s'", name);
       break;
     case PHYS_SENSOR_FRAMEPOS:
     case PHYS_SENSOR_FRAMEQUAT:

@@ -27,10 +27,9 @@ static int range_ok(const double r[2]) {
   return isfinite(r[0]) && isfinite(r[1]) && r[0] < r[1];
 }
 
-phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actuator_desc *d,
-                                    int *out_id) {
-  if (link_dof(w, body) < 0)
-    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: body %d is not a hinge or slide link", body);
+/* add an actuator on body's joint (tendon1 0) or on tendon tendon1 - 1 (body its first joint) */
+static phys_status add_actuator(phys_world *w, phys_id body, int tendon1,
+                                const phys_actuator_desc *d, int *out_id) {
   if (!d) return phys__fail(w, PHYS_E_INVALID, "actuator: NULL description");
   if ((int)d->type < PHYS_ACT_MOTOR || d->type > PHYS_ACT_VELOCITY)
     return phys__fail(w, PHYS_E_INVALID, "actuator: unknown type %d", (int)d->type);
@@ -48,6 +47,7 @@ phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actu
   phys_actuator *act = &w->actuators[w->nactuators];
   memset(act, 0, sizeof *act);
   act->body = body;
+  act->tendon1 = tendon1;
   act->desc = *d;
   /* the control starts at 0 clamped into its range, as MuJoCo clamps it (a knee whose range
    * is [-2.8, -0.9] is not driven toward 0 before its first command) */
@@ -55,6 +55,32 @@ phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actu
   if (out_id) *out_id = w->nactuators;
   w->nactuators++;
   return PHYS_OK;
+}
+
+phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actuator_desc *d,
+                                    int *out_id) {
+  if (link_dof(w, body) < 0)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: body %d is not a hinge or slide link", body);
+  return add_actuator(w, body, 0, d, out_id);
+}
+
+phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
+                                           const phys_actuator_desc *d, int *out_id) {
+  if (tendon < 0 || tendon >= w->ntendons)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: no tendon %d", tendon);
+  return add_actuator(w, w->tendons[tendon].desc.joint[0], tendon + 1, d, out_id);
+}
+
+double phys__actuator_tendon_force(phys_world *w, int i, double L, double Ld) {
+  phys_actuator *act = &w->actuators[i];
+  const phys_actuator_desc *d = &act->desc;
+  double g = d->gear, len = g * L, vel = g * Ld, ctrl = act->ctrl;
+  double f = d->type == PHYS_ACT_MOTOR      ? ctrl
+             : d->type == PHYS_ACT_POSITION ? d->kp * (ctrl - len) - d->kv * vel
+                                            : d->kv * (ctrl - vel);
+  if (d->forcelimited) f = fmin(fmax(f, d->forcerange[0]), d->forcerange[1]);
+  act->force = f;
+  return g * f;
 }
 
 int phys_world_actuator_count(const phys_world *w) { return w->nactuators; }

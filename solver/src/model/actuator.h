@@ -15,4 +15,9 @@ void phys__actuator_terms(phys_world *w, int i, double q, double qd, double m_do
  * step, h the time step). */
 void phys__actuator_finish(phys_world *w, int i, double q, double qd_new, double h);
 
+/* Tendon actuator i at tendon length L and velocity Ld (start of step, explicit): records its
+ * force f (clamped to forcerange) and returns gear f, the tendon force (joint d receives
+ * coef_d gear f). */
+double phys__actuator_tendon_force(phys_world *w, int i, double L, double Ld);
+
 #endif

@@ -27,13 +27,15 @@ phys_sensor_desc phys_sensor_desc_default(void) {
 
 static const char *const type_names[PHYS_SENSOR_TYPE_COUNT] = {
   "jointpos", "jointvel", "actuatorfrc", "framepos", "framequat", "framelinvel", "frameangvel",
-  "accelerometer", "gyro", "force", "torque", "contactforce", "touch"};
+  "accelerometer", "gyro", "force", "torque", "contactforce", "touch", "tendonpos", "tendonvel"};
 
 static int type_dim(phys_sensor_type t) {
   switch (t) {
     case PHYS_SENSOR_JOINTPOS:
     case PHYS_SENSOR_JOINTVEL:
     case PHYS_SENSOR_ACTUATORFRC:
+    case PHYS_SENSOR_TENDONPOS:
+    case PHYS_SENSOR_TENDONVEL:
     case PHYS_SENSOR_TOUCH: return 1;
     case PHYS_SENSOR_FRAMEQUAT: return 4;
     default: return 3;
@@ -82,6 +84,14 @@ static phys_status check_object(phys_world *w, const phys_sensor_desc *d) {
         return phys__fail(w, PHYS_E_INVALID, "sensor %s: the object must be an actuator", tn);
       if (d->objid < 0 || d->objid >= w->nactuators)
         return phys__fail(w, PHYS_E_NOT_FOUND, "sensor %s: actuator %d: no such actuator", tn,
+                          d->objid);
+      return PHYS_OK;
+    case PHYS_SENSOR_TENDONPOS:
+    case PHYS_SENSOR_TENDONVEL:
+      if (d->objtype != PHYS_SENSOR_OBJ_TENDON)
+        return phys__fail(w, PHYS_E_INVALID, "sensor %s: the object must be a tendon", tn);
+      if (d->objid < 0 || d->objid >= w->ntendons)
+        return phys__fail(w, PHYS_E_NOT_FOUND, "sensor %s: tendon %d: no such tendon", tn,
                           d->objid);
       return PHYS_OK;
     case PHYS_SENSOR_ACCELEROMETER:
@@ -350,6 +360,8 @@ phys_status phys_sensor_read(const phys_world *w, int id, double *out) {
       break;
     }
     case PHYS_SENSOR_ACTUATORFRC: out[0] = w->actuators[d->objid].force; break;
+    case PHYS_SENSOR_TENDONPOS: phys__tendon_length(w, d->objid, out, NULL); break;
+    case PHYS_SENSOR_TENDONVEL: phys__tendon_length(w, d->objid, NULL, out); break;
     case PHYS_SENSOR_FRAMEPOS:
     case PHYS_SENSOR_FRAMEQUAT:
     case PHYS_SENSOR_FRAMELINVEL:

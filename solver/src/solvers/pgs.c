@@ -46,7 +46,7 @@ static void record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci,
   v3_zero(jv);
   if (phys__con_on_dof(c)) {
     int off = d->off[s->tree[c->tree].root_sb - d->b0];
-    jv[2] = (c->side == 0 ? 1.0 : -1.0) * isl->vh[off + c->dof];
+    jv[2] = phys__con_dof_jv(c, isl->vh + off);
     return;
   }
   for (int j = 0; j < c->np; j++) {

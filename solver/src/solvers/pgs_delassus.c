@@ -33,9 +33,9 @@ static void record_delassus(const phys_world *w, const phys_problem *s, phys_pgs
     const phys_tree_solve *t = &s->tree[c->tree];
     double *g = isl->G + pgs_ws(s)->lim_adr[ci], sign = c->side == 0 ? 1.0 : -1.0;
     memset(g, 0, (size_t)t->nv * sizeof(double));
-    g[c->dof] = sign;
+    phys__con_dof_add(c, 1.0, g); /* a tendon limit: +-coef on its dofs */
     phys__tree_ltdl_solve_packed(&t->Afp, g);
-    W[8] = sign * g[c->dof];
+    W[8] = c->nt ? phys__con_dof_jv(c, g) : sign * g[c->dof];
     return;
   }
   /* each piece's three rows through its subsystem's inverse */
@@ -101,7 +101,7 @@ void phys__pgs_start_velocity(const phys_world *w, const phys_problem *s, phys_p
     for (int l = 0; l < a->nlink; l++) add_body_impulses(s, d, s->sb_of_body[a->body[l]], x);
     for (int i = 0; i < ts->nlimits; i++) {
       const phys_con *c = &s->con[ts->limits[i]];
-      x[c->dof] += (c->side == 0 ? 1.0 : -1.0) * c->lambda[2];
+      phys__con_dof_add(c, c->lambda[2], x);
     }
   }
   sub_solve(w, s, sb, x);

@@ -254,6 +254,26 @@ static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, d
   c->lambda[2] = lam;
 }
 
+/* z/lambda update of a tendon limit split into one piece per joint (+-coef_j on dof j), as a
+ * contact's normal row over its pieces: y_j per piece, x = -(sum y + beta e) / nt */
+static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, double alpha) {
+  beta *= row_of(s, c)->bs;
+  phys_subadmm_row *r = row_of(s, c);
+  double sign = c->side == 0 ? 1.0 : -1.0, y[PHYS_TENDON_MAX_JOINTS], Y = 0.0;
+  const double *qd = s->tree[c->tree].qd;
+  for (int j = 0; j < c->nt; j++) {
+    double jv = sign * c->tcoef[j] * qd[c->tdof[j]];
+    y[j] = beta * (alpha * jv + (1.0 - alpha) * r->tz[j]) - c->lambda[2];
+    Y += y[j];
+  }
+  double x = -(Y + beta * c->e[2]) / (double)c->nt, lam = phys__con_dof_project(c, x);
+  for (int j = 0; j < c->nt; j++) {
+    r->tz[j] = (y[j] + lam) / beta;
+    r->tg[j] = y[j] + 2.0 * lam;
+  }
+  c->lambda[2] = lam;
+}
+
 /* first half of (35) for a 3-row constraint: y per piece and their sum Y, with the
  * constraint's penalty b = beta bs */
 static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, double alpha,
@@ -303,6 +323,10 @@ static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha)
 
 static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
+  if (c->nt) {
+    update_con_tendon(s, c, beta, alpha);
+    return;
+  }
   if (phys__con_on_dof(c)) {
     update_con_limit(s, c, beta, alpha);
     return;
@@ -335,6 +359,8 @@ static void refresh_con(phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
   beta *= row_of(s, c)->bs;
   if (phys__con_on_dof(c)) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
+  if (c->nt && row_of(s, c)->tz)
+    for (int j = 0; j < c->nt; j++) row_of(s, c)->tg[j] = beta * row_of(s, c)->tz[j] + c->lambda[2];
   for (int k = 0; k < c->np; k++) {
     phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
@@ -397,7 +423,9 @@ static void cone6_primal(phys_problem *s, int ci) {
 static void iterate_primal(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
   double d[3] = {0, 0, 0};
-  if (phys__con_on_dof(c)) {
+  if (c->nt) {
+    d[2] = phys__con_dof_jv(c, s->tree[c->tree].qd) - phys__con_dof_jv(c, s->tree[c->tree].qdm);
+  } else if (phys__con_on_dof(c)) {
     d[2] = s->tree[c->tree].qd[c->dof] - s->tree[c->tree].qdm[c->dof];
   } else {
     for (int k = 0; k < c->np; k++) {
@@ -620,6 +648,15 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
       const phys_con *c = &s->con[ci];
       if (!phys__con_on_dof(c)) continue;
       const phys_tree_solve *t = &s->tree[c->tree];
+      if (c->nt) {
+        /* a tendon limit: its pieces' inertias A_jj / coef_j^2, geometric mean */
+        double lsum = 0.0;
+        for (int j = 0; j < c->nt; j++)
+          lsum += log(t->A[(size_t)c->tdof[j] * (size_t)t->nv + c->tdof[j]] /
+                      (c->tcoef[j] * c->tcoef[j]));
+        subadmm_ws(s)->row[ci].bs = exp(lsum / c->nt) / beta0;
+        continue;
+      }
       subadmm_ws(s)->row[ci].bs = t->A[(size_t)c->dof * (size_t)t->nv + c->dof] / beta0;
     }
   }
@@ -629,8 +666,10 @@ static void setup_penalties(phys_world *w, phys_problem *s) {
 static void slack_con(const phys_world *w, phys_problem *s, int ci, double beta) {
   phys_con *c = &s->con[ci];
   if (phys__con_on_dof(c)) {
-    const phys_artic *a = &w->artics[c->src];
-    row_of(s, c)->lz = (c->side == 0 ? 1.0 : -1.0) * a->qvel[c->dof];
+    const phys_artic *a = &w->artics[s->tree[c->tree].artic];
+    row_of(s, c)->lz = phys__con_dof_jv(c, a->qvel);
+    for (int j = 0; j < c->nt && row_of(s, c)->tz; j++)
+      row_of(s, c)->tz[j] = (c->side == 0 ? 1.0 : -1.0) * c->tcoef[j] * a->qvel[c->tdof[j]];
   }
   for (int j = 0; j < c->np; j++) {
     phys_piece *p = &s->piece[c->p0 + j];
@@ -690,6 +729,14 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
       (nb && (!ws->chol || !ws->bres)) || (s->np && (!ws->pres || !ws->pc)) ||
       (s->ncon && !ws->row) || (s->ntrees && !ws->tree))
     return -1;
+  /* tendon limits: one slack and pull per joint (No Sub keeps its one slack per row in lz) */
+  for (int ci = 0; ci < s->ncon; ci++) {
+    const phys_con *c = &s->con[ci];
+    if (!c->nt) continue;
+    ws->row[ci].tz = ARENA_NEW(ar, double, c->nt);
+    ws->row[ci].tg = ARENA_NEW(ar, double, c->nt);
+    if (!ws->row[ci].tz || !ws->row[ci].tg) return -1;
+  }
   for (int k = 0; k < s->ntrees; k++) {
     const phys_tree_solve *t = &s->tree[k];
     const phys_artic *a = &w->artics[t->artic];

@@ -25,6 +25,8 @@ typedef struct phys_subadmm_row {
   double bs;             /* penalty scale: 1, or a squared length (m^2) for angular rows so that
                             beta bs matches their inertia; EQUALITY_PENALTY_SCALE for equalities */
   double lz, lg;         /* limit: slack z and its pull beta z + lambda on the dof (no pieces) */
+  double *tz, *tg;       /* tendon limit (not No Sub): the row split into one piece per joint,
+                            +-coef_j on dof j, each with its slack and pull (nt each) */
 } phys_subadmm_row;
 
 /* per piece */

@@ -46,8 +46,15 @@ static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, doubl
     }
   }
   for (int i = 0; i < t->nlimits; i++) {
-    int d = s->con[t->limits[i]].dof;
-    H[(size_t)d * nv + d] += beta * subadmm_ws(s)->row[t->limits[i]].bs;
+    const phys_con *c = &s->con[t->limits[i]];
+    double bb = beta * subadmm_ws(s)->row[t->limits[i]].bs;
+    if (c->nt) { /* a tendon limit's pieces, one per joint: bb coef_j^2 on dof j */
+      for (int j = 0; j < c->nt; j++)
+        H[(size_t)c->tdof[j] * nv + c->tdof[j]] += bb * c->tcoef[j] * c->tcoef[j];
+      continue;
+    }
+    int d = c->dof;
+    H[(size_t)d * nv + d] += bb;
   }
   LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, H, nv);
 }
@@ -87,7 +94,16 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
   phys__tree_crba(&a->t, a->S, wt->Hb, wt->H, t->scratch);
   for (int d = 0; d < nv; d++) wt->H[(size_t)d * nv + d] += t->jdiag[d];
   for (int i = 0; i < t->nlimits; i++) {
-    int d = s->con[t->limits[i]].dof;
+    const phys_con *c = &s->con[t->limits[i]];
+    if (c->nt) {
+      /* a tendon limit is split into one piece per joint (+-coef_j on dof j, its own slack):
+       * each adds to its dof's diagonal only, so the factor keeps the tree's sparsity */
+      double bb = beta * subadmm_ws(s)->row[t->limits[i]].bs;
+      for (int j = 0; j < c->nt; j++)
+        wt->H[(size_t)c->tdof[j] * nv + c->tdof[j]] += bb * c->tcoef[j] * c->tcoef[j];
+      continue;
+    }
+    int d = c->dof;
     wt->H[(size_t)d * nv + d] += beta * subadmm_ws(s)->row[t->limits[i]].bs; /* a unit row */
   }
   phys__tree_ltdl(&a->t, wt->H);
@@ -109,6 +125,12 @@ void phys__tree_update(const phys_world *w, phys_problem *s, int k) {
   phys__tree_gather_forces(a, t, t->rhs);
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
+    if (c->nt) {
+      const double *tg = subadmm_ws(s)->row[t->limits[i]].tg;
+      for (int j = 0; j < c->nt; j++)
+        t->rhs[c->tdof[j]] += (c->side == 0 ? 1.0 : -1.0) * c->tcoef[j] * tg[j];
+      continue;
+    }
     t->rhs[c->dof] += (c->side == 0 ? 1.0 : -1.0) * subadmm_ws(s)->row[t->limits[i]].lg;
   }
 
