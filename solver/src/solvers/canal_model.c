@@ -49,6 +49,17 @@ int phys__canal_prox_cone(double mu, const double x[3], double lam[3], double D[
   return 2;
 }
 
+/* projection of x onto [-b, b] into *lam, with its derivative (1 inside, else 0) into *d, which
+ * the caller zeroed */
+static void prox_interval(double b, double x, double *lam, double *d) {
+  if (x > b) *lam = b;
+  else if (x < -b) *lam = -b;
+  else {
+    *lam = x;
+    *d = 1.0;
+  }
+}
+
 /* projection of (x0, x1) onto the disk of radius rad, with its derivative in D (rows 0-1) */
 static void prox_disk(double rad, const double x[3], double lam[3], double D[9]) {
   double s = sqrt(x[0] * x[0] + x[1] * x[1]);
@@ -79,15 +90,9 @@ void phys__canal_model_eval(const phys_newton_row *row, double beta, const doubl
       D[8] = 1.0;
     }
     break;
-  case CANAL_ROW_BOX: {
-    double b = row->par[0];
-    if (x[2] > b) lam[2] = b;
-    else if (x[2] < -b) lam[2] = -b;
-    else {
-      lam[2] = x[2];
-      D[8] = 1.0;
-    }
-  } break;
+  case CANAL_ROW_BOX:
+    prox_interval(row->par[0], x[2], &lam[2], &D[8]);
+    break;
   case CANAL_ROW_FREE:
     for (int r = row->r0; r < 3; r++) {
       lam[r] = x[r];
@@ -103,13 +108,7 @@ void phys__canal_model_eval(const phys_newton_row *row, double beta, const doubl
     break;
   default: { /* CANAL_ROW_DISK */
     if (row->r0 == 0) prox_disk(row->par[0], x, lam, D);
-    double b = row->par[1];
-    if (x[2] > b) lam[2] = b;
-    else if (x[2] < -b) lam[2] = -b;
-    else {
-      lam[2] = x[2];
-      D[8] = 1.0;
-    }
+    prox_interval(row->par[1], x[2], &lam[2], &D[8]);
   } break;
   }
 }
