@@ -165,6 +165,13 @@ void sim_reply_ack(sim *s, const reply_to *to);
 /* A StateFrame of the world as it is now (`sel` nullable: every body). */
 void sim_reply_state(sim *s, const reply_to *to, const Physd__V1__Selector *sel,
                      uint64_t last_cmd_seq, int has_seq);
+/* The same after `stepped` steps (0: none): a frame over max_frame_bytes is then an error that
+ * says how far the world advanced. */
+void sim_reply_state_stepped(sim *s, const reply_to *to, const Physd__V1__Selector *sel,
+                             uint64_t last_cmd_seq, int has_seq, uint32_t stepped);
+/* An upper bound (bytes, without the length prefix) of the StateFrame sim_reply_state would
+ * send for `sel` after stepping, contacts counted as they are now; 0, or -1 out of memory. */
+int sim_state_frame_bound(sim *s, const Physd__V1__Selector *sel, size_t *out);
 
 /* ---- sim_own.c: sessions, command ownership, the watchdog --------------------------------- */
 

@@ -90,6 +90,21 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
       sim_reply_perr(s, to, &e);
       return;
     }
+  /* the reply must fit before anything is done: a refused request leaves the world as it was */
+  size_t bound;
+  if (sim_state_frame_bound(s, m->selector, &bound)) {
+    free(act_ids);
+    sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  if (bound > s->cfg->max_frame_bytes) {
+    free(act_ids);
+    sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
+                    "state frame of up to %zu bytes would exceed max_frame_bytes %u; "
+                    "nothing was done (select fewer bodies or fields)",
+                    bound, s->cfg->max_frame_bytes);
+    return;
+  }
   /* all wrenches are checked before any is applied */
   for (size_t i = 0; i < m->n_wrenches; i++)
     if (!m->wrenches[i] || world_check_wrench(&s->wc, m->wrenches[i], &e))
@@ -119,7 +134,7 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
       return;
     }
   sess_state *ss = sim_sess_get(s, to->session, 0);
-  sim_reply_state(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq);
+  sim_reply_state_stepped(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq, done);
 }
 
 static int check_rtf(double f, int allow_zero, perr *e) {
