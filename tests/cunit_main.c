@@ -12,10 +12,15 @@ int main(void) {
   }
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  /* a suite whose set-up or clean-up failed ran none (or not all) of its tests: a failure, never
+   * a pass */
+  unsigned suites_failed = CU_get_number_of_suites_failed();
+  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed() + suites_failed;
   unsigned failed_tests = CU_get_number_of_tests_failed();
   unsigned ran = CU_get_number_of_tests_run();
-  printf("%u passed, %u failed\n", ran - failed_tests, failed_tests);
+  printf("%u passed, %u failed", ran - failed_tests, failed_tests);
+  if (suites_failed) printf(", %u suite(s) failed to set up or clean up", suites_failed);
+  printf("\n");
   CU_cleanup_registry();
   return failed ? 1 : 0;
 }
