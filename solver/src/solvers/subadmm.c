@@ -415,28 +415,16 @@ static void cone6_primal(phys_problem *s, int ci) {
   s->r2[ci] = r2;
 }
 
-/* the iterate's disagreement with the metric's velocity on row ci, added to its metric term:
- * J v - J vm (limits: qd - qdm). The metric certifies the impulses through vm, but the step
- * integrates the penalised iterate v, which lags behind vm when the iterations stop early (a
- * knee started past its stop: 1.4 rad/s integrated where the impulses give 26). SubADMM's own
- * addition to the shared metric, for its stop test. */
+/* the iterate's disagreement with the metric's velocity on dof row ci (a limit, a dof's dry
+ * friction, a tendon limit), added to its metric term: J qd - J qdm. The metric certifies the
+ * impulses through qdm, but the step integrates the penalised iterate qd, which lags behind
+ * when the iterations stop early (a knee started past its stop: 1.4 rad/s integrated where the
+ * impulses give 26). SubADMM's own addition to the shared metric, for its stop test. */
 static void iterate_primal(phys_problem *s, int ci) {
   const phys_con *c = &s->con[ci];
-  double d[3] = {0, 0, 0};
-  if (c->nt) {
-    d[2] = phys__con_dof_jv(c, s->tree[c->tree].qd) - phys__con_dof_jv(c, s->tree[c->tree].qdm);
-  } else if (phys__con_on_dof(c)) {
-    d[2] = s->tree[c->tree].qd[c->dof] - s->tree[c->tree].qdm[c->dof];
-  } else {
-    for (int k = 0; k < c->np; k++) {
-      const phys_piece *p = &s->piece[c->p0 + k];
-      double jv[3], jm[3];
-      piece_jv(c, p, s->v + 6 * p->sb, jv);
-      piece_jv(c, p, s->vm + 6 * p->sb, jm);
-      for (int i = 0; i < 3; i++) d[i] += jv[i] - jm[i];
-    }
-  }
-  s->r2[ci] += v3_dot(d, d);
+  const phys_tree_solve *t = &s->tree[c->tree];
+  double d = phys__con_dof_jv(c, t->qd) - phys__con_dof_jv(c, t->qdm);
+  s->r2[ci] += d * d;
 }
 
 /* the sec. 7 metric of island k (every thread of a team gets the same value) */
