@@ -174,8 +174,9 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   if (nread > 0) {
-    net_timeout_touch(s);
     session_on_read(s, s->rbuf, (size_t)nread);
+    /* after the bytes are handled: a Hello, a Subscribe or a request changes the deadline */
+    if (!s->closing) net_timeout_touch(s);
     /* a request went to the simulation: its reply usually comes within microseconds (a
      * lock-step cycle), sooner than the doorbell's wake-up would deliver it */
     if (s->submitted) {
