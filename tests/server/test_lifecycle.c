@@ -77,7 +77,7 @@ static void test_sigterm_cuts_steps_short(void) {
   const uint32_t n = 100000;
   uint64_t a_ids[4], b_ids[3];
   a_ids[0] = send_step(&a, n);
-  usleep(300000); /* it is running now */
+  usleep(300000 + (useconds_t)(3000.0 * step_ms)); /* it is running: a few steps are done */
   for (int i = 1; i < 4; i++) a_ids[i] = send_step(&a, n);
   b_ids[0] = send_step(&b, n);
   b_ids[1] = send_empty(&b, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
