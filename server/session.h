@@ -89,6 +89,9 @@ struct session {
   uint32_t next_sub_id;
   uint64_t last_cmd_seq;
   int submitted;            /* a request went to the simulation during this read */
+  uint64_t accepted_ms;     /* loop time of its accept (net_timeout.c; 0 = not yet seen) */
+  uint64_t active_ms;       /* loop time of its last activity (net_timeout.c) */
+  uint64_t timed_out_ms;    /* when a timeout closed it (its Error reply queued); 0 = never */
 };
 
 /* Allocate a session (handle not yet initialised). NULL when out of memory. */
