@@ -32,6 +32,11 @@
  * records, sensor records, wrenches and the clock change only after that point, when nothing
  * can fail any more (step.c reserves their memory before integrating).
  *
+ * Each field also names the rule its value in a snapshot must meet (phys_state_rule:
+ * finite, >= 0, a unit quaternion, a 0/1 flag, a body id, a command mode, a step index, a warm
+ * record naming existing geoms in key order); phys__state_validate checks a whole snapshot by
+ * them before a load writes anything.
+ *
  * Padding is never copied: the joint command's mode and values are two fields. Derived data
  * (geom world poses, the trees' link frames and motion subspaces) is recomputed after a read. */
 #include <math.h>
