@@ -1,6 +1,7 @@
 /* mjbench.c - time MuJoCo (libmujoco) on an MJCF file on the same phase as physbench; print JSON.
  *
- *   mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--json]
+ *   mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--solver pgs|cg|newton]
+ *           [--iterations K] [--tolerance X] [--stack-mb M] [--json]
  *
  * The peer side of bench/compare_mujoco.py. mujoco-testspeed times from step 0, physbench after
  * W warm-up steps; on scenes that settle the two phases cost differently, so this program runs
@@ -15,6 +16,13 @@
  * the contacts found at the start of that step (before the solve and the integration), and a
  * contact's dist < 0 is penetration, so a step's penetration is max(0, -min dist) and
  * penetration_max_m is the largest over the timed steps.
+ *
+ * --solver, --iterations and --tolerance override the file's <option> (MuJoCo's m->opt) after
+ * the load, for per-iteration comparisons of one solver family (bench/compare_pgs.py): with
+ * --tolerance 0 MuJoCo runs every one of its K iterations, as physbench's --tolerance 0 does.
+ * The constraint solver's own time (MuJoCo's mjTIMER_CONSTRAINT, i.e. mj_fwdConstraint, read
+ * through an mjcb_time clock installed only then) and d->solver_iter are reported per step as
+ * solve_ms_median and iterations_mean; the clock calls add well under a microsecond a step.
  *
  * This program links libmujoco only, never libphys: physd is timed by physbench, in its own process.
  * Exit status: 0 ok, 1 load error (or a MuJoCo error while stepping), 2 bad arguments.
@@ -37,11 +45,18 @@ typedef struct bench_args {
   const char *file;
   long steps, warmup;
   int repeat, json;
+  int solver;                /* mjtSolver to impose, or -1: the file's */
+  long iterations;           /* m->opt.iterations to impose, or 0: the file's */
+  double tolerance;          /* m->opt.tolerance to impose, or < 0: the file's */
+  long stack_mb;             /* mjData stack to impose, MiB, or 0: the file's <size memory> */
 } bench_args;
 
 /* Per-step samples and end-of-run figures of one timed run. */
 typedef struct run_result {
   double *ms;                /* wall time of each timed step, ms */
+  double *solve_ms;          /* mj_fwdConstraint's time in each timed step, ms (with a solver
+                                override only; else NULL) */
+  double iterations_sum;     /* sum of d->solver_iter over the timed steps */
   double contacts_sum;       /* sum of d->ncon over the timed steps */
   double penetration_max;    /* m, deepest contact penetration over the timed steps */
   double wall_s;             /* wall time of the timed loop, s */
@@ -70,7 +85,8 @@ static void on_mujoco_warning(const char *msg) {
 
 /** Print the usage text. */
 static void usage(FILE *f) {
-  fputs("usage: mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--json]\n"
+  fputs("usage: mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--solver S]\n"
+        "               [--iterations K] [--tolerance X] [--stack-mb M] [--json]\n"
         "\n"
         "Times N steps of MuJoCo (libmujoco, one thread) on an MJCF file after W untimed\n"
         "warm-up steps, the phase physbench times, and prints one JSON object (indented; one\n"
@@ -80,6 +96,13 @@ static void usage(FILE *f) {
         "  --warmup W         untimed steps before timing (default 0)\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
+        "  --solver S         impose MuJoCo's solver: pgs, cg or newton (default: the file's);\n"
+        "                     also reports solve_ms_median (mj_fwdConstraint's time) and\n"
+        "                     iterations_mean (d->solver_iter)\n"
+        "  --iterations K     impose m->opt.iterations (>= 1)\n"
+        "  --tolerance X      impose m->opt.tolerance (>= 0; 0: every iteration runs)\n"
+        "  --stack-mb M       give mjData an M MiB stack (MuJoCo's PGS keeps a dense\n"
+        "                     nefc x nefc matrix there: a 512-body pile needs about 1 GiB)\n"
         "  --json             print the JSON object on a single line\n"
         "  --help             this text\n"
         "\n"
@@ -97,9 +120,14 @@ static int parse_args(int argc, char **argv, bench_args *a) {
   static const struct option longopts[] = {
     {"steps", required_argument, NULL, 's'},  {"warmup", required_argument, NULL, 'w'},
     {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
+    {"solver", required_argument, NULL, 'S'}, {"iterations", required_argument, NULL, 'i'},
+    {"tolerance", required_argument, NULL, 't'}, {"stack-mb", required_argument, NULL, 'm'},
     {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  static const char *const solver_names[] = {"pgs", "cg", "newton"}; /* mjtSolver order */
   memset(a, 0, sizeof *a);
   a->repeat = 1;
+  a->solver = -1;
+  a->tolerance = -1.0;
   opterr = 0;
   int c;
   long n = 0;
@@ -120,6 +148,23 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     case 'r':
       if (bench_parse_long(optarg, 1, 1000, &n)) return bad_arg("--repeat", optarg);
       a->repeat = (int)n;
+      break;
+    case 'S':
+      a->solver = -1;
+      for (int k = 0; k < 3; k++)
+        if (strcmp(optarg, solver_names[k]) == 0) a->solver = k;
+      if (a->solver < 0) return bad_arg("--solver (pgs, cg or newton)", optarg);
+      break;
+    case 'i':
+      if (bench_parse_long(optarg, 1, 1000000L, &a->iterations))
+        return bad_arg("--iterations", optarg);
+      break;
+    case 'm':
+      if (bench_parse_long(optarg, 1, 16384L, &a->stack_mb)) return bad_arg("--stack-mb", optarg);
+      break;
+    case 't':
+      if (bench_parse_double(optarg, &a->tolerance) || !(a->tolerance >= 0.0))
+        return bad_arg("--tolerance", optarg);
       break;
     default:
       fprintf(stderr, "mjbench: %s option '%s' (see --help)\n",
@@ -159,6 +204,13 @@ static double penetration(const mjData *d) {
   return deepest;
 }
 
+/** MuJoCo's timer clock (mjcb_time): CLOCK_MONOTONIC in ms. */
+static mjtNum clock_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return 1e3 * (mjtNum)t.tv_sec + 1e-6 * (mjtNum)t.tv_nsec;
+}
+
 /** Load a->file; 0 or EXIT_LOAD with MuJoCo's message on stderr. */
 static int load_model(const bench_args *a, mjModel **out) {
   char err[1024] = "";
@@ -171,6 +223,10 @@ static int load_model(const bench_args *a, mjModel **out) {
     return EXIT_LOAD;
   }
   if (err[0]) fprintf(stderr, "mjbench: notice: %s: %s\n", a->file, err);
+  if (a->solver >= 0) (*out)->opt.solver = a->solver;
+  if (a->iterations > 0) (*out)->opt.iterations = (int)a->iterations;
+  if (a->tolerance >= 0.0) (*out)->opt.tolerance = a->tolerance;
+  if (a->stack_mb > 0) (*out)->nstack = (int)(a->stack_mb * 1024 * 1024 / (long)sizeof(mjtNum));
   return 0;
 }
 
@@ -197,14 +253,17 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   }
 
   /* timed steps: only mj_step lies between the two clock reads */
-  r->contacts_sum = r->penetration_max = 0.0;
+  r->contacts_sum = r->penetration_max = r->iterations_sum = 0.0;
   double start = bench_now_s();
   last = start;
   for (long i = 0; i < a->steps; i++) {
     struct timespec t0, t1;
+    mjtNum solve0 = d->timer[mjTIMER_CONSTRAINT].duration;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     mj_step(m, d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (r->solve_ms) r->solve_ms[i] = d->timer[mjTIMER_CONSTRAINT].duration - solve0;
+    r->iterations_sum += d->solver_iter;
     r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
     r->contacts_sum += d->ncon;
     double p = penetration(d);
@@ -271,6 +330,12 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   put_num(f, sep, "steps_per_second_mean", mean > 0 ? 1000.0 / mean : 0.0);
   put_num(f, sep, "wall_s", r->wall_s);
   put_num(f, sep, "contacts_mean", r->contacts_sum / (double)n);
+  if (a->solver >= 0) {
+    static const char *const names[] = {"pgs", "cg", "newton"};
+    fprintf(f, "%s\"solver\": \"%s\"", sep, names[a->solver]);
+  }
+  put_num(f, sep, "iterations_mean", r->iterations_sum / (double)n);
+  if (r->solve_ms) put_num(f, sep, "solve_ms_median", bench_median(r->solve_ms, n));
   put_num(f, sep, "penetration_max_m", r->penetration_max);
   fprintf(f, "%s\"warnings\": %d", sep, r->warnings);
   if (a->repeat > 1) {
@@ -301,11 +366,16 @@ int main(int argc, char **argv) {
   run_result r;
   memset(&r, 0, sizeof r);
   r.ms = calloc((size_t)a.steps, sizeof(double));
+  if (a.solver >= 0) {
+    mjcb_time = clock_ms; /* MuJoCo times its stages only with a clock installed */
+    r.solve_ms = calloc((size_t)a.steps, sizeof(double));
+  }
   double *medians = calloc((size_t)a.repeat, sizeof(double));
   double *copy = malloc(sizeof(double) * (size_t)a.steps);
-  if (!r.ms || !medians || !copy) {
+  if (!r.ms || !medians || !copy || (a.solver >= 0 && !r.solve_ms)) {
     fprintf(stderr, "mjbench: out of memory for %ld steps\n", a.steps);
     free(r.ms);
+    free(r.solve_ms);
     free(medians);
     free(copy);
     return EXIT_LOAD;
@@ -322,6 +392,7 @@ int main(int argc, char **argv) {
   }
   if (rc == 0) report(&a, &r, medians);
   free(r.ms);
+  free(r.solve_ms);
   free(medians);
   free(copy);
   return rc;
