@@ -114,10 +114,11 @@ int phys_tendon_is_spatial(const phys_world *w, int id) {
   return id >= 0 && id < w->ntendons ? w->tendons[id].spatial : -1;
 }
 
-/* world point of site i and its velocity (zero for a fixed point) */
+/* world point of site i and its velocity (zero for a fixed point); a site whose static body
+ * was removed stays where its pose says in that body's frame, taken as the world's */
 static void site_point(const phys_world *w, int i, double p[3], double v[3]) {
   double q[4];
-  phys__site_frame(w, i, p, q);
+  if (phys__site_frame(w, i, p, q)) v3_copy(p, w->sites[i].pos);
   if (!v) return;
   phys_id b = w->sites[i].body;
   v3_zero(v);
