@@ -9,8 +9,8 @@
  * L and J qd (1e-10) while the arm moves; a tendon motor's generalised force is J^T f (the arm
  * after one step equals the same arm driven by joint motors J_d f, 1e-12 relative); the
  * tendon's lower and upper limits hold within 1e-4 m over 500 steps while the tendon motor
- * pulls or pushes (SubADMM's three variants and PGS), reaching the stop; 1 and 2 threads are
- * bit-identical. Site motors: on a free body without gravity, one step from rest gives
+ * pulls or pushes (SubADMM's three variants and PGS), reaching the stop, with no heap
+ * allocation in a step there (CANAL refuses the step, changing nothing); 1 and 2 threads are bit-identical (with a site motor too). Site motors: on a free body without gravity, one step from rest gives
  * a = F R g_lin / m and alpha = I^-1 (R g_ang F + r x F R g_lin) (1e-6 relative); on a hinge
  * the arm moves as under a joint motor with tau = axis . (r x f + t) (1e-12 relative).
  * Loader: refsite, cranksite, wrapping <geom>, <pulley> and a site on a free body are refused
@@ -246,7 +246,9 @@ static void limit_check(double dir) {
     bend(w, 0);
     phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "m"), 5.0 * dir);
     double worst = -INFINITY, L = 0.0;
+    uint64_t allocs = 0;
     for (int k = 0; k < 500; k++) {
+      if (k == 400) allocs = phys_alloc_count(); /* at the stop, warmed up */
       CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
       phys_tendon_get_length(w, 0, &L, NULL);
       worst = fmax(worst, dir > 0 ? L - hi : lo - L);
@@ -256,6 +258,7 @@ static void limit_check(double dir) {
            dir > 0 ? L - hi : lo - L);
     CU_ASSERT(worst < 1e-4);
     CU_ASSERT(worst > -1e-4); /* it reached the stop */
+    CU_ASSERT_EQUAL(phys_alloc_count(), allocs); /* no heap allocation in a step */
     phys_world_destroy(w);
   }
 }
@@ -263,14 +266,32 @@ static void limit_check(double dir) {
 static void test_limit_lower(void) { limit_check(-1.0); }
 static void test_limit_upper(void) { limit_check(1.0); }
 
+/* CANAL refuses a step with an active spatial tendon limit, changing nothing */
+static void test_canal_refuses(void) {
+  phys_world *w = load_arm(HINGE1, BALL3, "limited='true' range='0.3 0.75'", "",
+                           PHYS_SOLVER_CANAL, 1);
+  bend(w, 0);
+  phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "m"), -4.0);
+  phys_status st = PHYS_OK;
+  for (int k = 0; k < 500 && st == PHYS_OK; k++) st = phys_world_step(w);
+  uint64_t h = phys_world_state_hash(w);
+  CU_ASSERT_EQUAL(st, PHYS_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "tendon"));
+  CU_ASSERT_EQUAL(phys_world_step(w), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(phys_world_state_hash(w), h);
+  phys_world_destroy(w);
+}
+
 /* 1 and 2 threads: bit-identical with the tendon at its stop */
 static void test_threads(void) {
   for (int i = 0; i < NSOLVERS; i++) {
     uint64_t h[2];
     for (int t = 1; t <= 2; t++) {
-      phys_world *w = load_arm(HINGE1, BALL3, "limited='true' range='0.3 0.75'", "", solvers[i], t);
+      phys_world *w = load_arm(HINGE1, BALL3, "limited='true' range='0.3 0.75'",
+                               "<motor name='ms' site='s3' gear='0 0 1 0.1 0 0'/>", solvers[i], t);
       bend(w, 0);
       phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "m"), -4.0);
+      phys_actuator_set_ctrl(w, phys_world_find_actuator(w, "ms"), 0.5);
       for (int k = 0; k < 300; k++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
       h[t - 1] = phys_world_state_hash(w);
       phys_world_destroy(w);
@@ -467,6 +488,7 @@ int register_tests(void) {
       !CU_add_test(s, "the lower limit holds while the motor pulls", test_limit_lower) ||
       !CU_add_test(s, "the upper limit holds while the motor pushes", test_limit_upper) ||
       !CU_add_test(s, "1 and 2 threads bit-identical at the stop", test_threads) ||
+      !CU_add_test(s, "canal refuses a step at a spatial tendon's stop", test_canal_refuses) ||
       !CU_add_test(s, "a site motor on a free body: F / m and I^-1 tau", test_site_free_body) ||
       !CU_add_test(s, "a site motor on a hinge: tau = axis . (r x f + t)", test_site_hinge) ||
       !CU_add_test(s, "loader: refusals name file, line and element", test_loader) ||
