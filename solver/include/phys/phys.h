@@ -237,7 +237,7 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
  * NULL). Rejected: unknown id. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
 
-/* ---- fixed tendons ------------------------------------------------------------------------ */
+/* ---- tendons (fixed and spatial) ---------------------------------------------------------- */
 
 /* Default tendon description: no joints, not limited, no spring or damper. Never fails. */
 phys_tendon_desc phys_tendon_desc_default(void);
@@ -253,6 +253,28 @@ phys_tendon_desc phys_tendon_desc_default(void);
 phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *desc, const char *name,
                                   int *out_id);
 
+/* Default spatial tendon description: no sites, not limited, no spring or damper. Never
+ * fails. */
+phys_spatial_tendon_desc phys_spatial_tendon_desc_default(void);
+
+/* Add a spatial tendon through sites (phys_spatial_tendon_desc; model data, numbered with the
+ * fixed tendons 0, 1, ... in order of addition, so every tendon call below takes its index).
+ * `desc` is copied; name: nullable, copied (at most 63 bytes, unique among tendons).
+ * Rejected (world unchanged): fewer than 2 or more than PHYS_TENDON_MAX_SITES sites, an unknown
+ * site, the same site twice in a row, a site on a free (non-articulated) body (PHYS_E_INVALID
+ * naming it: the constraint rows of a tendon act on one articulation's dofs), sites on links of
+ * two articulations, no site on a link, more than 64 dofs on the paths from the sites' links to
+ * the root, a bad range, negative or non-finite stiffness or damping, a duplicate or too long
+ * name. *out_id (nullable): its index. Length and Jacobian are recomputed from the current
+ * poses every step (phys_tendon_get_length reads the current state); a segment of zero length
+ * contributes nothing to the Jacobian. Solvers as for fixed tendons (CANAL refuses an active
+ * limit). Not thread-safe (as every call on a world). */
+phys_status phys_world_add_spatial_tendon(phys_world *w, const phys_spatial_tendon_desc *desc,
+                                          const char *name, int *out_id);
+
+/* 1 when tendon `id` is spatial, 0 when fixed, -1 for an unknown id. */
+int phys_tendon_is_spatial(const phys_world *w, int id);
+
 /* Number of tendons; the index of the tendon called `name` (-1 if none or name is NULL). */
 int phys_world_tendon_count(const phys_world *w);
 int phys_world_find_tendon(const phys_world *w, const char *name);
@@ -260,18 +282,34 @@ int phys_world_find_tendon(const phys_world *w, const char *name);
 /* Name of a tendon ("" when it has none), or NULL for an unknown id; owned by the world. */
 const char *phys_tendon_get_name(const phys_world *w, int id);
 
-/* The tendon's length L = sum coef_i q_i and velocity sum coef_i qd_i in the current state.
+/* The tendon's length and velocity in the current state: L = sum coef_i q_i and sum coef_i
+ * qd_i for a fixed tendon; for a spatial one the sum of its segments' lengths and of their
+ * rates (unit(p_{i+1} - p_i) . (v_{i+1} - v_i) with v the sites' point velocities, = J qd).
  * Outputs nullable. Rejected: unknown id. */
 phys_status phys_tendon_get_length(const phys_world *w, int id, double *length,
                                    double *velocity);
 
 /* Add an actuator on tendon `tendon` (MuJoCo's actuator with a tendon transmission): the
  * actuator's length and velocity are gear L and gear Ldot, and its force f acts as
- * gear coef_i f on each of the tendon's joints. The force is evaluated explicitly at the
+ * gear coef_i f on each of the tendon's joints (a spatial tendon: tau = J_L^T gear f, J_L the
+ * tendon's Jacobian at the start of the step). The force is evaluated explicitly at the
  * start-of-step state (position and velocity gains are not implicit as on a joint). Otherwise
  * as phys_world_add_actuator; phys_actuator_get reports the tendon's first joint as its link. */
 phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
                                            const phys_actuator_desc *desc, int *out_id);
+
+/* Add an actuator with a site transmission (MuJoCo's actuator with site= and no refsite):
+ * its force f (from desc's type, gains and ranges, as any actuator, with length 0 and velocity
+ * gear . [v; w], the site's linear and angular velocity in site axes) acts at the site's
+ * point as the world wrench force f R gear[0..2] and torque f R gear[3..5] (R the site's
+ * orientation), i.e. the generalised force J_site^T [R f gear_lin; R f gear_ang] on a link's
+ * articulation or the wrench on a free body. Evaluated explicitly at the start-of-step state.
+ * site: on a link or a free body (not the world, not a static body). gear: 6 finite values,
+ * not all zero (copied); desc->gear must be 1 (the six-vector replaces it). Otherwise as
+ * phys_world_add_actuator; phys_actuator_get reports the site's body. Rejected (world
+ * unchanged): unknown site, a site on the world or a static body, a bad gear, a bad desc. */
+phys_status phys_world_add_site_actuator(phys_world *w, int site, const double gear[6],
+                                         const phys_actuator_desc *desc, int *out_id);
 
 /* Ball-joint equality ("connect", 3 bilateral rows): the point `anchor` (body1 frame) of body1
  * and the point of body2 that coincides with it when the call is made are kept together.

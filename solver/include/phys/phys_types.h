@@ -193,6 +193,24 @@ typedef struct phys_tendon_desc {
   double springlength;                   /* the spring's rest length (used when stiffness > 0) */
 } phys_tendon_desc;
 
+/* A spatial tendon (MuJoCo's <tendon><spatial> through sites, without wrapping): the length L
+ * is the sum of the straight segments between consecutive sites' world points, its Jacobian
+ * dL/dq = sum over segments of unit(p_{i+1} - p_i) . (J_{i+1} - J_i) (the sites' point
+ * Jacobians), both taken at the current poses (they change every step). The sites lie on links
+ * of one articulation or on the world or static bodies (at least one on a link); free bodies
+ * are refused (phys_world_add_spatial_tendon). limited/range, stiffness/damping/springlength
+ * and the tendon actuators act as for a fixed tendon, with the Jacobian in place of the coef
+ * vector. */
+#define PHYS_TENDON_MAX_SITES 16
+typedef struct phys_spatial_tendon_desc {
+  int nsites;                            /* 2 .. PHYS_TENDON_MAX_SITES */
+  int site[PHYS_TENDON_MAX_SITES];       /* site indices (phys_world_add_site) */
+  int limited;
+  double range[2];                       /* finite, range[0] < range[1] when limited */
+  double stiffness, damping;             /* >= 0; default 0 */
+  double springlength;                   /* the spring's rest length (used when stiffness > 0) */
+} phys_spatial_tendon_desc;
+
 /* The contact solvers. Every solver reads the same assembled problem of a step (constraints/)
  * and is scored by the same accuracy metric (paper 002 sec. 7); one table lists them
  * (solvers/solver_table.c), and phys_solver_name / phys_solver_find map kinds to the names that

@@ -56,6 +56,7 @@ static int tendon_active(const phys_world *w, int ti, int side) {
   const phys_tendon *t = &w->tendons[ti];
   const phys_artic *a = &w->artics[t->artic];
   if (!t->desc.limited || !a->nlink || !body_active(w, a->body[0])) return 0;
+  if (t->spatial && t->nj == 0) return 0; /* no dof moves it here (all segments degenerate) */
   double L, Ld;
   phys__tendon_length(w, ti, &L, &Ld);
   double gap = side == 0 ? L - t->desc.range[0] : t->desc.range[1] - L;
@@ -233,7 +234,7 @@ int phys__build_islands(phys_world *w, phys_problem *s) {
       con->kind = PHYS_CON_TENDON_LIMIT;
       con->ang = 0;
       con->src = ti;
-      con->dof = w->tendons[ti].dof[0];
+      con->dof = w->tendons[ti].spatial ? w->tendons[ti].jdof[0] : w->tendons[ti].dof[0];
       con->side = side;
     }
   return 0;
@@ -252,6 +253,16 @@ static int tree_passive(const phys_world *w, int ai) {
     if (act->desc.type != PHYS_ACT_MOTOR || act->ctrl != 0.0) return 0;
   }
   return 1;
+}
+
+/* 1 when free body b carries a site actuator other than a motor at zero control (it never
+ * sleeps, as a driven tree) */
+static int site_driven(const phys_world *w, int b) {
+  for (int i = 0; i < w->nactuators; i++) {
+    const phys_actuator *act = &w->actuators[i];
+    if (act->body == b && (act->desc.type != PHYS_ACT_MOTOR || act->ctrl != 0.0)) return 1;
+  }
+  return 0;
 }
 
 void phys__update_sleep(phys_world *w, const phys_problem *s) {
@@ -273,7 +284,8 @@ void phys__update_sleep(phys_world *w, const phys_problem *s) {
     int driven = 0;
     for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1] && !driven; sb++) {
       const phys_body *b = &w->bodies[s->body_id[sb]];
-      driven = b->artic >= 0 && b->link == 0 && !tree_passive(w, b->artic);
+      driven = (b->artic >= 0 && b->link == 0 && !tree_passive(w, b->artic)) ||
+               (b->artic < 0 && site_driven(w, s->body_id[sb]));
     }
     if (driven) continue;
 

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 #include "constraints/problem.h"
+#include "model/actuator.h"
 #include "core/math3.h"
 
 /* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
@@ -129,7 +130,8 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->lambda[2] = a->limit_lambda[2 * d + c->side];
       c->tree = -1;
     } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
-      /* tendon limit: as a joint limit on L = sum coef_j q_j, the row is +-coef over the dofs */
+      /* tendon limit: as a joint limit on L = sum coef_j q_j, the row is +-coef over the dofs
+       * (a spatial tendon: its Jacobian of this step) */
       const phys_tendon *tn = &w->tendons[c->src];
       double L;
       phys__tendon_length(w, c->src, &L, NULL);
@@ -142,9 +144,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       /* no warm start: a tendon's impulse is not part of the saved state (snapshots restore
        * joint limits' warm starts, not this), so a restored world steps as the original */
       v3_zero(c->lambda);
-      c->nt = tn->desc.njoints;
-      c->tdof = tn->dof;
-      c->tcoef = tn->desc.coef;
+      phys__tendon_row(w, c->src, &c->nt, &c->tdof, &c->tcoef);
       c->tree = -1;
     } else if (c->kind == PHYS_CON_DOF_FRICTION) {
       /* a dof's dry friction: opposes the dof's velocity with |lambda| <= frictionloss h, no
@@ -245,6 +245,26 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
   return 0;
 }
 
+/* actuators with a site transmission on free bodies in the solve: their wrench (explicit, at
+ * the start-of-step pose) joins the body's momentum base, about its COM (in actuator order,
+ * after the parallel loop: the sums do not depend on the thread count) */
+static void free_site_actuators(phys_world *w, phys_problem *s) {
+  double h = w->opt.timestep;
+  for (int i = 0; i < w->nactuators; i++) {
+    const phys_actuator *act = &w->actuators[i];
+    if (act->site < 0 || w->bodies[act->body].artic >= 0) continue;
+    int sb = s->sb_of_body[act->body];
+    if (sb < 0) continue;
+    double f[3], t[3], p[3], r[3], rxf[3], *base = s->base + 6 * sb;
+    phys__actuator_site_wrench(w, i, f, t, p);
+    v3_sub(r, p, w->bodies[act->body].x);
+    v3_cross(rxf, r, f);
+    for (int k = 0; k < 3; k++) {
+      base[k] += h * f[k];
+      base[3 + k] += h * (t[k] + rxf[k]);
+    }
+  }
+}
 
 /* the articulation of a dof row */
 static int con_artic(const phys_world *w, const phys_con *c) {
@@ -303,6 +323,7 @@ phys_status phys__problem_assemble(phys_world *w, phys_problem *s) {
   if ((nisl && (!s->isl_iters || !s->isl_residual)) || assemble_rows(w, s) ||
       assemble_bodies(w, s))
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory assembling the constraint problem");
+  free_site_actuators(w, s);
   int rc = assemble_trees(w, s);
   if (rc == -2)
     return phys__fail(w, PHYS_E_NUMERIC, "step: a tree's mass matrix is singular (a massless link "

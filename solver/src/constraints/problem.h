@@ -31,8 +31,9 @@ typedef struct phys_con {
   int dof, side;     /* dof rows: the dof and 0 (lower limit, friction) or 1 (upper limit); the
                         row is +1 / -1 on the dof */
   int tree;          /* dof rows: the solver tree (set by the tree setup) */
-  int nt;            /* tendon limit: its joints; the row is +-coef[j] on dof tdof[j] (src is
-                        the tendon, dof its first dof); 0 for the other rows */
+  int nt;            /* tendon limit: its entries (a fixed tendon's joints, a spatial one's
+                        Jacobian entries of this step); the row is +-tcoef[j] on dof tdof[j]
+                        (src is the tendon, dof its first dof); 0 for the other rows */
   const int *tdof;
   const double *tcoef;
   double fbound;     /* dof friction: the impulse bound frictionloss * h (|lambda| <= fbound) */

@@ -97,6 +97,10 @@ uint64_t phys_world_model_hash(const phys_world *w) {
     h = phys__fnv1a(h, &d->stiffness, sizeof d->stiffness);
     h = phys__fnv1a(h, &d->damping, sizeof d->damping);
     h = phys__fnv1a(h, &d->springlength, sizeof d->springlength);
+    if (w->tendons[i].spatial) { /* only spatial ones: fixed tendons keep their hash */
+      h = phys__fnv1a(h, &w->tendons[i].nsites, sizeof w->tendons[i].nsites);
+      h = phys__fnv1a(h, w->tendons[i].site, sizeof(int) * (size_t)w->tendons[i].nsites);
+    }
   }
   h = phys__site_hash(w, h);
   h = phys__fnv1a(h, &w->nconnects, sizeof w->nconnects);

@@ -122,7 +122,8 @@ static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h
   /* actuator forces at the new velocity, before the positions move */
   for (int i = 0; i < w->nactuators; i++) {
     const phys_body *ab = &w->bodies[w->actuators[i].body];
-    if (ab->artic != s->tree[k].artic || w->actuators[i].tendon1) continue;
+    if (ab->artic != s->tree[k].artic || w->actuators[i].tendon1 || w->actuators[i].site >= 0)
+      continue;
     phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
   }
   memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));

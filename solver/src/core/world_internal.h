@@ -148,15 +148,30 @@ typedef struct phys_actuator {
   double ctrl;
   double force;        /* last step, before gear */
   char name[64];
-  int tendon1;         /* 0: on body's joint; t + 1: on tendon t (body is its first joint) */
+  int tendon1;         /* 0: on body's joint; t + 1: on tendon t (body: its first joint, or a
+                          link of a spatial tendon's articulation) */
+  int site;            /* >= 0: a site transmission on this site (body: the site's body) */
+  double sgear[6];     /* site transmission: force and torque gear in site axes */
 } phys_actuator;
 
-/* a fixed tendon (tendon.c, phys_tendon_desc) */
+/* the most dofs a tendon's Jacobian may touch (a spatial tendon: the dofs on the paths from its
+ * sites' links to the root) */
+#define PHYS__TENDON_MAX_DOFS 64
+
+/* a tendon (tendon.c): fixed (phys_tendon_desc) or spatial (desc holds its limit, spring and
+ * damper with njoints 0; the sites are below) */
 typedef struct phys_tendon {
   phys_tendon_desc desc;
-  int artic;                          /* the articulation of its joints */
-  int dof[PHYS_TENDON_MAX_JOINTS];    /* each joint's dof in the articulation (refreshed by
-                                         phys__tendon_refresh) */
+  int artic;                          /* the articulation of its joints or sites' links */
+  int dof[PHYS_TENDON_MAX_JOINTS];    /* fixed: each joint's dof in the articulation (refreshed
+                                         by phys__tendon_refresh) */
+  int spatial;                        /* 1: a spatial tendon through site[0 .. nsites) */
+  int nsites;
+  int site[PHYS_TENDON_MAX_SITES];
+  int nj;                             /* spatial: the Jacobian at the start of the step, its */
+  int jdof[PHYS__TENDON_MAX_DOFS];    /* non-zero entries jcoef[j] on dofs jdof[j]
+                                         (phys__tendon_refresh) */
+  double jcoef[PHYS__TENDON_MAX_DOFS];
   char name[64];
 } phys_tendon;
 
@@ -319,11 +334,22 @@ void phys__wake_body(phys_world *w, int b);
 
 /* ---- tendon.c ---- */
 
-/* refresh tendon id's dof indices from its joints' links */
+/* refresh tendon id's dof indices from its joints' links; a spatial tendon's Jacobian at the
+ * current poses (the links' motion subspaces of the last forward kinematics) */
 void phys__tendon_refresh(phys_world *w, int id);
 
 /* tendon id's length and velocity in the current state (outputs nullable) */
 void phys__tendon_length(const phys_world *w, int id, double *L, double *Ld);
+
+/* tendon_spatial.c: a spatial tendon's length and velocity in the current state (outputs
+ * nullable), and its Jacobian at the current poses into t->nj, jdof, jcoef */
+void phys__tendon_spatial_length(const phys_world *w, const phys_tendon *t, double *L,
+                                 double *Ld);
+void phys__tendon_spatial_jacobian(const phys_world *w, phys_tendon *t);
+
+/* tendon id's row over its articulation's dofs: *n entries coef[j] on dof[j] (a fixed tendon's
+ * coefs; a spatial tendon's Jacobian of the last phys__tendon_refresh, possibly none) */
+void phys__tendon_row(const phys_world *w, int id, int *n, const int **dof, const double **coef);
 
 /* ---- artic.c ---- */
 

@@ -109,12 +109,30 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
     const phys_body *ab = &w->bodies[w->actuators[i].body];
     if (ab->artic != ai) continue;
     if (w->actuators[i].tendon1) {
-      /* on a tendon: explicit, gear f on the tendon, coef_j gear f on its joints */
-      const phys_tendon *tn = &w->tendons[w->actuators[i].tendon1 - 1];
+      /* on a tendon: explicit, gear f on the tendon, coef_j gear f on its joints (J_L^T gear f
+       * for a spatial tendon) */
+      int nj;
+      const int *jd;
+      const double *jc;
       double L, Ld;
       phys__tendon_length(w, w->actuators[i].tendon1 - 1, &L, &Ld);
+      phys__tendon_row(w, w->actuators[i].tendon1 - 1, &nj, &jd, &jc);
       double f = phys__actuator_tendon_force(w, i, L, Ld);
-      for (int j = 0; j < tn->desc.njoints; j++) cmd_tau[tn->dof[j]] += tn->desc.coef[j] * f;
+      for (int j = 0; j < nj; j++) cmd_tau[jd[j]] += jc[j] * f;
+      continue;
+    }
+    if (w->actuators[i].site >= 0) {
+      /* a site transmission: explicit, its wrench at the site as a spatial force on the links
+       * above */
+      double F[6], tq[3], p[3];
+      phys__actuator_site_wrench(w, i, F, tq, p);
+      v3_cross(F + 3, p, F);
+      v3_add(F + 3, F + 3, tq);
+      for (int l2 = ab->link; l2 >= 0; l2 = a->tb[l2].parent)
+        for (int k = 0; k < a->vnum[l2]; k++) {
+          int dof = a->vadr[l2] + k;
+          cmd_tau[dof] += sp_dot(a->S + 6 * dof, F);
+        }
       continue;
     }
     int d = a->vadr[ab->link];
@@ -131,10 +149,14 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   for (int i = 0; i < w->ntendons; i++) {
     const phys_tendon *tn = &w->tendons[i];
     if (tn->artic != ai || (tn->desc.stiffness == 0.0 && tn->desc.damping == 0.0)) continue;
+    int nj;
+    const int *jd;
+    const double *jc;
     double L, Ld;
     phys__tendon_length(w, i, &L, &Ld);
+    phys__tendon_row(w, i, &nj, &jd, &jc);
     double f = -tn->desc.stiffness * (L - tn->desc.springlength) - tn->desc.damping * Ld;
-    for (int j = 0; j < tn->desc.njoints; j++) cmd_tau[tn->dof[j]] += tn->desc.coef[j] * f;
+    for (int j = 0; j < nj; j++) cmd_tau[jd[j]] += jc[j] * f;
   }
 
   /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers, command and

@@ -258,7 +258,7 @@ static int class_new(mj_ctx *c, const char *name, int parent) {
     k->joint.type = MJ_JOINT_HINGE;
     k->joint.axis[2] = 1.0;
     k->joint.limited = -1;
-    k->act.gear = 1.0;
+    k->act.gear[0] = 1.0;
     k->act.ctrllimited = k->act.forcelimited = -1;
     k->tendon.limited = -1;
   }

@@ -1,15 +1,16 @@
 /* loader_mjcf_actuator.c - MJCF loader: <actuator> with <motor>, <position>, <velocity> and the
- * <general> actuators that map onto them, on joints or fixed tendons, and their defaults. Each
- * becomes a phys actuator on the link carrying the joint, or on the tendon. */
+ * <general> actuators that map onto them, on joints, tendons or sites (a site transmission
+ * without refsite: a wrench at the site, gear's six values), and their defaults. Each becomes a
+ * phys actuator on the link carrying the joint, on the tendon, or on the site. */
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
 
 /* Attributes of the actuator shortcuts (in a default class, `name`, `class` and `joint` are not
  * allowed; see phys__mj_act_default_apply). */
 static const char *const act_attrs[] = {
-  "name", "class", "joint", "tendon", "gear", "ctrlrange", "ctrllimited", "forcerange",
+  "name", "class", "joint", "tendon", "site", "gear", "ctrlrange", "ctrllimited", "forcerange",
   "forcelimited", "kp", "kv", "~group", "~user",
-  "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
   "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dyntype", "!gaintype",
   "!biastype", "!dynprm", "!gainprm", "!biasprm", "!dampratio", "!timeconst", "!inheritrange",
   "!actearly", "!nsample", "!interp", "!delay", NULL};
@@ -32,11 +33,8 @@ static phys_status act_values(mj_ctx *c, const xmlNode *node, mj_act_def *d) {
   double gear[6];
   if ((st = phys__mj_reals(c, node, "gear", gear, 1, 6, &n))) return st;
   if (n) {
-    for (int i = 1; i < n; i++)
-      if (gear[i] != 0.0)
-        return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED,
-                       "gear with non-zero components beyond the first not supported");
-    d->gear = gear[0];
+    memset(d->gear, 0, sizeof d->gear);
+    memcpy(d->gear, gear, (size_t)n * sizeof(double));
   }
   if ((st = phys__mj_reals(c, node, "ctrlrange", d->ctrlrange, 2, 2, &n))) return st;
   if (n) d->has_ctrlrange = 1;
@@ -57,9 +55,10 @@ static phys_status default_attrs_check(mj_ctx *c, const xmlNode *node,
   phys_status st = phys__mj_check_attrs(c, node, table);
   if (st) return st;
   if (phys__mj_attr(node, "name") || phys__mj_attr(node, "class") || phys__mj_attr(node, "joint") ||
-      phys__mj_attr(node, "tendon"))
+      phys__mj_attr(node, "tendon") || phys__mj_attr(node, "site"))
     return phys__mj_fail(c, node, PHYS_E_PARSE,
-                         "'name', 'class', 'joint' and 'tendon' are not allowed in defaults");
+                         "'name', 'class', 'joint', 'tendon' and 'site' are not allowed in "
+                         "defaults");
   return PHYS_OK;
 }
 
@@ -81,10 +80,11 @@ static phys_id joint_link(const mj_ctx *c, const char *name) {
 static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_type type,
                                  double kp, double kv, double scale) {
   phys_status st;
-  const char *tn = phys__mj_attr(node, "tendon");
-  if (tn && phys__mj_attr(node, "joint"))
-    return phys__mj_fail(c, node, PHYS_E_PARSE, "give 'joint' or 'tendon', not both");
-  if (!tn && (st = phys__mj_require(c, node, "joint"))) return st;
+  const char *tn = phys__mj_attr(node, "tendon"), *sn = phys__mj_attr(node, "site");
+  if ((tn != NULL) + (sn != NULL) + (phys__mj_attr(node, "joint") != NULL) > 1)
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "give one of 'joint', 'tendon' and 'site', not "
+                                                "several");
+  if (!tn && !sn && (st = phys__mj_require(c, node, "joint"))) return st;
   int cls = 0;
   const char *cn = phys__mj_attr(node, "class");
   if (cn && (cls = phys__mj_find_class(c, cn)) < 0)
@@ -94,20 +94,28 @@ static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_t
 
   /* the joint, and the description (MuJoCo's defaults: position kp 1, velocity kv 1) */
   const char *jn = phys__mj_attr(node, "joint");
-  phys_id body = tn ? PHYS_ID_NONE : joint_link(c, jn);
+  phys_id body = tn || sn ? PHYS_ID_NONE : joint_link(c, jn);
   int tendon = tn ? phys_world_find_tendon(c->world, tn) : -1;
+  int site = sn ? phys_world_find_site(c->world, sn) : -1;
   if (tn && tendon < 0) return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown tendon '%s'", tn);
-  if (!tn && body == PHYS_ID_NONE)
+  if (sn && site < 0) return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown site '%s'", sn);
+  if (!tn && !sn && body == PHYS_ID_NONE)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown joint '%s'", jn);
+  for (int i = 1; i < 6 && !sn; i++)
+    if (d.gear[i] != 0.0)
+      return phys__mj_fail(c, node, PHYS_E_UNSUPPORTED, "gear with non-zero components beyond "
+                           "the first on a joint or tendon transmission is not supported");
   phys_actuator_desc a = phys_actuator_desc_default();
   a.type = type;
-  a.gear = d.gear;
+  a.gear = sn ? 1.0 : d.gear[0];
   a.kp = type == PHYS_ACT_POSITION ? (d.has_kp ? d.kp : 1.0) : 0.0;
   a.kv = type == PHYS_ACT_VELOCITY ? (d.has_kv ? d.kv : 1.0)
        : type == PHYS_ACT_POSITION ? (d.has_kv ? d.kv : 0.0) : 0.0;
   if (kp >= 0.0) a.kp = kp;
   if (kv >= 0.0) a.kv = kv;
-  a.gear *= scale;
+  a.gear *= sn ? 1.0 : scale;
+  double sgear[6];
+  for (int i = 0; i < 6; i++) sgear[i] = d.gear[i] * scale;
   if (!c->autolimits && ((d.ctrllimited == -1 && d.has_ctrlrange) ||
                          (d.forcelimited == -1 && d.has_forcerange)))
     return phys__mj_fail(c, node, PHYS_E_PARSE,
@@ -124,8 +132,9 @@ static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_t
   a.forcerange[0] /= scale;
   a.forcerange[1] /= scale;
   int id;
-  if (tn ? phys_world_add_tendon_actuator(c->world, tendon, &a, &id)
-         : phys_world_add_actuator(c->world, body, &a, &id))
+  if (sn ? phys_world_add_site_actuator(c->world, site, sgear, &a, &id)
+      : tn ? phys_world_add_tendon_actuator(c->world, tendon, &a, &id)
+           : phys_world_add_actuator(c->world, body, &a, &id))
     return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
   const char *name = phys__mj_attr(node, "name");
   if (name) {
@@ -148,7 +157,7 @@ static phys_status actuator_one(mj_ctx *c, const xmlNode *node, phys_actuator_ty
 static const char *const general_attrs[] = {
   "name", "class", "joint", "tendon", "gear", "ctrlrange", "ctrllimited", "forcerange",
   "forcelimited", "dyntype", "gaintype", "biastype", "gainprm", "biasprm", "~group", "~user",
-  "!site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
+  "site", "!body", "!jointinparent", "!cranksite", "!slidersite", "!refsite",
   "!cranklength", "!lengthrange", "!actrange", "!actlimited", "!actdim", "!dynprm",
   "!actearly", "!nsample", "!interp", "!delay", NULL};
 

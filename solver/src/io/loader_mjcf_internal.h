@@ -38,7 +38,8 @@ typedef struct mj_geom_def {
 /* Actuator values of a default class (shared by <motor>, <position>, <velocity>, as MuJoCo's
  * actuator shortcuts share the general actuator defaults). */
 typedef struct mj_act_def {
-  double gear;
+  double gear[6];     /* as written, zeros after the values given (MuJoCo's default 1 0 0 0 0 0);
+                         joints and tendons use gear[0] only */
   double ctrlrange[2], forcerange[2];
   int has_ctrlrange, has_forcerange;
   int ctrllimited, forcelimited;  /* -1 auto (limited when a range is given), 0, 1 */
@@ -295,7 +296,7 @@ phys_status phys__mj_general_default_apply(mj_ctx *c, const xmlNode *node, mj_ac
 /* Build the actuators of an <actuator> section (after the bodies and joints exist). */
 phys_status phys__mj_actuators(mj_ctx *c, const xmlNode *node);
 
-/* loader_mjcf_tendon.c: a <tendon> section (fixed tendons; spatial ones are refused), and a
+/* loader_mjcf_tendon.c: a <tendon> section (fixed tendons, spatial ones through sites), and a
  * <tendon> element of a default class on top of d */
 phys_status phys__mj_tendons(mj_ctx *c, const xmlNode *node);
 phys_status phys__mj_tendon_default_apply(mj_ctx *c, const xmlNode *node, mj_tendon_def *d);

@@ -4,7 +4,9 @@
 #include <string.h>
 #include "core/world_internal.h"
 #include "model/actuator.h"
+#include "model/sensor.h"
 #include "core/alloc.h"
+#include "core/math3.h"
 
 phys_actuator_desc phys_actuator_desc_default(void) {
   phys_actuator_desc d;
@@ -48,6 +50,7 @@ static phys_status add_actuator(phys_world *w, phys_id body, int tendon1,
   memset(act, 0, sizeof *act);
   act->body = body;
   act->tendon1 = tendon1;
+  act->site = -1;
   act->desc = *d;
   /* the control starts at 0 clamped into its range, as MuJoCo clamps it (a knee whose range
    * is [-2.8, -0.9] is not driven toward 0 before its first command) */
@@ -68,19 +71,79 @@ phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
                                            const phys_actuator_desc *d, int *out_id) {
   if (tendon < 0 || tendon >= w->ntendons)
     return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: no tendon %d", tendon);
-  return add_actuator(w, w->tendons[tendon].desc.joint[0], tendon + 1, d, out_id);
+  const phys_tendon *t = &w->tendons[tendon];
+  /* a spatial tendon's actuator names its articulation's root link */
+  phys_id body = t->spatial ? w->artics[t->artic].body[0] : t->desc.joint[0];
+  return add_actuator(w, body, tendon + 1, d, out_id);
 }
 
-double phys__actuator_tendon_force(phys_world *w, int i, double L, double Ld) {
-  phys_actuator *act = &w->actuators[i];
+/* the explicit force of actuator act at actuator length len and velocity vel (clamped to its
+ * forcerange), recorded as its force */
+static double explicit_force(phys_actuator *act, double len, double vel) {
   const phys_actuator_desc *d = &act->desc;
-  double g = d->gear, len = g * L, vel = g * Ld, ctrl = act->ctrl;
+  double ctrl = act->ctrl;
   double f = d->type == PHYS_ACT_MOTOR      ? ctrl
              : d->type == PHYS_ACT_POSITION ? d->kp * (ctrl - len) - d->kv * vel
                                             : d->kv * (ctrl - vel);
   if (d->forcelimited) f = fmin(fmax(f, d->forcerange[0]), d->forcerange[1]);
   act->force = f;
-  return g * f;
+  return f;
+}
+
+double phys__actuator_tendon_force(phys_world *w, int i, double L, double Ld) {
+  phys_actuator *act = &w->actuators[i];
+  double g = act->desc.gear;
+  return g * explicit_force(act, g * L, g * Ld);
+}
+
+phys_status phys_world_add_site_actuator(phys_world *w, int site, const double gear[6],
+                                         const phys_actuator_desc *d, int *out_id) {
+  if (site < 0 || site >= w->nsites)
+    return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: site %d: no such site", site);
+  phys_id b = w->sites[site].body;
+  if (b == PHYS_ID_NONE || !phys__body_ok(w, b) || w->bodies[b].is_static)
+    return phys__fail(w, PHYS_E_INVALID, "actuator: site %d ('%s') is not on a moving body (the "
+                      "world, a static or removed body): nothing to drive", site,
+                      w->sites[site].name);
+  int nonzero = 0;
+  for (int k = 0; gear && k < 6; k++) {
+    if (!isfinite(gear[k]))
+      return phys__fail(w, PHYS_E_INVALID, "actuator: site gear[%d] is not finite", k);
+    nonzero |= gear[k] != 0.0;
+  }
+  if (!gear || !nonzero)
+    return phys__fail(w, PHYS_E_INVALID, "actuator: the site gear is missing or all zero");
+  if (d && d->gear != 1.0)
+    return phys__fail(w, PHYS_E_INVALID, "actuator: a site actuator's desc.gear must be 1 (the "
+                                         "six-vector gear replaces it), got %g", d->gear);
+  int id;
+  phys_status st = add_actuator(w, b, 0, d, &id);
+  if (st) return st;
+  w->actuators[id].site = site;
+  memcpy(w->actuators[id].sgear, gear, sizeof w->actuators[id].sgear);
+  if (out_id) *out_id = id;
+  return PHYS_OK;
+}
+
+void phys__actuator_site_wrench(phys_world *w, int i, double f[3], double t[3], double p[3]) {
+  phys_actuator *act = &w->actuators[i];
+  const phys_body *b = &w->bodies[act->body];
+  double q[4], R[9], r[3], wxr[3], v[3], vl[3], wl[3];
+  phys__site_frame(w, act->site, p, q);
+  q_to_m3(R, q);
+  /* velocity: gear . [v; w] in site axes (the length is 0 without a reference site) */
+  v3_sub(r, p, b->x);
+  v3_cross(wxr, b->w, r);
+  v3_add(v, b->v, wxr);
+  m3_tmulv(vl, R, v);
+  m3_tmulv(wl, R, b->w);
+  const double *g = act->sgear;
+  double vel = v3_dot(g, vl) + v3_dot(g + 3, wl);
+  double fa = explicit_force(act, 0.0, vel), gl[3];
+  v3_scale(gl, g, fa);
+  m3_mulv(f, R, gl);
+  v3_scale(gl, g + 3, fa);
+  m3_mulv(t, R, gl);
 }
 
 int phys_world_actuator_count(const phys_world *w) { return w->nactuators; }

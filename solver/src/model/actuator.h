@@ -20,4 +20,9 @@ void phys__actuator_finish(phys_world *w, int i, double q, double qd_new, double
  * coef_d gear f). */
 double phys__actuator_tendon_force(phys_world *w, int i, double L, double Ld);
 
+/* Site actuator i (start of step, explicit): records its force f (length 0, velocity gear .
+ * [v; w] in site axes, clamped to forcerange) and returns its world wrench: force f R
+ * gear[0..2] and torque f R gear[3..5] acting at the site's world point p. */
+void phys__actuator_site_wrench(phys_world *w, int i, double f[3], double t[3], double p[3]);
+
 #endif

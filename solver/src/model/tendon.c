@@ -1,5 +1,6 @@
-/* tendon.c - fixed tendons: L = sum coef_i q_i over hinge/slide joints of one articulation
- * (MuJoCo's <fixed> tendon). The model data and its readings; the limit rows are built by
+/* tendon.c - tendons: fixed ones, L = sum coef_i q_i over hinge/slide joints of one
+ * articulation (MuJoCo's <fixed> tendon), and what fixed and spatial tendons (tendon_spatial.c)
+ * share: names, readings, the row over the dofs. The model data and its readings; the limit rows are built by
  * constraints/island.c and problem.c, the passive spring-damper and tendon actuators act in
  * dynamics/tree_step.c. */
 #include <math.h>
@@ -75,12 +76,20 @@ phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *d, cons
 
 void phys__tendon_refresh(phys_world *w, int id) {
   phys_tendon *t = &w->tendons[id];
+  if (t->spatial) {
+    phys__tendon_spatial_jacobian(w, t);
+    return;
+  }
   const phys_artic *a = &w->artics[t->artic];
   for (int i = 0; i < t->desc.njoints; i++) t->dof[i] = a->vadr[w->bodies[t->desc.joint[i]].link];
 }
 
 void phys__tendon_length(const phys_world *w, int id, double *L, double *Ld) {
   const phys_tendon *t = &w->tendons[id];
+  if (t->spatial) {
+    phys__tendon_spatial_length(w, t, L, Ld);
+    return;
+  }
   const phys_artic *a = &w->artics[t->artic];
   double l = 0.0, v = 0.0;
   for (int i = 0; i < t->desc.njoints; i++) {
@@ -90,6 +99,13 @@ void phys__tendon_length(const phys_world *w, int id, double *L, double *Ld) {
   }
   if (L) *L = l;
   if (Ld) *Ld = v;
+}
+
+void phys__tendon_row(const phys_world *w, int id, int *n, const int **dof, const double **coef) {
+  const phys_tendon *t = &w->tendons[id];
+  *n = t->spatial ? t->nj : t->desc.njoints;
+  *dof = t->spatial ? t->jdof : t->dof;
+  *coef = t->spatial ? t->jcoef : t->desc.coef;
 }
 
 int phys_world_tendon_count(const phys_world *w) { return w->ntendons; }

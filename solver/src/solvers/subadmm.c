@@ -259,7 +259,7 @@ static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, d
 static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, double alpha) {
   beta *= row_of(s, c)->bs;
   phys_subadmm_row *r = row_of(s, c);
-  double sign = c->side == 0 ? 1.0 : -1.0, y[PHYS_TENDON_MAX_JOINTS], Y = 0.0;
+  double sign = c->side == 0 ? 1.0 : -1.0, y[PHYS__TENDON_MAX_DOFS], Y = 0.0;
   const double *qd = s->tree[c->tree].qd;
   for (int j = 0; j < c->nt; j++) {
     double jv = sign * c->tcoef[j] * qd[c->tdof[j]];

@@ -442,8 +442,8 @@ static void test_errors(void) {
                "freejoint", "free joint");
   /* unsupported sections, elements, attributes, values */
   expect_error("<mujoco>\n<extension/>\n</mujoco>", PHYS_E_UNSUPPORTED, 2, "extension", NULL);
-  expect_error("<mujoco>\n<tendon>\n<spatial/></tendon>\n</mujoco>", PHYS_E_UNSUPPORTED, 3,
-               "spatial", "spatial tendons");
+  expect_error("<mujoco>\n<tendon>\n<spatial><pulley/></spatial></tendon>\n</mujoco>",
+               PHYS_E_UNSUPPORTED, 3, "pulley", "pulleys");
   expect_error("<mujoco>\n<include file=\"x.xml\"/>\n</mujoco>", PHYS_E_PARSE, 2,
                "include", "relative include");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" margin=\"-0.02\"/></worldbody></mujoco>",
@@ -463,10 +463,10 @@ static void test_errors(void) {
                PHYS_E_UNSUPPORTED, 2, "muscle", NULL);
   expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
                "<actuator>\n<motor joint=\"j\" tendon=\"t\"/></actuator></mujoco>",
-               PHYS_E_PARSE, 2, "motor", "not both");
+               PHYS_E_PARSE, 2, "motor", "not several");
   expect_error("<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"1\"/></body></worldbody>"
-               "<actuator>\n<motor site=\"s\"/></actuator></mujoco>",
-               PHYS_E_UNSUPPORTED, 2, "motor", "site");
+               "<actuator>\n<motor site=\"s\" refsite=\"s\"/></actuator></mujoco>",
+               PHYS_E_UNSUPPORTED, 2, "motor", "refsite");
   expect_error("<mujoco><worldbody>\n<geom size=\"1\" bogus=\"1\"/></worldbody></mujoco>",
                PHYS_E_PARSE, 2, "geom", "bogus");
   expect_error("<mujoco><worldbody>\n<geom type=\"hfield\" size=\"1 1 1\"/></worldbody>"

@@ -11,7 +11,7 @@
  * F / m_i (qd after 0.1 s within 1e-9 relative); a tendon spring (k 100, damping 5, rest length
  * from the initial pose) against 1 N settles at L = F / k (1e-5 after 3 s). Readings: length and velocity equal sum coef q
  * and sum coef qd (1e-12), and so do the MJCF tendonpos/tendonvel sensors. No heap allocation in a step at the stop; 1 and 2 threads give
- * bit-identical states. Loader: spatial tendons, joints of two articulations and unknown joints
+ * bit-identical states. Loader: a spatial tendon's unknown site, joints of two articulations and unknown joints
  * are refused naming file, line and element; defaults and a <position tendon=> load. */
 #include <math.h>
 #include <stdint.h>
@@ -258,7 +258,7 @@ static void test_loader(void) {
   char xml[2048];
   snprintf(xml, sizeof xml, "%s<tendon>\n<spatial name='s'><site site='x'/></spatial>\n"
            "</tendon></mujoco>", head);
-  expect_error(xml, PHYS_E_UNSUPPORTED, 8, "spatial", "spatial tendons are not supported");
+  expect_error(xml, PHYS_E_PARSE, 8, "site", "unknown site 'x'"); /* spatial: test_tendon_spatial */
   snprintf(xml, sizeof xml, "%s<tendon>\n<fixed name='t'><joint joint='ja'/>"
            "<joint joint='jc'/></fixed>\n</tendon></mujoco>", head);
   expect_error(xml, PHYS_E_INVALID, 8, "fixed", "two articulations");
