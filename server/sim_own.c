@@ -162,8 +162,8 @@ void sim_apply_command(sim *s, uint64_t session, const Physd__V1__SetJointComman
 /* A session is gone (or evicted from the barrier): the commands it set stop driving the world
  * at this step boundary. Its joints get the watchdog action (hold: a POSITION command at the
  * current q; zero: TORQUE 0); its motor and velocity actuators get control 0 and its position
- * actuators a target at the joint's current position (so they stop where they are instead of
- * driving to 0); nobody owns them any more. Counted in Stats.released_commands and logged. */
+ * actuators a target at their current length (the joint's or tendon's position: they stop where
+ * they are instead of driving to 0); nobody owns them any more. Counted in Stats.released_commands and logged. */
 void sim_release_commands(sim *s, sess_state *st, const char *why) {
   if (st->owned == 0 && st->owned_act == 0) return;
   int nj = joints_policy(s, st->session), na = 0;
@@ -172,13 +172,11 @@ void sim_release_commands(sim *s, sess_state *st, const char *why) {
   for (int i = 0; i < s->aown_cap; i++)
     if (s->aown[i] == st->session) {
       s->aown[i] = 0;
-      double ctrl = 0.0, q[7];
+      double ctrl = 0.0, len;
       phys_actuator_desc d;
-      phys_id body = PHYS_ID_NONE;
       if (phys_actuator_get_desc(s->wc.w, i, &d) == PHYS_OK && d.type == PHYS_ACT_POSITION &&
-          phys_actuator_get(s->wc.w, i, NULL, &body) == PHYS_OK &&
-          phys_link_get_joint(s->wc.w, body, q, NULL, NULL, NULL) == PHYS_OK)
-        ctrl = d.gear * q[0];
+          phys_actuator_get_length(s->wc.w, i, &len) == PHYS_OK)
+        ctrl = len; /* joint, tendon or site transmission alike */
       if (phys_actuator_set_ctrl(s->wc.w, i, ctrl) == PHYS_OK) na++;
     }
   st->owned = st->owned_act = 0;

@@ -233,6 +233,12 @@ phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
  * nullable. */
 phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_id *body);
 
+/* The actuator's current length (MuJoCo's actuator_length) into *length (not NULL): gear q on a
+ * joint, gear L on a tendon (its current length), 0 on a site transmission. A position
+ * actuator whose control equals its length pushes nothing (the target of a hold). Rejected:
+ * unknown id. Not thread-safe (as every call on a world). */
+phys_status phys_actuator_get_length(const phys_world *w, int id, double *length);
+
 /* The description actuator `id` was added with (type, gear, gains, ranges) into *out (not
  * NULL). Rejected: unknown id. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);

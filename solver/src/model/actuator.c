@@ -194,6 +194,25 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
   return PHYS_OK;
 }
 
+phys_status phys_actuator_get_length(const phys_world *w, int id, double *length) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!length) return phys__fail((phys_world *)w, PHYS_E_INVALID, "actuator %d: NULL output", id);
+  const phys_actuator *act = &w->actuators[id];
+  double len = 0.0; /* a site transmission without a reference site has length 0 */
+  if (act->tendon1) {
+    phys_status st = phys_tendon_get_length(w, act->tendon1 - 1, &len, NULL);
+    if (st != PHYS_OK) return st;
+  } else if (act->site < 0) {
+    double q[7];
+    phys_status st = phys_link_get_joint(w, act->body, q, NULL, NULL, NULL);
+    if (st != PHYS_OK) return st;
+    len = q[0];
+  }
+  *length = act->desc.gear * len;
+  return PHYS_OK;
+}
+
 void phys__actuator_terms(phys_world *w, int i, double q, double qd, double m_dof, double h,
                           double *kp_joint, double *kd_joint, double *tau_joint) {
   phys_actuator *act = &w->actuators[i];

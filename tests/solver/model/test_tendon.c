@@ -10,7 +10,8 @@
  * unchanged). A tendon motor F = 3 N on coefs (1, 1) accelerates the fingers (0.5 kg, 2 kg) at
  * F / m_i (qd after 0.1 s within 1e-9 relative); a tendon spring (k 100, damping 5, rest length
  * from the initial pose) against 1 N settles at L = F / k (1e-5 after 3 s). Readings: length and velocity equal sum coef q
- * and sum coef qd (1e-12), and so do the MJCF tendonpos/tendonvel sensors. No heap allocation in a step at the stop; 1 and 2 threads give
+ * and sum coef qd (1e-12), and so do the MJCF tendonpos/tendonvel sensors; an actuator's length
+ * is gear q on a joint and gear L on the tendon. No heap allocation in a step at the stop; 1 and 2 threads give
  * bit-identical states. Loader: a spatial tendon's unknown site, joints of two articulations and unknown joints
  * are refused naming file, line and element; defaults and a <position tendon=> load. */
 #include <math.h>
@@ -165,6 +166,17 @@ static void test_tendon_motor(void) {
     maxerr = fmax(maxerr, fmax(fabs(L - (0.7 * ql - 1.3 * qr)), fabs(Ld - (0.7 * vl2 - 1.3 * vr2))));
   }
   CU_ASSERT(maxerr < 1e-12);
+  /* actuator lengths (a released position actuator's hold target): gear q on a joint, gear L
+   * on a tendon */
+  double L, len_ml, len_mt, vq;
+  phys_tendon_get_length(w, 0, &L, NULL);
+  CU_ASSERT_EQUAL(phys_actuator_get_length(w, phys_world_find_actuator(w, "ml"), &len_ml), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_actuator_get_length(w, phys_world_find_actuator(w, "mt"), &len_mt), PHYS_OK);
+  CU_ASSERT_EQUAL(len_ml, joint_q(w, "jl", &vq));
+  CU_ASSERT(fabs(len_ml) > 1e-3); /* the finger moved: the check compares something */
+  CU_ASSERT_EQUAL(len_mt, L);
+  CU_ASSERT_EQUAL(phys_actuator_get_length(w, 99, &L), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(phys_actuator_get_length(w, 0, NULL), PHYS_E_INVALID);
   phys_world_destroy(w);
 }
 
