@@ -194,7 +194,7 @@ static const char *bad_input(const phys_world *w, int id) {
   if (!v3_isfinite(b->v) || !v3_isfinite(b->w)) return "non-finite velocity";
   double imax = fmax(b->inertia[0], fmax(b->inertia[1], b->inertia[2]));
   if (!isfinite(b->mass * v3_norm2(b->v) + imax * v3_norm2(b->w)))
-    return "velocity too large to step (its kinetic energy overflows)";
+    return "velocity too large to step (its kinetic energy is non-finite)";
   if (!v3_isfinite(b->force) || !v3_isfinite(b->torque))
     return "non-finite applied force or torque";
   if (b->artic >= 0 && b->link >= 0) {
