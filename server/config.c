@@ -29,6 +29,8 @@ static const key_info keys[] = {
     {"max_subscriptions", NULL, "N", "stream subscriptions per client (default 16)"},
     {"min_stream_period_ns", NULL, "NS", "smallest non-zero stream period (default 1000000)"},
     {"max_steps_per_call", NULL, "N", "largest n of Step / StepAndObserve (default 100000)"},
+    {"handshake_timeout_ms", NULL, "MS", "close a connection that has not sent Hello after MS, 0 = off, at most 3600000 (default 5000)"},
+    {"idle_timeout_ms", NULL, "MS", "close a connection idle this long (no bytes in, no request in flight, no subscription), 0 = off (default), at most 86400000"},
     {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: configs/worlds and .)"},
     {"world", NULL, "FILE.xml", "MJCF world loaded at start (default: an empty world)"},
     {"threads", NULL, "N", "engine threads per step (default 1)"},
@@ -60,6 +62,8 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   c->max_subscriptions = 16;
   c->min_stream_period_ns = 1000000;
   c->max_steps_per_call = 100000;
+  c->handshake_timeout_ms = 5000;
+  c->idle_timeout_ms = 0;
   if (worlds_dir && *worlds_dir) add_root(c, worlds_dir);
   add_root(c, ".");
   c->threads = 1;
@@ -113,6 +117,8 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "max_subscriptions") == 0) U(max_subscriptions, 0, 1024);
   else if (strcmp(key, "min_stream_period_ns") == 0) U(min_stream_period_ns, 0, 3600ull * 1000000000ull);
   else if (strcmp(key, "max_steps_per_call") == 0) U(max_steps_per_call, 1, 100000000);
+  else if (strcmp(key, "handshake_timeout_ms") == 0) U(handshake_timeout_ms, 0, 3600000);
+  else if (strcmp(key, "idle_timeout_ms") == 0) U(idle_timeout_ms, 0, 86400000);
   else if (strcmp(key, "allowed_root") == 0) {
     if (!c->roots_from_user) {
       config_free(c);

@@ -2,7 +2,8 @@
  *
  * Threads: the main thread runs the libuv loop (net.c: sockets and protobuf only); the
  * simulation thread (sim.c) owns the world. SIGTERM / SIGINT stop accepting, let the current
- * step finish, flush the replies, remove the socket file and exit 0.
+ * step finish (a Step in progress stops there; it and every queued request are answered
+ * SHUTTING_DOWN), flush the replies (3 s at most), remove the socket file and exit 0.
  */
 #include <errno.h>
 #include <signal.h>

@@ -113,6 +113,7 @@ static void write_cb(uv_write_t *req, int status) {
     return;
   }
   net_flush(s);
+  if (!s->closing) net_timeout_touch(s);
 }
 
 void net_flush(session *s) {
@@ -174,6 +175,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   }
   if (nread > 0) {
     session_on_read(s, s->rbuf, (size_t)nread);
+    /* after the bytes are handled: a Hello, a Subscribe or a request changes the deadline */
+    if (!s->closing) net_timeout_touch(s);
     /* a request went to the simulation: its reply usually comes within microseconds (a
      * lock-step cycle), sooner than the doorbell's wake-up would deliver it */
     if (s->submitted) {
@@ -260,6 +263,7 @@ static void on_connection(uv_stream_t *server, int status, int is_tcp) {
   s->counted = 1;
   net_read_resume(s);
   net_flush(s);
+  net_timeout_touch(s); /* the handshake timeout starts */
   log_debug("connection accepted", "session=%llu peer=%s", (unsigned long long)s->id, s->peer);
 }
 
@@ -283,6 +287,7 @@ static void take_replies(net *n) {
     if (s) {
       session_on_reply(s, r->slot, r->buf, r->len, r->has_cmd_seq, r->cmd_seq, r->cmd_epoch);
       r->buf = NULL;
+      if (!s->closing) net_timeout_touch(s); /* idle counts from the last reply */
     }
     sim_reply_free(r);
     r = next;
@@ -353,6 +358,7 @@ static void maybe_finish(net *n) {
   n->closed = 1;
   uv_timer_stop(&n->shutdown_timer);
   uv_close((uv_handle_t *)&n->shutdown_timer, handle_closed);
+  uv_close((uv_handle_t *)&n->timeout_timer, handle_closed);
   uv_close((uv_handle_t *)&n->wake, handle_closed);
   uv_close((uv_handle_t *)&n->sig_term, handle_closed);
   uv_close((uv_handle_t *)&n->sig_int, handle_closed);
@@ -382,6 +388,7 @@ void net_shutdown(net *n) {
   }
   if (n->has_tcp) uv_close((uv_handle_t *)&n->tcp_listener, handle_closed);
   for (session *s = n->sessions; s; s = s->next) net_read_pause(s);
+  net_timeout_stop(n);
   /* the simulation finishes its step and answers what is queued; on_wake does the rest */
   sim_request_stop(n->sim);
   uv_timer_start(&n->shutdown_timer, on_grace_timeout, SHUTDOWN_GRACE_MS, 0);
@@ -410,6 +417,7 @@ int net_init(net *n, const physd_config *cfg, uv_loop_t *loop, const char *token
   uv_signal_init(loop, &n->sig_int);
   n->sig_term.data = n->sig_int.data = n;
   n->handles_open = 4;
+  net_timeout_init(n);
   return 0;
 }
 

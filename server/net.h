@@ -26,6 +26,8 @@ typedef struct net {
   uv_tcp_t tcp_listener;
   uv_signal_t sig_term, sig_int;
   uv_timer_t shutdown_timer;
+  uv_timer_t timeout_timer;   /* handshake and idle timeouts (net_timeout.c) */
+  uint64_t timeout_due;       /* loop time (ms) it is armed for; 0 = not armed */
   int has_unix, has_tcp;
   char socket_path[4096];     /* resolved path of the Unix socket */
   char token[256];            /* "" = none */
@@ -78,6 +80,20 @@ void net_poll_state(net *n);
 /* After requests went to the simulation: poll its outbox for up to NET_SPIN_NS (50 us) and
  * hand over the replies, without waiting for the doorbell (uv_async) to wake the loop. */
 void net_spin_for_replies(net *n);
+
+/* --- net_timeout.c: handshake_timeout_ms and idle_timeout_ms ---------------------------- */
+
+/* Initialise the timeout timer on n->loop (counted in handles_open; closed by net.c at the
+ * end). */
+void net_timeout_init(net *n);
+
+/* A session was accepted (its handshake clock starts at the first call) or did something (bytes read, a reply handed
+ * over, a write finished): its deadline is recomputed and the timer armed for it when it is the
+ * earliest. Cheap (no allocation); does nothing while shutting down or with both timeouts off. */
+void net_timeout_touch(session *s);
+
+/* Stop the timer (shutdown: the grace timer bounds the rest). */
+void net_timeout_stop(net *n);
 
 /* Pause / resume reading from a session (back-pressure on pipelined requests). */
 void net_read_pause(session *s);

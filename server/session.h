@@ -91,6 +91,9 @@ struct session {
   uint64_t cmd_epoch;       /* the command epoch of last_cmd_seq (stream frames of a later
                                epoch carry 0: the world was loaded, reset or restored since) */
   int submitted;            /* a request went to the simulation during this read */
+  uint64_t accepted_ms;     /* loop time of its accept (net_timeout.c; 0 = not yet seen) */
+  uint64_t active_ms;       /* loop time of its last activity (net_timeout.c) */
+  uint64_t timed_out_ms;    /* when a timeout closed it (its Error reply queued); 0 = never */
 };
 
 /* Allocate a session (handle not yet initialised). NULL when out of memory. */

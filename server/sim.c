@@ -23,12 +23,7 @@
  * lets the threads it waits for run (returns at once on an idle core) */
 static inline void sim_cpu_relax(void) { sched_yield(); }
 
-int sim_stopping(sim *s) {
-  pthread_mutex_lock(&s->mu);
-  int r = s->stop_req;
-  pthread_mutex_unlock(&s->mu);
-  return r;
-}
+int sim_stopping(sim *s) { return atomic_load(&s->stop_flag); }
 
 /* ---- the thread --------------------------------------------------------------------------- */
 
@@ -102,12 +97,14 @@ static void *sim_main(void *arg) {
     int stop = s->stop_req;
     pthread_mutex_unlock(&s->mu);
 
-    /* the step boundary: apply the commands */
+    /* the step boundary: apply the commands. A stop asked for while this batch runs (a Step
+     * of it cut short) answers the rest of the batch without running them */
     for (int i = 0; i < n; i++) {
+      if (!stop) stop = sim_stopping(s);
       if (batch[i].kind == CMD_CLOSED) sim_session_gone(s, batch[i].session);
       else if (stop) {
         reply_to to = {batch[i].session, batch[i].slot, batch[i].env->req_id};
-        sim_reply_error(s, &to, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "server shutting down");
+        sim_reply_shutdown(s, &to, "the request", 0, 0);
       } else handle_request(s, &batch[i]);
       free_cmd(&batch[i]);
     }
@@ -119,7 +116,8 @@ static void *sim_main(void *arg) {
     uint64_t wake_at;
     if (sim_next_action(s, mono_now_ns(), &wake_at) == 1) sim_run_mode(s);
   }
-  sim_release_pending(s, PHYS_OK, PHYSD__V1__ERROR_CODE__INCORRECT_STATE, "server shutting down");
+  sim_release_pending(s, PHYS_OK, PHYSD__V1__ERROR_CODE__SHUTTING_DOWN,
+                      "server shutting down; the barrier Step was not run (steps_done 0)");
   atomic_store(&s->finished, 1);
   uv_async_send(s->wake);
   return NULL;
@@ -147,6 +145,7 @@ sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_co
   pthread_mutex_init(&s->out_mu, NULL);
   pthread_mutex_init(&s->clk_mu, NULL);
   atomic_init(&s->finished, 0);
+  atomic_init(&s->stop_flag, 0);
   tribuf_init(&s->tb);
   stats_init(&s->stats);
   s->mode = cfg->mode;
@@ -243,6 +242,7 @@ void sim_clock_get(sim *s, sim_clock *out) {
 void sim_request_stop(sim *s) {
   pthread_mutex_lock(&s->mu);
   s->stop_req = 1;
+  atomic_store(&s->stop_flag, 1);
   atomic_fetch_add(&s->qsignal, 1);
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);

@@ -83,6 +83,7 @@ struct sim {
   uint32_t qcap, qhead, qcount;
   uint32_t qreq, qlimit;     /* requests queued and their limit; CMD_CLOSED may use the rest */
   int stop_req;
+  atomic_int stop_flag;       /* stop_req, readable without the mutex (checked before each step) */
   atomic_int finished;
   atomic_uint qsignal;       /* bumped whenever the queue gets something (for polling) */
   uint64_t last_batch_ns;    /* when the thread last handled requests (0 = spun since) */
@@ -129,7 +130,8 @@ struct sim {
 
 /* ---- sim.c: the thread and its command queue ---------------------------------------------- */
 
-/* 1 once sim_request_stop was called (takes the queue mutex; any thread). */
+/* 1 once sim_request_stop was called (an atomic load, no lock: cheap enough to ask before
+ * every step; any thread). */
 int sim_stopping(sim *s);
 
 /* ---- sim_publish.c: the clock and the published state ------------------------------------- */
@@ -155,6 +157,10 @@ void sim_post_buf(sim *s, const reply_to *to, uint8_t *buf, size_t len, int has_
  * client must be escaped (text_escape) before they are formatted in. */
 void sim_reply_error(sim *s, const reply_to *to, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The answer to a request that a stopping server cut short or did not run:
+ * Error{SHUTTING_DOWN, steps_done} (protocol 1.5). `what` names the request; `n` is the steps it
+ * asked for (0 for a request that does not step). */
+void sim_reply_shutdown(sim *s, const reply_to *to, const char *what, uint32_t done, uint32_t n);
 /* An Error reply from a perr. */
 void sim_reply_perr(sim *s, const reply_to *to, const perr *e);
 /* Pack and post `env` (its req_id is set here; `env` stays the caller's); a reply above

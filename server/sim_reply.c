@@ -58,6 +58,26 @@ void sim_reply_error(sim *s, const reply_to *to, int code, const char *fmt, ...)
   if (buf) sim_post_buf(s, to, buf, len, 0, 0);
 }
 
+void sim_reply_shutdown(sim *s, const reply_to *to, const char *what, uint32_t done,
+                        uint32_t n) {
+  char msg[160];
+  if (n) snprintf(msg, sizeof msg, "server shutting down; %s was cut short after %u of %u steps",
+                  what, done, n);
+  else snprintf(msg, sizeof msg, "server shutting down; %s was not run", what);
+  Physd__V1__Error err = PHYSD__V1__ERROR__INIT;
+  err.code = PHYSD__V1__ERROR_CODE__SHUTTING_DOWN;
+  err.message = msg;
+  err.steps_done = done;
+  Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
+  env.req_id = to->req_id;
+  env.msg_case = PHYSD__V1__ENVELOPE__MSG_ERROR;
+  env.error = &err;
+  size_t len;
+  uint8_t *buf = frame_pack(&env, &len);
+  if (buf) sim_post_buf(s, to, buf, len, 0, 0);
+  else log_error("out of memory answering a request at shutdown", NULL);
+}
+
 void sim_reply_perr(sim *s, const reply_to *to, const perr *e) {
   sim_reply_error(s, to, e->code, "%s", e->msg);
 }

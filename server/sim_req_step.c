@@ -68,12 +68,10 @@ void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
                        n, phys_world_last_error(s->wc.w));
       return;
     }
-  if (done < n)
-    {
-      sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
-                       "shutting down after %u of %u steps", done, n);
-      return;
-    }
+  if (done < n) {
+    sim_reply_shutdown(s, to, "Step", done, n);
+    return;
+  }
   sim_reply_ack(s, to);
 }
 
@@ -134,6 +132,10 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
                        n, phys_world_last_error(s->wc.w));
       return;
     }
+  if (done < n) {
+    sim_reply_shutdown(s, to, "StepAndObserve", done, n);
+    return;
+  }
   sess_state *ss = sim_sess_get(s, to->session, 0);
   sim_reply_state_stepped(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq, done);
 }

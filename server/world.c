@@ -280,19 +280,29 @@ int world_restore(world_ctx *wc, const uint8_t *data, size_t len, perr *e) {
   memcpy(&ver, data + 4, 4);
   memcpy(&hash, data + 8, 8);
   memcpy(&size, data + 16, 8);
-  char engine[16] = {0};
+  /* every header byte is checked exactly (the engine state carries its own checksum): the
+   * engine name zero-padded as Snapshot writes it, the last 8 bytes zero */
+  char engine[16] = {0}, mine_engine[16] = {0};
   memcpy(engine, data + 24, 15);
-  if (ver != SNAP_VERSION || strcmp(engine, phys_version()) != 0)
+  strncpy(mine_engine, phys_version(), 15);
+  if (ver != SNAP_VERSION || memcmp(data + 24, mine_engine, 16) != 0)
     return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-                    "snapshot format %u of engine %s; this server writes %u of %s", ver, engine,
-                    SNAP_VERSION, phys_version());
+                    "version mismatch: snapshot format %u of engine %s; this server writes %u "
+                    "of %s", ver, engine, SNAP_VERSION, phys_version());
+  static const uint8_t zero8[8];
+  if (memcmp(data + 40, zero8, 8) != 0)
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "corrupt snapshot header (reserved bytes 40..47 not zero)");
   uint64_t mine = phys_world_model_hash(wc->w);
   if (hash != mine)
     return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
-                    "snapshot of another model (hash %016llx, world %016llx)",
+                    "model hash mismatch: snapshot of another model (hash %016llx, world "
+                    "%016llx)",
                     (unsigned long long)hash, (unsigned long long)mine);
   if (size != len - SNAP_HEADER)
-    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "truncated snapshot");
+    return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                    "size mismatch: header says %llu state bytes, %zu given (truncated "
+                    "snapshot)", (unsigned long long)size, len - SNAP_HEADER);
   phys_status st = phys_world_load_state(wc->w, data + SNAP_HEADER, (size_t)size);
   if (st != PHYS_OK) return fail_world(wc, st, e);
   wc->gen++;

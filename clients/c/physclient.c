@@ -41,7 +41,8 @@ const char *physclient_status_name(int status) {
 const char *physclient_code_name(int code) {
   static const char *const names[] = {
       "ERROR_UNSPECIFIED", "INVALID_ARGUMENT", "NOT_FOUND", "INCORRECT_STATE", "UNAUTHENTICATED",
-      "RESOURCE_EXHAUSTED", "VERSION_MISMATCH", "INTERNAL", "UNSUPPORTED", "DEADLINE_EXCEEDED"};
+      "RESOURCE_EXHAUSTED", "VERSION_MISMATCH", "INTERNAL", "UNSUPPORTED", "DEADLINE_EXCEEDED",
+      "SHUTTING_DOWN" /* 1.5 */};
   if (code < 0 || (size_t)code >= sizeof names / sizeof names[0]) return "?";
   return names[code];
 }

@@ -647,6 +647,120 @@ static void test_reset_snapshot_restore(void) {
   free(loaded);
 }
 
+/* 64-bit FNV-1a (the engine snapshot's checksum, docs/engine.md) */
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* a Snapshot's bytes (malloc'd, *n long), or NULL */
+static uint8_t *snapshot_bytes(size_t *n) {
+  Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_SNAPSHOT);
+  uint8_t *b = NULL;
+  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_SNAPSHOT_DATA) {
+    *n = r->snapshot_data->data.len;
+    b = malloc(*n);
+    if (b) memcpy(b, r->snapshot_data->data.data, *n);
+  }
+  wc_free(r);
+  return b;
+}
+
+/* Restore of `data`: the error code (0 for an Ack), the message copied to msg */
+static int restore(const uint8_t *data, size_t len, char *msg, size_t msg_size) {
+  Physd__V1__Restore rs = PHYSD__V1__RESTORE__INIT;
+  rs.data.data = (uint8_t *)data;
+  rs.data.len = len;
+  Physd__V1__Envelope env;
+  WC_ENV(env, RESTORE, restore, &rs);
+  Physd__V1__Envelope *r = wc_call(&C, &env, 5000);
+  int code = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ACK ? 0 : wc_error_code(r);
+  if (msg) snprintf(msg, msg_size, "%s", r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR ?
+                    r->error->message : "");
+  wc_free(r);
+  return code;
+}
+
+/* step and time of GetState */
+static void step_time(uint64_t *step, uint64_t *t_ns) {
+  Physd__V1__Envelope *r = wc_req_state(&C);
+  *step = r && r->state ? r->state->step : 0;
+  *t_ns = r && r->state ? r->state->sim_time_ns : 0;
+  wc_free(r);
+}
+
+/* issue 11 item 2: every 8-byte word of a snapshot written over with NaN is refused with
+ * INVALID_ARGUMENT, and so is one whose engine checksum was recomputed over a NaN (the value
+ * checks); the world is unchanged (its snapshot bytes, which are what the engine's state hash
+ * covers, its state, step and time) and steps on */
+static void test_restore_corrupt(void) {
+  wc_free(wc_req_load_data(&C, TEST_SCENE));
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 120))); /* the bodies are down: contacts, warm starts */
+  size_t n, n1;
+  uint8_t *snap = snapshot_bytes(&n);
+  CU_ASSERT_FATAL(snap != NULL && n > 96);
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 40))); /* the world moves on from the snapshot */
+  size_t nst;
+  double *before = state(&nst);
+  size_t nref = 0;
+  uint8_t *ref = snapshot_bytes(&nref); /* the world as it is now (other contacts: other size) */
+  CU_ASSERT_FATAL(ref != NULL);
+  uint64_t step0, t0, step1, t1;
+  step_time(&step0, &t0);
+
+  uint8_t *bad = malloc(n);
+  CU_ASSERT_FATAL(bad != NULL);
+  const double nan = NAN;
+  int words = 0, invalid = 0;
+  char msg[512];
+  for (size_t at = 0; at + 8 <= n; at += 8) {
+    memcpy(bad, snap, n);
+    memcpy(bad + at, &nan, 8);
+    int code = restore(bad, n, msg, sizeof msg);
+    words++;
+    invalid += code == PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT;
+    if (code != PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT)
+      printf("\n    NaN at byte %zu: code %d (%s)\n", at, code, msg);
+  }
+  printf("\n    snapshot %zu bytes: %d NaN words, %d refused with INVALID_ARGUMENT\n", n, words,
+         invalid);
+  CU_ASSERT_EQUAL(invalid, words);
+
+  /* a NaN behind a valid checksum: the daemon header is 48 bytes, then the engine snapshot
+   * (its header 48 bytes, checksum at 40 over bytes 0..39 and the payload; the payload starts
+   * with body 0's position) */
+  memcpy(bad, snap, n);
+  memcpy(bad + 96, &nan, 8);
+  uint64_t h = fnv1a(1469598103934665603ull, bad + 48, 40);
+  h = fnv1a(h, bad + 96, n - 96);
+  memcpy(bad + 48 + 40, &h, 8);
+  CU_ASSERT_EQUAL(restore(bad, n, msg, sizeof msg), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  CU_ASSERT(strstr(msg, "body.x") != NULL && strstr(msg, "not finite") != NULL);
+  printf("    resealed NaN: %s\n", msg);
+  memcpy(bad, snap, n);
+  bad[100] ^= 0x10;
+  CU_ASSERT_EQUAL(restore(bad, n, msg, sizeof msg), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  CU_ASSERT(strstr(msg, "checksum mismatch") != NULL);
+
+  /* nothing changed */
+  uint8_t *after = snapshot_bytes(&n1);
+  CU_ASSERT(after != NULL && n1 == nref && memcmp(after, ref, nref) == 0);
+  CU_ASSERT(same_state(before, nst));
+  step_time(&step1, &t1);
+  CU_ASSERT_EQUAL(step1, step0);
+  CU_ASSERT_EQUAL(t1, t0);
+  /* a later Step works, and the clean snapshot still restores */
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 10)));
+  step_time(&step1, &t1);
+  CU_ASSERT_EQUAL(step1, step0 + 10);
+  CU_ASSERT_EQUAL(restore(snap, n, NULL, 0), 0);
+  free(after);
+  free(bad);
+  free(ref);
+  free(before);
+  free(snap);
+}
+
 static void test_stats(void) {
   CU_ASSERT(wc_take_ack(wc_req_step(&C, 100)));
   Physd__V1__Envelope *r = wc_req_empty(&C, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
@@ -745,6 +859,7 @@ int register_tests(void) {
       !CU_add_test(s, "get_state_selector", test_get_state_selector) ||
       !CU_add_test(s, "subscribe", test_subscribe) ||
       !CU_add_test(s, "reset_snapshot_restore", test_reset_snapshot_restore) ||
+      !CU_add_test(s, "restore_corrupt", test_restore_corrupt) ||
       !CU_add_test(s, "stats", test_stats) ||
       !CU_add_test(s, "barrier_requests", test_barrier_requests) ||
       !CU_add_test(s, "envelope_errors", test_envelope_errors) ||

@@ -301,8 +301,13 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 int wc_daemon_stop(wc_daemon *d) {
   if (!d->pid) return -1;
   kill(d->pid, SIGTERM);
+  return wc_daemon_wait_exit(d, 30000);
+}
+
+int wc_daemon_wait_exit(wc_daemon *d, int timeout_ms) {
+  if (!d->pid) return -1;
   int status = 0, rc = -1;
-  for (int i = 0; i < 3000; i++) {
+  for (int i = 0; i < (timeout_ms + 9) / 10; i++) {
     if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
       rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
       break;

@@ -74,6 +74,11 @@ int wc_daemon_run_status(const char *const *args, int timeout_ms);
  * socket file must be gone too (else -2). The temp dir is removed. */
 int wc_daemon_stop(wc_daemon *d);
 
+/* Wait (without signalling it) for the daemon to exit, then as wc_daemon_stop: the exit status
+ * (0 = clean), -1 on a signal or after timeout_ms (it is then killed), -2 if the socket file
+ * is left; the temp dir is removed. */
+int wc_daemon_wait_exit(wc_daemon *d, int timeout_ms);
+
 /* 1 if the daemon's log contains `needle`. */
 int wc_daemon_log_has(const wc_daemon *d, const char *needle);
 

@@ -510,7 +510,13 @@ size_t phys_world_state_size(const phys_world *w);
 phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, size_t *written);
 
 /* Restore a state saved from this world (same model hash, same bodies alive). Stepping then
- * continues bit for bit as it did after the save. On error nothing changes. */
+ * continues bit for bit as it did after the save. The whole snapshot is checked before anything
+ * changes (docs/engine.md, State): PHYS_E_INVALID for a wrong magic, format version or size, a
+ * checksum mismatch (a damaged snapshot) or an invalid value (non-finite, a non-unit
+ * quaternion, a flag, id, mode or count out of range; the message names the field and
+ * element); PHYS_E_STATE for another model (model hash mismatch) or a body removed or revived
+ * since the save. On error nothing changes (the state hash is unchanged). `buf` is only read
+ * and may be unaligned. */
 phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size);
 
 /* ---- sites and sensors -------------------------------------------------------------------- */

@@ -3,12 +3,27 @@
  *
  * The state's fields are listed once, in state_table.c; a snapshot is a header followed by the
  * table's PHYS_STATE_SNAPSHOT fields in the table's layout (native endianness, values as stored,
- * no padding bytes). Header: {magic, version, model hash, body count, connect count, warm-start
- * record count, payload bytes}. Snapshots are for the same build and model: the version, the
- * model hash, the counts and the payload size must match, and every body must be alive or
- * removed as it was when the snapshot was taken. A snapshot restores everything a step or a
- * sensor reads, so restoring one and stepping continues bit for bit as the original did, and
- * sensors read what they read when it was taken. */
+ * no padding bytes). Header (48 bytes): {magic, version, model hash, body count, connect count,
+ * warm-start record count, zero, payload bytes, checksum}. Snapshots are for the same build and
+ * model: the version, the model hash, the counts and the payload size must match, and every
+ * body must be alive or removed as it was when the snapshot was taken. A snapshot restores
+ * everything a step or a sensor reads, so restoring one and stepping continues bit for bit as
+ * the original did, and sensors read what they read when it was taken.
+ *
+ * Loading checks, in order, before it changes anything: magic, version, sizes, the checksum,
+ * the model hash and counts, then every value by the table's rules (phys__state_validate:
+ * finite, unit quaternions, flags 0/1, ids in range, ...), so that a snapshot whose checksum
+ * was recomputed over bad values is refused too, and last the alive flags against the world.
+ *
+ * The checksum is 64-bit FNV-1a (phys__fnv1a, the hash the library already uses for the state
+ * and model hashes) over the header up to the checksum and then the payload. It guards against
+ * accidental damage (truncation, a flipped bit, a word written over), not against tampering:
+ * the value checks do that part. FNV-1a over CRC-32C: one hash function in the library instead
+ * of two, and 64 bits, so a random change goes unnoticed with probability 2^-64 instead of
+ * 2^-32; each step (h ^ byte) * odd prime is a bijection of h, so two inputs that differ in one
+ * byte never collide. Its speed (a multiply per byte, about 1 GB/s) is ample for snapshots,
+ * which are read once per Restore. */
+#include <stddef.h>
 #include <string.h>
 #include "core/world_internal.h"
 #include "core/state_table.h"
@@ -17,15 +32,24 @@
 
 #define STATE_MAGIC 0x54535950u /* "PYST" */
 /* 2: six impulses per equality (welds); 3: the field table (state_table.c): sleeping, sensor
- * records, command and actuator forces, no padding bytes; 4: the dof friction warm start */
-#define STATE_VERSION 4u
+ * records, command and actuator forces, no padding bytes; 4: the dof friction warm start;
+ * 5: the header's checksum */
+#define STATE_VERSION 5u
 
 typedef struct state_header {
   uint32_t magic, version;
   uint64_t model_hash;
-  int32_t nbodies, nconnects, nwarm, pad;
-  uint64_t payload; /* bytes after the header */
+  int32_t nbodies, nconnects, nwarm, pad; /* pad: 0 */
+  uint64_t payload;  /* bytes after the header */
+  uint64_t checksum; /* FNV-1a of the header before this field, then of the payload */
 } state_header;
+_Static_assert(sizeof(state_header) == 48, "snapshot header: 48 bytes, no padding");
+
+/* the checksum of a header (its bytes before `checksum`) and `payload` bytes at p */
+static uint64_t state_checksum(const state_header *hd, const void *p, size_t payload) {
+  uint64_t h = phys__fnv1a(PHYS_FNV_START, hd, offsetof(state_header, checksum));
+  return phys__fnv1a(h, p, payload);
+}
 
 uint64_t phys_world_model_hash(const phys_world *w) {
   uint64_t h = PHYS_FNV_START;
@@ -120,33 +144,51 @@ phys_status phys_world_save_state(const phys_world *w, void *buf, size_t size, s
   hd.nconnects = w->nconnects;
   hd.nwarm = w->nwarm;
   hd.payload = need - sizeof hd;
-  memcpy(buf, &hd, sizeof hd);
   phys__state_write(w, PHYS_STATE_SNAPSHOT, (char *)buf + sizeof hd);
+  hd.checksum = state_checksum(&hd, (char *)buf + sizeof hd, hd.payload);
+  memcpy(buf, &hd, sizeof hd);
   return PHYS_OK;
 }
 
-/* check a snapshot's header against the world; PHYS_OK or the failure */
-static phys_status check_header(phys_world *w, const state_header *hd, size_t size) {
+/* check a snapshot's header and checksum against the world; PHYS_OK or the failure */
+static phys_status check_header(phys_world *w, const state_header *hd, const void *buf,
+                                size_t size) {
   if (hd->magic != STATE_MAGIC)
-    return phys__fail(w, PHYS_E_INVALID, "load_state: not a libphys snapshot");
+    return phys__fail(w, PHYS_E_INVALID, "load_state: not a libphys snapshot (magic %08x)",
+                      hd->magic);
   if (hd->version != STATE_VERSION)
     return phys__fail(w, PHYS_E_INVALID,
                       "load_state: snapshot format version %u, this build reads version %u",
                       hd->version, STATE_VERSION);
-  if (hd->model_hash != phys_world_model_hash(w) || hd->nbodies != w->nbodies ||
-      hd->nconnects != w->nconnects)
+  if (hd->payload != size - sizeof *hd)
+    return phys__fail(w, PHYS_E_INVALID,
+                      "load_state: size mismatch: header says %llu payload bytes, %zu given",
+                      (unsigned long long)hd->payload, size - sizeof *hd);
+  uint64_t sum = state_checksum(hd, (const char *)buf + sizeof *hd, size - sizeof *hd);
+  if (hd->checksum != sum)
+    return phys__fail(w, PHYS_E_INVALID,
+                      "load_state: checksum mismatch (stored %016llx, computed %016llx): the "
+                      "snapshot is damaged", (unsigned long long)hd->checksum,
+                      (unsigned long long)sum);
+  if (hd->pad != 0)
+    return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot (reserved word %d)",
+                      hd->pad);
+  uint64_t mine = phys_world_model_hash(w);
+  if (hd->model_hash != mine || hd->nbodies != w->nbodies || hd->nconnects != w->nconnects)
     return phys__fail(w, PHYS_E_STATE,
-                      "load_state: snapshot of another model (%d bodies, %d connects; the world "
-                      "has %d and %d)", hd->nbodies, hd->nconnects, w->nbodies, w->nconnects);
+                      "load_state: model hash mismatch: snapshot of model %016llx (%d bodies, "
+                      "%d connects), the world is %016llx (%d and %d)",
+                      (unsigned long long)hd->model_hash, hd->nbodies, hd->nconnects,
+                      (unsigned long long)mine, w->nbodies, w->nconnects);
   if (hd->nwarm < 0)
     return phys__fail(w, PHYS_E_INVALID, "load_state: corrupt snapshot (%d warm-start records)",
                       hd->nwarm);
   size_t need = phys__state_size(w, PHYS_STATE_SNAPSHOT, hd->nwarm);
-  if (hd->payload != need || size != sizeof *hd + need)
+  if (hd->payload != need)
     return phys__fail(w, PHYS_E_INVALID,
-                      "load_state: %zu bytes with a payload of %llu; this world's snapshot with "
-                      "%d warm-start records has %zu + %zu", size,
-                      (unsigned long long)hd->payload, hd->nwarm, sizeof *hd, need);
+                      "load_state: size mismatch: payload of %llu bytes; this world's snapshot "
+                      "with %d warm-start records has %zu", (unsigned long long)hd->payload,
+                      hd->nwarm, need);
   return PHYS_OK;
 }
 
@@ -156,10 +198,12 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   if (!buf || size < sizeof hd)
     return phys__fail(w, PHYS_E_INVALID, "load_state: %zu bytes is not a snapshot", size);
   memcpy(&hd, buf, sizeof hd);
-  phys_status st = check_header(w, &hd, size);
+  phys_status st = check_header(w, &hd, buf, size);
   if (st) return st;
   const char *payload = (const char *)buf + sizeof hd;
-  char why[160];
+  char why[256];
+  if (phys__state_validate(w, PHYS_STATE_SNAPSHOT, payload, hd.nwarm, why, sizeof why))
+    return phys__fail(w, PHYS_E_INVALID, "load_state: invalid value: %s", why);
   if (phys__state_check(w, PHYS_STATE_SNAPSHOT, payload, hd.nwarm, why, sizeof why))
     return phys__fail(w, PHYS_E_STATE, "load_state: %s (a body was removed or the snapshot is "
                       "of another world)", why);

@@ -36,65 +36,76 @@
  * The island labels are the one output of the last step in the step set only: a failed step
  * must leave the last good step's islands (its contacts are kept by step.c's second buffer).
  *
+ * Each field also names the rule its value in a snapshot must meet (phys_state_rule:
+ * finite, >= 0, a unit quaternion, a 0/1 flag, a body id, a command mode, a step index, a warm
+ * record naming existing geoms in key order); phys__state_validate checks a whole snapshot by
+ * them before a load writes anything.
+ *
  * Padding is never copied: the joint command's mode and values are two fields. Derived data
  * (geom world poses, the trees' link frames and motion subspaces) is recomputed after a read. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/state_table.h"
+#include "dynamics/tree.h"
 
 /* an inline field of a group's element struct */
-#define ONE(nm, grp, type, mem, sets_)                                                         \
-  {nm, grp, PHYS_SC_ONE, offsetof(type, mem), 0, sizeof(((type *)0)->mem), 0, sets_}
+#define ONE(nm, grp, type, mem, sets_, rule_)                                                  \
+  {nm, grp, PHYS_SC_ONE, offsetof(type, mem), 0, sizeof(((type *)0)->mem), 0, sets_, rule_}
 /* an articulation array of doubles */
-#define ARR(nm, cnt, mem, sets_)                                                               \
-  {nm, PHYS_SG_ARTIC, cnt, offsetof(phys_artic, mem), 0, sizeof(double), sizeof(double), sets_}
+#define ARR(nm, cnt, mem, sets_, rule_)                                                        \
+  {nm, PHYS_SG_ARTIC, cnt, offsetof(phys_artic, mem), 0, sizeof(double), sizeof(double), sets_, \
+   rule_}
 /* a member of each item of an articulation array of structs */
-#define ARR_SUB(nm, cnt, mem, itype, imem, sets_)                                              \
+#define ARR_SUB(nm, cnt, mem, itype, imem, sets_, rule_)                                       \
   {nm, PHYS_SG_ARTIC, cnt, offsetof(phys_artic, mem), offsetof(itype, imem),                   \
-   sizeof(((itype *)0)->imem), sizeof(itype), sets_}
+   sizeof(((itype *)0)->imem), sizeof(itype), sets_, rule_}
 
 #define SNAP (PHYS_STATE_SNAPSHOT | PHYS_STATE_HASH)
 #define STEP PHYS_STATE_STEP
+#define FIN PHYS_SR_FINITE
 
 /* the table, grouped by phys_state_group in buffer order */
 static const phys_state_field fields_table[] = {
-  ONE("body.x", PHYS_SG_BODY_MOTION, phys_body, x, SNAP | STEP),
-  ONE("body.q", PHYS_SG_BODY_MOTION, phys_body, q, SNAP | STEP),
-  ONE("body.v", PHYS_SG_BODY_MOTION, phys_body, v, SNAP | STEP),
-  ONE("body.w", PHYS_SG_BODY_MOTION, phys_body, w, SNAP | STEP),
-  ONE("body.alive", PHYS_SG_BODY, phys_body, alive, SNAP | PHYS_STATE_CHECK),
-  ONE("body.asleep", PHYS_SG_BODY, phys_body, asleep, SNAP | STEP),
-  ONE("body.sleep_label", PHYS_SG_BODY, phys_body, sleep_label, SNAP | STEP),
-  ONE("body.rest_time", PHYS_SG_BODY, phys_body, rest_time, SNAP | STEP),
-  ONE("body.island", PHYS_SG_BODY, phys_body, island, STEP),
-  ONE("body.force", PHYS_SG_BODY, phys_body, force, SNAP),
-  ONE("body.torque", PHYS_SG_BODY, phys_body, torque, SNAP),
-  ONE("body.acc", PHYS_SG_BODY, phys_body, acc, SNAP),
-  ONE("body.cfrc", PHYS_SG_BODY, phys_body, cfrc, SNAP),
-  ONE("body.cnormal", PHYS_SG_BODY, phys_body, cnormal, SNAP),
-  ONE("body.wrench", PHYS_SG_BODY, phys_body, wrench, SNAP),
-  ONE("body.x0", PHYS_SG_BODY, phys_body, x0, SNAP),
-  ONE("body.q0", PHYS_SG_BODY, phys_body, q0, SNAP),
-  ONE("connect.lambda", PHYS_SG_CONNECT, phys_connect, lambda, SNAP),
-  ARR("artic.qpos", PHYS_SC_NQ, qpos, SNAP | STEP),
-  ARR("artic.qvel", PHYS_SC_NV, qvel, SNAP | STEP),
-  ARR("artic.limit_lambda", PHYS_SC_2NV, limit_lambda, SNAP),
-  ARR("artic.friction_lambda", PHYS_SC_NV, friction_lambda, SNAP),
-  ARR_SUB("artic.cmd.mode", PHYS_SC_NV, cmd, phys_joint_command, mode, SNAP),
-  ARR_SUB("artic.cmd.q", PHYS_SC_NV, cmd, phys_joint_command, q, SNAP),
-  ARR_SUB("artic.cmd.qd", PHYS_SC_NV, cmd, phys_joint_command, qd, SNAP),
-  ARR_SUB("artic.cmd.tau", PHYS_SC_NV, cmd, phys_joint_command, tau, SNAP),
-  ARR_SUB("artic.cmd.kp", PHYS_SC_NV, cmd, phys_joint_command, kp, SNAP),
-  ARR_SUB("artic.cmd.kd", PHYS_SC_NV, cmd, phys_joint_command, kd, SNAP),
-  ARR_SUB("artic.cmd.tau_max", PHYS_SC_NV, cmd, phys_joint_command, tau_max, SNAP),
-  ARR("artic.cmd_force", PHYS_SC_NV, cmd_force, SNAP | STEP),
-  ONE("actuator.ctrl", PHYS_SG_ACTUATOR, phys_actuator, ctrl, SNAP),
-  ONE("actuator.force", PHYS_SG_ACTUATOR, phys_actuator, force, SNAP | STEP),
-  ONE("world.step_index", PHYS_SG_WORLD, phys_world, step_index, SNAP),
-  ONE("world.time", PHYS_SG_WORLD, phys_world, time, SNAP),
-  ONE("world.nislands", PHYS_SG_WORLD, phys_world, nislands, STEP),
-  {"warm.record", PHYS_SG_WARM, PHYS_SC_ONE, 0, 0, sizeof(phys_warm), 0, SNAP},
+  ONE("body.x", PHYS_SG_BODY_MOTION, phys_body, x, SNAP | STEP, FIN),
+  ONE("body.q", PHYS_SG_BODY_MOTION, phys_body, q, SNAP | STEP, PHYS_SR_QUAT),
+  ONE("body.v", PHYS_SG_BODY_MOTION, phys_body, v, SNAP | STEP, FIN),
+  ONE("body.w", PHYS_SG_BODY_MOTION, phys_body, w, SNAP | STEP, FIN),
+  ONE("body.alive", PHYS_SG_BODY, phys_body, alive, SNAP | PHYS_STATE_CHECK, PHYS_SR_BOOL),
+  ONE("body.asleep", PHYS_SG_BODY, phys_body, asleep, SNAP | STEP, PHYS_SR_BOOL),
+  ONE("body.sleep_label", PHYS_SG_BODY, phys_body, sleep_label, SNAP | STEP, PHYS_SR_BODY_LABEL),
+  ONE("body.rest_time", PHYS_SG_BODY, phys_body, rest_time, SNAP | STEP, PHYS_SR_NONNEG),
+  /* the last step's islands: step only (no snapshot, so the rule is never checked) */
+  ONE("body.island", PHYS_SG_BODY, phys_body, island, STEP, PHYS_SR_BODY_LABEL),
+  ONE("body.force", PHYS_SG_BODY, phys_body, force, SNAP, FIN),
+  ONE("body.torque", PHYS_SG_BODY, phys_body, torque, SNAP, FIN),
+  ONE("body.acc", PHYS_SG_BODY, phys_body, acc, SNAP, FIN),
+  ONE("body.cfrc", PHYS_SG_BODY, phys_body, cfrc, SNAP, FIN),
+  ONE("body.cnormal", PHYS_SG_BODY, phys_body, cnormal, SNAP, FIN),
+  ONE("body.wrench", PHYS_SG_BODY, phys_body, wrench, SNAP, FIN),
+  ONE("body.x0", PHYS_SG_BODY, phys_body, x0, SNAP, FIN),
+  ONE("body.q0", PHYS_SG_BODY, phys_body, q0, SNAP, PHYS_SR_QUAT_OR_0),
+  ONE("connect.lambda", PHYS_SG_CONNECT, phys_connect, lambda, SNAP, FIN),
+  ARR("artic.qpos", PHYS_SC_NQ, qpos, SNAP | STEP, PHYS_SR_QPOS),
+  ARR("artic.qvel", PHYS_SC_NV, qvel, SNAP | STEP, FIN),
+  ARR("artic.limit_lambda", PHYS_SC_2NV, limit_lambda, SNAP, FIN),
+  ARR("artic.friction_lambda", PHYS_SC_NV, friction_lambda, SNAP, FIN),
+  ARR_SUB("artic.cmd.mode", PHYS_SC_NV, cmd, phys_joint_command, mode, SNAP, PHYS_SR_CMD_MODE),
+  ARR_SUB("artic.cmd.q", PHYS_SC_NV, cmd, phys_joint_command, q, SNAP, FIN),
+  ARR_SUB("artic.cmd.qd", PHYS_SC_NV, cmd, phys_joint_command, qd, SNAP, FIN),
+  ARR_SUB("artic.cmd.tau", PHYS_SC_NV, cmd, phys_joint_command, tau, SNAP, FIN),
+  ARR_SUB("artic.cmd.kp", PHYS_SC_NV, cmd, phys_joint_command, kp, SNAP, PHYS_SR_NONNEG),
+  ARR_SUB("artic.cmd.kd", PHYS_SC_NV, cmd, phys_joint_command, kd, SNAP, PHYS_SR_NONNEG),
+  ARR_SUB("artic.cmd.tau_max", PHYS_SC_NV, cmd, phys_joint_command, tau_max, SNAP,
+          PHYS_SR_NONNEG),
+  ARR("artic.cmd_force", PHYS_SC_NV, cmd_force, SNAP | STEP, FIN),
+  ONE("actuator.ctrl", PHYS_SG_ACTUATOR, phys_actuator, ctrl, SNAP, FIN),
+  ONE("actuator.force", PHYS_SG_ACTUATOR, phys_actuator, force, SNAP | STEP, FIN),
+  ONE("world.step_index", PHYS_SG_WORLD, phys_world, step_index, SNAP, PHYS_SR_STEP_INDEX),
+  ONE("world.time", PHYS_SG_WORLD, phys_world, time, SNAP, FIN),
+  ONE("world.nislands", PHYS_SG_WORLD, phys_world, nislands, STEP, PHYS_SR_BODY_LABEL),
+  {"warm.record", PHYS_SG_WARM, PHYS_SC_ONE, 0, 0, sizeof(phys_warm), 0, SNAP, PHYS_SR_WARM},
 };
 static const int nfields_table =
     (int)(sizeof fields_table / sizeof fields_table[0]);
@@ -157,17 +168,164 @@ static char *field_items(const phys_state_field *f, char *elem, int *items) {
 }
 
 /* what a pass over the table does with each field's bytes */
-typedef enum visit_op { OP_SIZE, OP_WRITE, OP_READ, OP_CHECK, OP_HASH } visit_op;
+typedef enum visit_op {
+  OP_SIZE, OP_WRITE, OP_READ, OP_CHECK, OP_VALIDATE, OP_FIND, OP_HASH
+} visit_op;
 
 typedef struct visit_ctx {
   visit_op op;
   unsigned set;
-  unsigned char *buf; /* OP_WRITE, OP_READ, OP_CHECK: the cursor */
+  unsigned char *buf; /* OP_WRITE, OP_READ, OP_CHECK, OP_VALIDATE: the cursor */
   size_t pos;         /* bytes so far */
   uint64_t h;         /* OP_HASH */
-  const phys_state_field *bad; /* OP_CHECK: first differing field and its element */
+  const phys_state_field *bad; /* OP_CHECK, OP_VALIDATE: first bad field and its element */
   int bad_elem;
+  const phys_world *w;   /* OP_VALIDATE: the world (model sizes, alive flags) */
+  const char *elem;      /* OP_VALIDATE: the world's element (NULL for warm records) */
+  uint64_t prev_key;     /* OP_VALIDATE: the last warm record's key */
+  char why[128];         /* OP_VALIDATE: what is wrong with the bad field */
+  const phys_state_field *want; /* OP_FIND: the field and element looked for ... */
+  int want_elem;
+  long found;                   /* ... and its offset, -1 until found */
 } visit_ctx;
+
+/* the i-th double of buffer bytes b (any alignment) */
+static double dbl_at(const unsigned char *b, size_t i) {
+  double d;
+  memcpy(&d, b + i * sizeof d, sizeof d);
+  return d;
+}
+
+/* the first non-finite double of n at b, or -1 */
+static int first_nonfinite(const unsigned char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(dbl_at(b, i))) return (int)i;
+  return -1;
+}
+
+/* |q| - 1 of the 4 doubles at b is within the tolerance (a NaN is not) */
+static int unit_quat(const unsigned char *b) {
+  double n2 = 0.0;
+  for (int i = 0; i < 4; i++) n2 += dbl_at(b, (size_t)i) * dbl_at(b, (size_t)i);
+  return fabs(sqrt(n2) - 1.0) <= PHYS_STATE_QUAT_TOL;
+}
+
+/* an articulation's qpos (nq doubles at b): finite, each ball/free quaternion unit; 0 or -1
+ * with the reason in c->why */
+static int check_qpos(visit_ctx *c, const phys_artic *a, const unsigned char *b, size_t n) {
+  int i = first_nonfinite(b, n);
+  if (i >= 0) {
+    snprintf(c->why, sizeof c->why, "qpos[%d] = %g is not finite", i, dbl_at(b, (size_t)i));
+    return -1;
+  }
+  for (int l = 0; l < a->nlink; l++) {
+    int j = a->tb[l].joint, q = a->qadr[l] + (j == PHYS_JOINT_FREE ? 3 : 0);
+    if ((j == PHYS_JOINT_BALL || j == PHYS_JOINT_FREE) && !unit_quat(b + (size_t)q * 8)) {
+      snprintf(c->why, sizeof c->why, "qpos[%d..%d] (link %d) is not a unit quaternion", q,
+               q + 3, l);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* `size` bytes of field f in the buffer at b meet the field's rule; 0 or -1 with the reason in
+ * c->why */
+static int check_rule(visit_ctx *c, const phys_state_field *f, const unsigned char *b,
+                      size_t size) {
+  size_t nd = size / sizeof(double);
+  int i, v;
+  switch (f->rule) {
+    case PHYS_SR_FINITE:
+    case PHYS_SR_NONNEG:
+      if ((i = first_nonfinite(b, nd)) >= 0) {
+        snprintf(c->why, sizeof c->why, "[%d] = %g is not finite", i, dbl_at(b, (size_t)i));
+        return -1;
+      }
+      for (size_t k = 0; f->rule == PHYS_SR_NONNEG && k < nd; k++)
+        if (dbl_at(b, k) < 0.0) {
+          snprintf(c->why, sizeof c->why, "[%zu] = %g is negative", k, dbl_at(b, k));
+          return -1;
+        }
+      return 0;
+    case PHYS_SR_QUAT:
+    case PHYS_SR_QUAT_OR_0: {
+      if ((i = first_nonfinite(b, 4)) >= 0) {
+        snprintf(c->why, sizeof c->why, "[%d] = %g is not finite", i, dbl_at(b, (size_t)i));
+        return -1;
+      }
+      int zero = 1;
+      for (size_t k = 0; k < 4; k++) zero &= dbl_at(b, k) == 0.0;
+      /* a removed body keeps what it had; only a live body's quaternion is used */
+      int need = f->rule == PHYS_SR_QUAT ? ((const phys_body *)c->elem)->alive : !zero;
+      if (need && !unit_quat(b)) {
+        snprintf(c->why, sizeof c->why, "(%g, %g, %g, %g) is not a unit quaternion (tolerance "
+                 "%g on |q|)", dbl_at(b, 0), dbl_at(b, 1), dbl_at(b, 2), dbl_at(b, 3),
+                 PHYS_STATE_QUAT_TOL);
+        return -1;
+      }
+      return 0;
+    }
+    case PHYS_SR_BOOL:
+      memcpy(&v, b, sizeof v);
+      if (v != 0 && v != 1) {
+        snprintf(c->why, sizeof c->why, "= %d, not 0 or 1", v);
+        return -1;
+      }
+      return 0;
+    case PHYS_SR_BODY_LABEL:
+      memcpy(&v, b, sizeof v);
+      if (v < -1 || v >= c->w->nbodies) {
+        snprintf(c->why, sizeof c->why, "= %d, not -1 or a body id below %d", v, c->w->nbodies);
+        return -1;
+      }
+      return 0;
+    case PHYS_SR_CMD_MODE: {
+      phys_command_mode m;
+      memcpy(&m, b, sizeof m);
+      if ((int)m < PHYS_CMD_NONE || (int)m > PHYS_CMD_PD) {
+        snprintf(c->why, sizeof c->why, "= %d, not a command mode (%d .. %d)", (int)m,
+                 PHYS_CMD_NONE, PHYS_CMD_PD);
+        return -1;
+      }
+      return 0;
+    }
+    case PHYS_SR_QPOS: return check_qpos(c, (const phys_artic *)c->elem, b, nd);
+    case PHYS_SR_STEP_INDEX: {
+      uint64_t s;
+      memcpy(&s, b, sizeof s);
+      if (s >> 63) {
+        snprintf(c->why, sizeof c->why, "= %llu, negative as a signed count",
+                 (unsigned long long)s);
+        return -1;
+      }
+      return 0;
+    }
+    case PHYS_SR_WARM: {
+      phys_warm r;
+      memcpy(&r, b, sizeof r);
+      int ga = (int)(r.key >> 40), gb = (int)((r.key >> 16) & 0xFFFFFFu);
+      if (ga >= c->w->ngeoms || gb >= c->w->ngeoms) {
+        snprintf(c->why, sizeof c->why, "key %016llx names geoms %d and %d; the world has %d",
+                 (unsigned long long)r.key, ga, gb, c->w->ngeoms);
+        return -1;
+      }
+      if (r.key < c->prev_key) {
+        snprintf(c->why, sizeof c->why, "key %016llx after %016llx: not in ascending order",
+                 (unsigned long long)r.key, (unsigned long long)c->prev_key);
+        return -1;
+      }
+      c->prev_key = r.key;
+      if ((i = first_nonfinite((const unsigned char *)r.impulse, 6)) >= 0) {
+        snprintf(c->why, sizeof c->why, "impulse[%d] = %g is not finite", i, r.impulse[i]);
+        return -1;
+      }
+      return 0;
+    }
+  }
+  snprintf(c->why, sizeof c->why, "has no rule");
+  return -1;
+}
 
 /* `size` bytes of field f at p: one item, or several contiguous items or fields at once (the
  * buffer and the hash see the same bytes in the same order either way) */
@@ -184,15 +342,24 @@ static void visit_bytes(visit_ctx *c, const phys_state_field *f, char *p, size_t
         c->bad_elem = elem;
       }
       break;
+    case OP_VALIDATE:
+      if (!c->bad && check_rule(c, f, c->buf + c->pos, size)) {
+        c->bad = f;
+        c->bad_elem = elem;
+      }
+      break;
+    case OP_FIND:
+      if (c->found < 0 && f == c->want && elem == c->want_elem) c->found = (long)c->pos;
+      break;
     case OP_HASH: c->h = phys__fnv1a(c->h, p, size); break;
   }
   c->pos += size;
 }
 
 /* fields idx[k] and idx[k + 1] lie back to back in each element and are visited alike, so
- * their bytes can go as one run */
-static int adjacent(const int *idx, int k, int nf) {
-  if (k + 1 >= nf) return 0;
+ * their bytes can go as one run (not when validating: each field has its own rule) */
+static int adjacent(const int *idx, int k, int nf, visit_op op) {
+  if (k + 1 >= nf || op == OP_VALIDATE || op == OP_FIND) return 0;
   const phys_state_field *a = &fields_table[idx[k]], *b = &fields_table[idx[k + 1]];
   return a->count == PHYS_SC_ONE && b->count == PHYS_SC_ONE && b->member == a->member + a->size &&
          (a->sets & PHYS_STATE_CHECK) == (b->sets & PHYS_STATE_CHECK);
@@ -207,12 +374,15 @@ static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
     int nf = fields_of((phys_state_group)g, c->set, idx);
     if (nf == 0) continue;
     group_view gv = group_of(w, (phys_state_group)g, nwarm);
+    /* checking and validating a snapshot read no warm record of the world (it may hold fewer
+     * than the snapshot): its elements are not addressed */
+    int no_elem = g == PHYS_SG_WARM && (c->op == OP_CHECK || c->op == OP_VALIDATE || c->op == OP_FIND);
     if (c->op == OP_HASH) c->h = phys__fnv1a(c->h, &gv.n, sizeof gv.n);
     int nruns = 0;
     for (int k = 0; k < nf; k++) {
       run_field[nruns] = idx[k];
       run_size[nruns] = fields_table[idx[k]].size;
-      while (adjacent(idx, k, nf)) run_size[nruns] += fields_table[idx[++k]].size;
+      while (adjacent(idx, k, nf, c->op)) run_size[nruns] += fields_table[idx[++k]].size;
       nruns++;
     }
     /* the size pass needs no element's bytes when every run has one item */
@@ -223,13 +393,14 @@ static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
       continue;
     }
     for (int e = 0; e < gv.n; e++) {
-      char *elem = gv.base + (size_t)e * gv.stride;
+      char *elem = no_elem ? NULL : gv.base + (size_t)e * gv.stride;
+      c->elem = elem;
       for (int r = 0; r < nruns; r++) {
         const phys_state_field *f = &fields_table[run_field[r]];
-        int items;
-        char *p = field_items(f, elem, &items);
+        int items = 1;
+        char *p = elem ? field_items(f, elem, &items) : NULL;
         if (f->count == PHYS_SC_ONE) {
-          visit_bytes(c, f, p + f->sub, run_size[r], e);
+          visit_bytes(c, f, p ? p + f->sub : NULL, run_size[r], e);
         } else if (f->stride == f->size && f->sub == 0) {
           visit_bytes(c, f, p, (size_t)items * f->size, e); /* a packed array */
         } else {
@@ -259,6 +430,25 @@ int phys__state_check(const phys_world *w, unsigned set, const void *buf, int nw
   if (!c.bad) return 0;
   snprintf(why, why_size, "%s of element %d differs", c.bad->name, c.bad_elem);
   return -1;
+}
+
+int phys__state_validate(const phys_world *w, unsigned set, const void *buf, int nwarm,
+                         char *why, size_t why_size) {
+  visit_ctx c = {.op = OP_VALIDATE, .set = set, .buf = (unsigned char *)buf, .w = w};
+  visit(w, nwarm, &c);
+  if (!c.bad) return 0;
+  snprintf(why, why_size, "%s of element %d %s", c.bad->name, c.bad_elem, c.why);
+  return -1;
+}
+
+long phys__state_offset(const phys_world *w, unsigned set, const char *name, int elem,
+                        int nwarm) {
+  visit_ctx c = {.op = OP_FIND, .set = set, .want_elem = elem, .found = -1};
+  for (int i = 0; i < nfields_table; i++)
+    if (strcmp(fields_table[i].name, name) == 0) c.want = &fields_table[i];
+  if (!c.want) return -1;
+  visit(w, nwarm, &c);
+  return c.found;
 }
 
 void phys__state_read(phys_world *w, unsigned set, const void *buf, int nwarm) {

@@ -1,5 +1,5 @@
 /* state_table.h - the one list of a world's state fields (state_table.c) and the operations that
- * iterate it: size, write, read (restore), check and hash.
+ * iterate it: size, write, read (restore), check, validate and hash.
  *
  * Every field names where it lives (a group: the world, each body, connect, articulation,
  * actuator or warm-start record; and an offset in that group's struct), its size, and the sets
@@ -10,6 +10,8 @@
  *  - PHYS_STATE_STEP: what phys_world_step saves at its start and puts back when it fails (the
  *    fields a step changes before its last failure point);
  *  - PHYS_STATE_CHECK (with SNAPSHOT): loading compares the field instead of writing it.
+ * Each field also names the rule its bytes in a snapshot must meet (phys_state_rule), which
+ * loading checks for the whole buffer before it changes anything.
  * Layout of a buffer: group by group in phys_state_group order, inside a group element by
  * element, inside an element the group's fields of the set in table order, each as raw bytes.
  * BODY_MOTION comes first and holds x, q, v, w (13 doubles), so the step's buffer starts with
@@ -50,6 +52,27 @@ typedef enum phys_state_count {
   PHYS_SC_2NV  /* ... 2 nv items */
 } phys_state_count;
 
+/* what a field's bytes in a snapshot must be (phys__state_validate) */
+typedef enum phys_state_rule {
+  PHYS_SR_FINITE,      /* doubles, all finite */
+  PHYS_SR_NONNEG,      /* doubles, finite and >= 0 */
+  PHYS_SR_QUAT,        /* 4 doubles, a unit quaternion (PHYS_STATE_QUAT_TOL) on a live body */
+  PHYS_SR_QUAT_OR_0,   /* 4 doubles, a unit quaternion or all zero (never stepped), finite */
+  PHYS_SR_BOOL,        /* an int, 0 or 1 */
+  PHYS_SR_BODY_LABEL,  /* an int, -1 or a body id */
+  PHYS_SR_CMD_MODE,    /* a phys_command_mode, PHYS_CMD_NONE .. PHYS_CMD_PD */
+  PHYS_SR_QPOS,        /* an articulation's qpos: finite, each ball/free quaternion unit */
+  PHYS_SR_STEP_INDEX,  /* a uint64_t below 2^63 (it is never negative as a signed count) */
+  PHYS_SR_WARM         /* a phys_warm: both geoms of the key exist, keys in ascending order,
+                          the impulse finite */
+} phys_state_rule;
+
+/* how far |q| of a restored quaternion may be from 1: steps and setters normalise, so a saved
+ * quaternion is unit to rounding (~1e-16 per normalisation); 1e-6 leaves ample room for
+ * rounding in any path that does not renormalise every step, and still refuses a quaternion
+ * that was written over (a corrupted word moves |q| by far more) */
+#define PHYS_STATE_QUAT_TOL 1e-6
+
 typedef struct phys_state_field {
   const char *name;
   phys_state_group group;
@@ -59,6 +82,7 @@ typedef struct phys_state_field {
   size_t size;   /* bytes copied per item */
   size_t stride; /* bytes from one item to the next (arrays) */
   unsigned sets;
+  phys_state_rule rule; /* what its bytes in a snapshot must be */
 } phys_state_field;
 
 /* the table (state_table.c) and its length in *n (a function: libphys exports no data) */
@@ -74,6 +98,18 @@ void phys__state_write(const phys_world *w, unsigned set, void *buf);
  * returns 0, or -1 with a description of the first difference in `why` */
 int phys__state_check(const phys_world *w, unsigned set, const void *buf, int nwarm, char *why,
                       size_t why_size);
+
+/* Validate the values of the fields of `set` in buf (nwarm warm-start records) by their rules,
+ * reading only buf (unaligned is fine) and the world's model and `alive` flags; changes nothing.
+ * Returns 0, or -1 with the first bad value named in `why` (field, element, value). */
+int phys__state_validate(const phys_world *w, unsigned set, const void *buf, int nwarm,
+                         char *why, size_t why_size);
+
+/* Byte offset in a buffer of `set` (nwarm warm-start records) of field `name` of element
+ * `elem` (for an articulation array, of its first item), or -1 when there is none. For tests
+ * that damage one field of a snapshot. */
+long phys__state_offset(const phys_world *w, unsigned set, const char *name, int elem,
+                        int nwarm);
 
 /* Read the fields of `set` (not the CHECK ones) from buf holding nwarm warm-start records (the
  * caller has reserved w->warm for them), then refresh what derives from them: the trees'

@@ -26,6 +26,29 @@
 
 #ifdef PHYS_HAVE_CHOLMOD
 #include <suitesparse/cholmod.h>
+#include <omp.h>
+
+/* Debian's CHOLMOD runs OpenMP loops with a fixed team of four (num_threads(4), on any
+ * machine) wherever a matrix has more than 128 columns or a supernode more than 1024 entries:
+ * every factorisation of a large island forks and joins such teams several times, and on a
+ * 2-core machine the futex wake-ups cost more than the loops (a third of CANAL's main-thread
+ * time on pyramid_wall_20 under perf; OMP_MAX_ACTIVE_LEVELS=0 cut its CPU time from 2.8 s to
+ * 1.7 s). physd threads over islands itself, so CHOLMOD runs on the calling thread. Inside an
+ * active physd team (islands solved in parallel) nested regions already get one thread; outside
+ * one, the OpenMP active-level limit is set to 0 around the call and restored after. That limit
+ * is process-wide in libgomp: an OpenMP region that another thread of the application opens
+ * during a factorisation also runs on one thread (physd's own threads never do: one world is
+ * stepped by one thread). */
+static int cholmod_serial_begin(void) {
+  if (omp_in_parallel()) return -1;
+  int prev = omp_get_max_active_levels();
+  if (prev > 0) omp_set_max_active_levels(0);
+  return prev;
+}
+
+static void cholmod_serial_end(int prev) {
+  if (prev > 0) omp_set_max_active_levels(prev);
+}
 
 /* one cached analysis */
 typedef struct sparse_entry {
@@ -131,7 +154,9 @@ static sparse_entry *entry_for(phys_world *w, struct phys_sparse_hessian *sp, in
     e->cm.quick_return_if_not_posdef = 1;
     c->e[c->n++] = e;
   }
+  int prev = cholmod_serial_begin();
   e->L = cholmod_analyze(&sp->A, &e->cm);
+  cholmod_serial_end(prev);
   if (!e->L) return NULL;
   e->key = key;
   e->used = 1;
@@ -335,7 +360,9 @@ int phys__sparse_hessian_factor(phys_newton *nt) {
       }
   }
   sparse_entry *e = sp->ent;
+  int prev = cholmod_serial_begin();
   int ok = cholmod_factorize(&sp->A, e->L, &e->cm);
+  cholmod_serial_end(prev);
   if (!ok || e->cm.status != CHOLMOD_OK || e->L->minor < (size_t)n) return -1;
   return 0;
 }
@@ -350,7 +377,10 @@ int phys__sparse_hessian_solve(phys_newton *nt, const double *rhs, double *out) 
   B.x = (void *)rhs;
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
-  if (!cholmod_solve2(CHOLMOD_A, e->L, &B, NULL, &e->X, NULL, &e->Y, &e->E, &e->cm)) return -1;
+  int prev = cholmod_serial_begin();
+  int ok = cholmod_solve2(CHOLMOD_A, e->L, &B, NULL, &e->X, NULL, &e->Y, &e->E, &e->cm);
+  cholmod_serial_end(prev);
+  if (!ok) return -1;
   memcpy(out, e->X->x, (size_t)nt->n * sizeof(double));
   return 0;
 }
