@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -39,10 +40,22 @@ static void usage(FILE *f) {
   fprintf(f, "\nEvery key of the config file is also a flag (--key-with-dashes VALUE); flags win.\n");
 }
 
-/* the token: the file's first line, surrounding whitespace removed */
-static int read_token(const char *path, char *out, size_t cap) {
+/* the token: the file's first line, surrounding whitespace removed. 0; -1 unreadable; -2 too
+ * short; -3 the file lets its group or others in (*mode then holds its permission bits: like
+ * ssh with a private key, physd refuses a secret that others may read or change) */
+static int read_token(const char *path, char *out, size_t cap, unsigned *mode) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) {
+    fclose(f);
+    return -1;
+  }
+  *mode = (unsigned)(st.st_mode & 07777);
+  if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+    fclose(f);
+    return -3;
+  }
   char *ok = fgets(out, (int)cap, f);
   fclose(f);
   if (!ok) return -1;
@@ -117,7 +130,14 @@ int main(int argc, char **argv) {
   /* the token, when configured */
   char token[256] = "";
   if (g_cfg.token_file[0]) {
-    int rc = read_token(g_cfg.token_file, token, sizeof token);
+    unsigned mode = 0;
+    int rc = read_token(g_cfg.token_file, token, sizeof token, &mode);
+    if (rc == -3) {
+      log_error("token file is accessible by group or others; chmod 600 it",
+                "token_file=%s mode=%04o", g_cfg.token_file, mode);
+      config_free(&g_cfg);
+      return 2;
+    }
     if (rc) {
       log_error(rc == -2 ? "token too short (16 characters at least)" : "cannot read the token file",
                 "token_file=%s", g_cfg.token_file);

@@ -285,7 +285,7 @@ static void take_replies(net *n) {
     sim_reply *next = r->next;
     session *s = find_session(n, r->session);
     if (s) {
-      session_on_reply(s, r->slot, r->buf, r->len, r->has_cmd_seq, r->cmd_seq);
+      session_on_reply(s, r->slot, r->buf, r->len, r->has_cmd_seq, r->cmd_seq, r->cmd_epoch);
       r->buf = NULL;
       if (!s->closing) net_timeout_touch(s); /* idle counts from the last reply */
     }

@@ -159,8 +159,11 @@ static void slot_env(session *s, uint32_t slot, Physd__V1__Envelope *env) {
 }
 
 void session_on_reply(session *s, uint32_t slot, uint8_t *buf, size_t len, int has_seq,
-                      uint64_t seq) {
-  if (has_seq) s->last_cmd_seq = seq;
+                      uint64_t seq, uint64_t epoch) {
+  if (has_seq) {
+    s->last_cmd_seq = seq;
+    s->cmd_epoch = epoch;
+  }
   slot_fill(s, slot, buf, len);
 }
 
@@ -415,6 +418,14 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
     }
     slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
                "command queue full (limits.command_queue); retry later");
+  } else if (env->msg_case == PHYSD__V1__ENVELOPE__MSG__NOT_SET && env->base.n_unknown_fields) {
+    /* a message of a newer protocol (a field this server does not know): UNSUPPORTED, so that
+     * the client can tell it from a malformed request */
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "unknown request type (Envelope field %u); this server speaks protocol %d.%d",
+             (unsigned)env->base.unknown_fields[0].tag, PHYSD_PROTO_MAJOR, PHYSD_PROTO_MINOR);
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__UNSUPPORTED, msg);
   } else {
     slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
                env->msg_case == PHYSD__V1__ENVELOPE__MSG__NOT_SET
@@ -550,8 +561,9 @@ void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
     sub->dropped += drops;
     if (drops) atomic_fetch_add(&n->counters.frames_dropped, drops);
     const frame_cache_entry *ce = cached_state(cache, snap, sub);
-    sub->pending = ce ? frame_from_state(ce->state, ce->len, sub->id, sub->dropped,
-                                         s->last_cmd_seq, &sub->pending_len)
+    uint64_t seq = snap->cmd_epoch == s->cmd_epoch ? s->last_cmd_seq : 0;
+    sub->pending = ce ? frame_from_state(ce->state, ce->len, sub->id, sub->dropped, seq,
+                                         &sub->pending_len)
                       : NULL;
     if (sub->pending && sub->pending_len - 4 > n->cfg->max_frame_bytes) {
       /* a frame above the limit is never sent; it counts as dropped */

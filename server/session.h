@@ -88,6 +88,8 @@ struct session {
   uint32_t nsubs;
   uint32_t next_sub_id;
   uint64_t last_cmd_seq;
+  uint64_t cmd_epoch;       /* the command epoch of last_cmd_seq (stream frames of a later
+                               epoch carry 0: the world was loaded, reset or restored since) */
   int submitted;            /* a request went to the simulation during this read */
   uint64_t accepted_ms;     /* loop time of its accept (net_timeout.c; 0 = not yet seen) */
   uint64_t active_ms;       /* loop time of its last activity (net_timeout.c) */
@@ -103,9 +105,10 @@ void session_free(session *s);
 /* Feed bytes read from the socket. */
 void session_on_read(session *s, const uint8_t *data, size_t len);
 
-/* The simulation's reply for `slot` (takes `buf`). Also updates last_cmd_seq. */
+/* The simulation's reply for `slot` (takes `buf`). Also updates last_cmd_seq (with has_seq:
+ * `seq`, applied in command epoch `epoch`). */
 void session_on_reply(session *s, uint32_t slot, uint8_t *buf, size_t len, int has_seq,
-                      uint64_t seq);
+                      uint64_t seq, uint64_t epoch);
 
 /* A new snapshot was published: queue due stream frames (bytes shared through `cache`). */
 void session_on_state(session *s, const state_snap *snap, frame_cache *cache);

@@ -53,6 +53,7 @@ typedef struct sim_reply {
   size_t len;
   int has_cmd_seq;              /* a SetJointCommand seq was applied for this session */
   uint64_t cmd_seq;
+  uint64_t cmd_epoch;           /* the command epoch it was applied in (sim_internal.h) */
 } sim_reply;
 
 /* The clock as last published (any thread may read it). */

@@ -97,6 +97,8 @@ struct sim {
   /* published state and clock */
   tribuf tb;
   uint64_t pub_seq;
+  uint64_t cmd_epoch;       /* counts loads, resets and restores: a last_cmd_seq of an older
+                               epoch names a command the world no longer holds (reads as 0) */
   uint64_t pub_bucket;      /* sim time / publish period of the last step publication */
   uint64_t pub_wall_ns;     /* wall time of the last step publication */
   pthread_mutex_t clk_mu;

@@ -108,14 +108,17 @@ static int jown_reserve(sim *s) {
 
 
 /* The world was loaded, reset or restored: the engine's commands are those of the new state,
- * nobody owns them and no watchdog episode goes on. */
+ * nobody owns them and no watchdog episode goes on; no client's last_cmd_seq describes them
+ * (0 until its next command: a new command epoch, which the published snapshots carry). */
 void sim_joints_forget(sim *s) {
+  s->cmd_epoch++;
   if (s->jown) memset(s->jown, 0, (size_t)s->jown_cap * sizeof *s->jown);
   if (s->aown) memset(s->aown, 0, (size_t)s->aown_cap * sizeof *s->aown);
   for (int i = 0; i < s->nsess; i++) {
     s->sess[i].owned = 0;
     s->sess[i].owned_act = 0;
     s->sess[i].stale = 0;
+    s->sess[i].last_cmd_seq = 0;
   }
 }
 

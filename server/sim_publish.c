@@ -65,6 +65,7 @@ void sim_publish(sim *s, uint64_t wall_ns, int step) {
   }
   b->seq = ++s->pub_seq;
   b->world_gen = s->wc.gen;
+  b->cmd_epoch = s->cmd_epoch;
   b->step = phys_world_step_index(s->wc.w);
   b->sim_time_ns = world_sim_time_ns(&s->wc);
   b->wall_mono_ns = wall_ns;

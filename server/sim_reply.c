@@ -34,6 +34,7 @@ void sim_post_buf(sim *s, const reply_to *to, uint8_t *buf, size_t len, int has_
   r->len = len;
   r->has_cmd_seq = has_seq;
   r->cmd_seq = seq;
+  r->cmd_epoch = s->cmd_epoch;
   pthread_mutex_lock(&s->out_mu);
   if (s->out_tail) s->out_tail->next = r;
   else s->out_head = r;

@@ -11,8 +11,9 @@
 
 void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
   const Physd__V1__Step *m = env->step;
+  uint32_t n = m->n ? m->n : 1; /* 0 (n unset) is read as 1, as in StepAndObserve */
   perr e;
-  if (sim_check_steps(s, m->n, &e)) {
+  if (sim_check_steps(s, n, &e)) {
       sim_reply_perr(s, to, &e);
       return;
     }
@@ -33,7 +34,7 @@ void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
                          "not a barrier participant (JoinBarrier first)");
       return;
     }
-    if (m->n != 1)
+    if (n != 1)
       {
       sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
                          "barrier steps are one at a time (n = 1)");
@@ -59,16 +60,16 @@ void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
       return;
     }
   phys_status st;
-  uint32_t done = sim_lockstep_run(s, m->n, &st);
+  uint32_t done = sim_lockstep_run(s, n, &st);
   if (st != PHYS_OK)
     {
       sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INTERNAL,
                        "step %u of %u failed, the world keeps its last good state: %s", done + 1,
-                       m->n, phys_world_last_error(s->wc.w));
+                       n, phys_world_last_error(s->wc.w));
       return;
     }
-  if (done < m->n) {
-    sim_reply_shutdown(s, to, "Step", done, m->n);
+  if (done < n) {
+    sim_reply_shutdown(s, to, "Step", done, n);
     return;
   }
   sim_reply_ack(s, to);

@@ -175,6 +175,7 @@ static void test_tcp_and_token(void) {
   CU_ASSERT_FATAL(f != NULL);
   fprintf(f, "%s\n", tok);
   fclose(f);
+  CU_ASSERT_FATAL(chmod(token_path, 0600) == 0); /* physd refuses a token others may read */
   const char *args[] = {"--tcp", pstr, "--bind", "0.0.0.0", "--token-file", token_path, NULL};
   CU_ASSERT_FATAL(wc_daemon_start(&d, args) == 0);
   CU_ASSERT(wc_daemon_log_has(&d, "(token)"));

@@ -385,7 +385,11 @@ static void test_step(void) {
   CU_ASSERT(r->state->wall_mono_ns > 0);
   CU_ASSERT(r->state->flags != NULL);
   wc_free(r);
-  CU_ASSERT_EQUAL(wc_take_error(wc_req_step(&C, 0)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  /* n = 0 (n unset) is one step, as in StepAndObserve */
+  CU_ASSERT(wc_take_ack(wc_req_step(&C, 0)));
+  r = wc_req_state(&C);
+  CU_ASSERT(r && r->state->step == step0 + 11);
+  wc_free(r);
   CU_ASSERT_EQUAL(wc_take_error(wc_req_step(&C, 100001)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
 
   /* paused: Step is refused; Resume allows it again */

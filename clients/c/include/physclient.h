@@ -663,7 +663,9 @@ int physclient_set_actuator_control(physclient *c, const physclient_actuator_con
 /* A wrench at the body's COM for the next step only. */
 int physclient_apply_wrench(physclient *c, const physclient_wrench *w, physclient_error *err);
 
-/* Step n >= 1 times (lock-step mode; INCORRECT_STATE while running in real time). */
+/* Step n times (lock-step mode; INCORRECT_STATE while running in real time). n = 0 is read as 1
+ * by the server (as in physclient_step_request.n); older physd versions answered
+ * INVALID_ARGUMENT. */
 int physclient_step(physclient *c, uint32_t n, physclient_error *err);
 
 /* The hot path: command and wrenches in, n steps, one frame out. out's arrays are reused and

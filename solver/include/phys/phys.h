@@ -464,8 +464,14 @@ phys_status phys_body_wake(phys_world *w, phys_id body);
 
 /* ---- stepping ----------------------------------------------------------------------------- */
 
-/* Advance the world by one timestep. On PHYS_E_NUMERIC the step produced non-finite state; the
- * world keeps the state before the step and the error says which body. */
+/* Advance the world by one timestep. A step that fails (PHYS_E_NUMERIC, PHYS_E_NOMEM) leaves no
+ * trace: the state, the last step's contacts, islands, statistics, actuator and command forces
+ * and sensor records read exactly as before it (only the residual trace is dropped).
+ * PHYS_E_NUMERIC names one body by id and name: the first body in id order whose state or input
+ * cannot be stepped (a non-finite pose, velocity, wrench, joint position or velocity, or a
+ * velocity whose kinetic energy overflows, e.g. 1e300 m/s), checked before anything moves; or,
+ * when the step itself produced non-finite values, the fastest body going in among those that
+ * became non-finite (the source a blow-up spreads from). */
 phys_status phys_world_step(phys_world *w);
 
 /* Statistics of the last step (zeroed before the first). Pointer owned by the world. */

@@ -23,6 +23,8 @@
  *   ctrl                  actuator: control                x      x
  *   force                 actuator: last force             x      x     x
  *   step_index, time      world                            x      x
+ *   island, nislands      body, world: the last step's                   x
+ *                         islands (phys_body_island)
  *   warm records          contacts' warm start (key,       x      x
  *                         world impulse), w->nwarm of them
  *
@@ -31,6 +33,8 @@
  * command and actuator forces; collision detection and islands wake bodies. Impulses, warm-start
  * records, sensor records, wrenches and the clock change only after that point, when nothing
  * can fail any more (step.c reserves their memory before integrating).
+ * The island labels are the one output of the last step in the step set only: a failed step
+ * must leave the last good step's islands (its contacts are kept by step.c's second buffer).
  *
  * Each field also names the rule its value in a snapshot must meet (phys_state_rule:
  * finite, >= 0, a unit quaternion, a 0/1 flag, a body id, a command mode, a step index, a warm
@@ -72,6 +76,8 @@ static const phys_state_field fields_table[] = {
   ONE("body.asleep", PHYS_SG_BODY, phys_body, asleep, SNAP | STEP, PHYS_SR_BOOL),
   ONE("body.sleep_label", PHYS_SG_BODY, phys_body, sleep_label, SNAP | STEP, PHYS_SR_BODY_LABEL),
   ONE("body.rest_time", PHYS_SG_BODY, phys_body, rest_time, SNAP | STEP, PHYS_SR_NONNEG),
+  /* the last step's islands: step only (no snapshot, so the rule is never checked) */
+  ONE("body.island", PHYS_SG_BODY, phys_body, island, STEP, PHYS_SR_BODY_LABEL),
   ONE("body.force", PHYS_SG_BODY, phys_body, force, SNAP, FIN),
   ONE("body.torque", PHYS_SG_BODY, phys_body, torque, SNAP, FIN),
   ONE("body.acc", PHYS_SG_BODY, phys_body, acc, SNAP, FIN),
@@ -98,6 +104,7 @@ static const phys_state_field fields_table[] = {
   ONE("actuator.force", PHYS_SG_ACTUATOR, phys_actuator, force, SNAP | STEP, FIN),
   ONE("world.step_index", PHYS_SG_WORLD, phys_world, step_index, SNAP, PHYS_SR_STEP_INDEX),
   ONE("world.time", PHYS_SG_WORLD, phys_world, time, SNAP, FIN),
+  ONE("world.nislands", PHYS_SG_WORLD, phys_world, nislands, STEP, PHYS_SR_BODY_LABEL),
   {"warm.record", PHYS_SG_WARM, PHYS_SC_ONE, 0, 0, sizeof(phys_warm), 0, SNAP, PHYS_SR_WARM},
 };
 static const int nfields_table =

@@ -13,6 +13,22 @@
  *      (the warm-start store's memory is reserved before integrating, so from integration on
  *      only the position pass's scratch and a non-finite result can fail: both restore)
  *   7. warm-start store, sensor records, sleeping, statistics: nothing here can fail
+ *
+ * A failed step leaves no trace: the state fields are put back (above), the contact list is
+ * built into a second buffer and the last good one swapped back, the island labels are step
+ * fields of the table, and statistics, impulses, warm starts and sensor records change only
+ * after the last failure point. Only the residual trace is gone (phys.h: no trace until the
+ * next step succeeds).
+ *
+ * Non-finite steps name one body, in this order of checks:
+ *   - before anything moves, in body-id order, the first body whose own state or applied input
+ *     cannot be stepped: a non-finite pose, velocity, applied force or torque, joint position or
+ *     velocity, or a kinetic energy that overflows (a velocity such as 1e300 m/s, finite but
+ *     beyond what a step can integrate); the step is refused and nothing changes;
+ *   - after the solve, among the bodies whose result is not finite, the one that was fastest
+ *     at the start of the step (|v| + |w| rbound; the lowest id among equals): the solver
+ *     spreads a blow-up to the neighbours of its source within one step, and the source is
+ *     the body with the most motion going in.
  */
 #include <math.h>
 #include <string.h>
@@ -42,13 +58,26 @@ static int save_state(phys_world *w) {
   return 0;
 }
 
-/* Put the step fields back and refresh what derives from them (geoms, link frames); the
- * contact list described the failed attempt and is dropped. Returns `st` (the failure, its
- * message already recorded by phys__fail). */
+/* The step builds its contacts into the spare buffer; the last step's list waits in the other
+ * one until the step succeeds (swap_contacts again puts it back). Both buffers grow to the
+ * scene's contact count during warm-up. */
+static void swap_contacts(phys_world *w) {
+  phys_contact *c = w->contacts;
+  int n = w->ncontacts, cap = w->contacts_cap;
+  w->contacts = w->contacts_spare;
+  w->ncontacts = w->ncontacts_spare;
+  w->contacts_cap = w->contacts_spare_cap;
+  w->contacts_spare = c;
+  w->ncontacts_spare = n;
+  w->contacts_spare_cap = cap;
+}
+
+/* Put the step fields back (island labels included) and refresh what derives from them
+ * (geoms, link frames); the contact list of the failed attempt gives way to the last good
+ * one. Returns `st` (the failure, its message already recorded by phys__fail). */
 static phys_status restore_state(phys_world *w, phys_status st) {
   phys__state_read(w, PHYS_STATE_STEP, w->saved_state, w->nwarm);
-  w->ncontacts = 0;
-  w->nislands = 0;
+  swap_contacts(w);
   return st;
 }
 
@@ -147,15 +176,74 @@ static void integrate(phys_world *w, const phys_problem *s) {
   }
 }
 
-/* first awake body whose state is not finite, or -1 */
-static int find_nonfinite(const phys_world *w, const phys_problem *s) {
-  for (int sb = 0; sb < s->nb; sb++) {
-    const phys_body *b = &w->bodies[s->body_id[sb]];
-    if (!v3_isfinite(b->x) || !v3_isfinite(b->v) || !v3_isfinite(b->w) || !isfinite(b->q[0]) ||
-        !isfinite(b->q[1]) || !isfinite(b->q[2]) || !isfinite(b->q[3]))
-      return s->body_id[sb];
+static int q_isfinite(const double q[4]) {
+  return isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3]);
+}
+
+/* values v[0 .. n-1] finite, and their squares too (a speed whose square overflows) */
+static int finite_sq(const double *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i] * v[i])) return 0;
+  return 1;
+}
+
+/* What of body id cannot enter a step (NULL: nothing): its pose, velocity, kinetic energy,
+ * applied wrench or, for a link, its joint's position or velocity. */
+static const char *bad_input(const phys_world *w, int id) {
+  const phys_body *b = &w->bodies[id];
+  if (!v3_isfinite(b->x) || !q_isfinite(b->q)) return "non-finite pose";
+  if (!v3_isfinite(b->v) || !v3_isfinite(b->w)) return "non-finite velocity";
+  double imax = fmax(b->inertia[0], fmax(b->inertia[1], b->inertia[2]));
+  if (!isfinite(b->mass * v3_norm2(b->v) + imax * v3_norm2(b->w)))
+    return "velocity too large to step (its kinetic energy is non-finite)";
+  if (!v3_isfinite(b->force) || !v3_isfinite(b->torque))
+    return "non-finite applied force or torque";
+  if (b->artic >= 0 && b->link >= 0) {
+    const phys_artic *a = &w->artics[b->artic];
+    int l = b->link, q0 = a->qadr[l], q1 = l + 1 < a->nlink ? a->qadr[l + 1] : a->t.nq;
+    for (int i = q0; i < q1; i++)
+      if (!isfinite(a->qpos[i])) return "non-finite joint position";
+    if (!finite_sq(a->qvel + a->vadr[l], a->vnum[l]))
+      return "non-finite or too large joint velocity";
   }
-  return -1;
+  return NULL;
+}
+
+/* Refuse a step that would start from a state it cannot integrate: the first body in id order
+ * with a bad input is named, and nothing changes. PHYS_OK or PHYS_E_NUMERIC. */
+static phys_status check_inputs(phys_world *w) {
+  for (int id = 0; id < w->nbodies; id++) {
+    const phys_body *b = &w->bodies[id];
+    if (!b->alive || b->is_static) continue;
+    const char *why = bad_input(w, id);
+    if (why)
+      return phys__fail(w, PHYS_E_NUMERIC,
+                        "step %llu: body %d ('%s') has a %s; nothing was stepped",
+                        (unsigned long long)(w->step_index + 1), id, b->name, why);
+  }
+  return PHYS_OK;
+}
+
+/* The body to blame for a non-finite result, or -1 when every solved body is finite: among
+ * those that are not, the fastest at the start of the step (|v| + |w| rbound from the saved
+ * state, 13 doubles per body: x, q, v, w), the lowest id among equals. */
+static int find_nonfinite(const phys_world *w, const phys_problem *s) {
+  int bad = -1;
+  double fastest = -1.0;
+  for (int sb = 0; sb < s->nb; sb++) {
+    int id = s->body_id[sb];
+    const phys_body *b = &w->bodies[id];
+    if (v3_isfinite(b->x) && v3_isfinite(b->v) && v3_isfinite(b->w) && q_isfinite(b->q))
+      continue;
+    const double *pre = w->saved_state + 13 * id;
+    double speed = v3_norm(pre + 7) + v3_norm(pre + 10) * b->rbound;
+    if (!(speed >= 0.0)) speed = 0.0; /* no rotation times an unbounded radius */
+    if (speed > fastest || (speed == fastest && id < bad) || bad < 0) {
+      bad = id;
+      fastest = speed;
+    }
+  }
+  return bad;
 }
 
 /* copy solved impulses back to the contacts and connects */
@@ -220,6 +308,8 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
   double t0 = now_seconds();
   phys__arena_reset(&w->arena);
   if (save_state(w)) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory saving the state");
+  swap_contacts(w); /* this step's list goes into the spare buffer (restore_state swaps back) */
+  w->ncontacts = 0;
 
   /* collision: poses, margins, pairs, contacts (waking bodies: restored on failure) */
   wake_connected(w);
@@ -247,10 +337,12 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
 
 phys_status phys_world_step(phys_world *w) {
   double t0 = now_seconds(), t_collision, t_islands;
+  phys_status st = check_inputs(w);
+  if (st) return st;
   phys__threads_begin(w);
   w->trace_valid = 0; /* the last step's trace ends here; this one's counts once it succeeds */
   phys_problem s;
-  phys_status st = phys__step_assemble(w, &s, &t_collision, &t_islands);
+  st = phys__step_assemble(w, &s, &t_collision, &t_islands);
   if (st) return st;
   double t2 = t0 + t_collision + t_islands; /* the solve stage counts the problem's assembly */
 
@@ -276,8 +368,9 @@ phys_status phys_world_step(phys_world *w) {
   if (bad >= 0)
     return restore_state(
         w, phys__fail(w, PHYS_E_NUMERIC,
-                      "step %llu: body %d became non-finite; the state before the step is kept",
-                      (unsigned long long)(w->step_index + 1), bad));
+                      "step %llu: body %d ('%s') became non-finite (of the bodies that did, the "
+                      "fastest going in); the state before the step is kept",
+                      (unsigned long long)(w->step_index + 1), bad, w->bodies[bad].name));
 
   /* from here on nothing fails: impulses, warm start, sensor records, sleeping, the clock */
   store_impulses(w, &s);

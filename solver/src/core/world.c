@@ -200,6 +200,7 @@ void phys_world_destroy(phys_world *w) {
   for (int i = 0; i < w->nnotices; i++) phys__xfree(w->notices[i]);
   phys__xfree(w->notices);
   phys__xfree(w->contacts);
+  phys__xfree(w->contacts_spare);
   phys__xfree(w->warm);
   phys__xfree(w->saved_state);
   phys__sparse_hessian_free_all(w);

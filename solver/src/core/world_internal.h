@@ -72,7 +72,8 @@ typedef struct phys_body {
   int sleep_label;                   /* island label while asleep (smallest body id) */
 
   /* last step */
-  int island;                        /* index into the last step's islands, -1 if none */
+  int island;                        /* index into the last step's islands, -1 if none (a
+                                        step field: restored when a step fails) */
   double acc[6];                     /* COM linear and angular acceleration (sensor.c) */
   double cfrc[6];                    /* contact force and torque about the COM, world (sensor.c) */
   double cnormal;                    /* sum of normal contact forces (sensor.c) */
@@ -255,9 +256,12 @@ struct phys_world {
                                              (solvers/hessian_sparse.c), or NULL */
   phys_contact *contacts;
   int ncontacts, contacts_cap;
+  phys_contact *contacts_spare; /* the other contact buffer (step.c): during a step the last
+                                   good step's list, swapped back when the step fails */
+  int ncontacts_spare, contacts_spare_cap;
   phys_warm *warm;
   int nwarm, warm_cap;
-  int nislands;
+  int nislands;          /* islands of the last step (a step field: restored on failure) */
   double *saved_state;   /* the step's saved state (state_table.h, PHYS_STATE_STEP): first 13
                             doubles per body, x, q, v, w at the step's start; restored when the
                             step fails */
