@@ -28,17 +28,21 @@
 #define EXIT_LOAD 1
 #define PROGRESS_PERIOD_S 2.0
 
-/* Command-line settings. Solver knobs are applied only when given (have_*). */
+/* Command-line settings. Solver settings are applied only when given (have_*, sets). */
 typedef struct bench_args {
   const char *scene;
   long steps, warmup;
   int threads, repeat, no_sleep, fixed_threads, json, list; /* list: 1 scenes, 2 solvers */
   int trace;                 /* --trace: residual_trace on, the largest island's trace out */
-  int have_iterations, have_tolerance, have_penalty, have_beta, have_alpha, have_solver;
+  int have_iterations, have_tolerance, have_solver;
   phys_solver_kind solver;
   int iterations;
-  double tolerance, beta_scale, alpha;
-  phys_penalty_rule penalty;
+  double tolerance;
+  /* --set NAME=VALUE (and its aliases --penalty, --beta-scale, --alpha): solver options of
+   * libphys's table, each parsed and range-checked when given, applied in order */
+  int nsets;
+  int set_index[64];
+  double set_value[64];
   /* model loading (phys_load_options): URDF base mode and pose, package paths, inertia repair,
    * a ground plane */
   int floating_base, ground, repair_inertia;
@@ -159,9 +163,11 @@ static void usage(FILE *f) {
         "                     --list-solvers names them\n"
         "  --iterations K     the solver's iteration cap per step and island\n"
         "  --tolerance X      stop when the accuracy metric is below X (>= 0)\n"
-        "  --penalty RULE     SubADMM penalty rule: scaled (default) or paper\n"
-        "  --beta-scale C     SubADMM: beta = C * beta0 (scaled rule)\n"
-        "  --alpha A          SubADMM: over-relaxation in [1, 2) (scaled rule)\n"
+        "  --set NAME=VALUE   a solver option (repeatable), e.g. --set canal.beta_scale=30;\n"
+        "                     --list-solvers lists each solver's options, defaults, ranges\n"
+        "  --penalty RULE     = --set subadmm.penalty_rule=RULE (scaled or paper)\n"
+        "  --beta-scale C     = --set subadmm.beta_scale=C\n"
+        "  --alpha A          = --set subadmm.over_relaxation=A\n"
         "  --trace            record the accuracy metric after every iteration and print the\n"
         "                     last timed step's trace of its island with the most rows\n"
         "                     (residual_trace, trace_island_rows); the metric is then\n"
@@ -196,8 +202,16 @@ static void list_scenes(void) {
 
 /** Print the solver list (the first is the default). */
 static void list_solvers(void) {
-  for (int i = 0; i < phys_solver_count(); i++)
+  for (int i = 0; i < phys_solver_count(); i++) {
     printf("%-18s %s\n", phys_solver_name(i), phys_solver_summary(i));
+    for (int k = 0; k < phys_solver_option_count(); k++) {
+      if (!phys_solver_option_applies(k, i)) continue;
+      const phys_solver_option_info *o = phys_solver_option_at(k);
+      char range[128];
+      printf("  --set %-24s default %-8g %-22s %s\n", o->name, o->def,
+             phys_solver_option_range_text(k, range, sizeof range), o->summary);
+    }
+  }
 }
 
 /** Report a bad argument on stderr; returns EXIT_USAGE. */
@@ -221,6 +235,25 @@ static int parse_list(const char *v, double *out, int n) {
 }
 
 /** Apply one option `c` with value `v`; 0 or EXIT_USAGE. */
+/** A solver option by name (libphys's table): parsed and range-checked now, a usage error
+ * naming the option otherwise; a later value of the same option replaces an earlier one. */
+static int add_set(bench_args *a, const char *name, const char *text) {
+  double x;
+  phys_error err;
+  if (phys_solver_option_parse(name, text, &x, &err) != PHYS_OK) {
+    fprintf(stderr, "physbench: invalid option: %s\n", err.message);
+    return EXIT_USAGE;
+  }
+  int idx = phys_solver_option_index(name), k = 0;
+  while (k < a->nsets && a->set_index[k] != idx) k++;
+  if (k >= (int)(sizeof a->set_index / sizeof a->set_index[0]))
+    return bad_arg("--set (too many)", name);
+  a->set_index[k] = idx;
+  a->set_value[k] = x;
+  if (k == a->nsets) a->nsets++;
+  return 0;
+}
+
 static int apply_arg(bench_args *a, int c, const char *v) {
   long n = 0;
   switch (c) {
@@ -242,18 +275,21 @@ static int apply_arg(bench_args *a, int c, const char *v) {
   case 'x':
     a->have_tolerance = 1;
     return bench_parse_double(v, &a->tolerance) ? bad_arg("--tolerance", v) : 0;
-  case 'p':
-    a->have_penalty = 1;
-    if (strcmp(v, "scaled") == 0) a->penalty = PHYS_PENALTY_SCALED;
-    else if (strcmp(v, "paper") == 0) a->penalty = PHYS_PENALTY_PAPER;
-    else return bad_arg("--penalty (scaled or paper)", v);
-    return 0;
+  case 'p': /* aliases of --set for the SubADMM options the README uses */
+    return add_set(a, "subadmm.penalty_rule", v);
   case 'b':
-    a->have_beta = 1;
-    return bench_parse_double(v, &a->beta_scale) ? bad_arg("--beta-scale", v) : 0;
+    return add_set(a, "subadmm.beta_scale", v);
   case 'a':
-    a->have_alpha = 1;
-    return bench_parse_double(v, &a->alpha) ? bad_arg("--alpha", v) : 0;
+    return add_set(a, "subadmm.over_relaxation", v);
+  case 'O': {
+    const char *eq = strchr(v, '=');
+    char name[64];
+    if (!eq || eq == v || (size_t)(eq - v) >= sizeof name)
+      return bad_arg("--set (NAME=VALUE, NAME from --list-solvers)", v);
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = '\0';
+    return add_set(a, name, eq + 1);
+  }
   case 'V': {
     phys_error err;
     a->have_solver = 1;
@@ -311,7 +347,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
     {"trace", no_argument, NULL, 'R'},             {"repair-inertia", no_argument, NULL, 'I'},
     {"base-pos", required_argument, NULL, 'Z'},   {"base-quat", required_argument, NULL, 'Q'},
-    {"keyframe", required_argument, NULL, 'K'},
+    {"keyframe", required_argument, NULL, 'K'},   {"set", required_argument, NULL, 'O'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -397,9 +433,8 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
   if (a->have_iterations) o->max_iterations = a->iterations;
   if (a->have_tolerance) o->tolerance = a->tolerance;
   if (a->have_solver) o->solver = a->solver;
-  if (a->have_penalty) o->subadmm.penalty_rule = a->penalty;
-  if (a->have_beta) o->subadmm.beta_scale = a->beta_scale;
-  if (a->have_alpha) o->subadmm.over_relaxation = a->alpha;
+  for (int i = 0; i < a->nsets; i++) /* checked when parsed */
+    phys_solver_option_set(o, phys_solver_option_at(a->set_index[i])->name, a->set_value[i], NULL);
   if (a->trace) o->residual_trace = 1;
 }
 
@@ -628,10 +663,15 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_str(&j, "solver", phys_solver_name(r->opt.solver));
   json_int(&j, "max_iterations", r->opt.max_iterations);
   json_num(&j, "tolerance", r->opt.tolerance);
-  json_str(&j, "penalty",
-           r->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER ? "paper" : "scaled");
-  json_num(&j, "beta_scale", r->opt.subadmm.beta_scale);
-  json_num(&j, "alpha", r->opt.subadmm.over_relaxation);
+  /* the options the solver in force reads, by their names in libphys's table */
+  json_open(&j, "solver_options", '{');
+  for (int i = 0; i < phys_solver_option_count(); i++) {
+    if (!phys_solver_option_applies(i, (int)r->opt.solver)) continue;
+    double v = 0.0;
+    phys_solver_option_get(&r->opt, phys_solver_option_at(i)->name, &v, NULL);
+    json_num(&j, phys_solver_option_at(i)->name, v);
+  }
+  json_close(&j, '}');
   json_num(&j, "ms_per_step_median", med);
   json_num(&j, "ms_per_step_p95", p95);
   json_num(&j, "ms_per_step_mean", mean);

@@ -44,6 +44,7 @@ static const key_info keys[] = {
     {"solver", NULL, "NAME", "default contact solver, a name of `physctl solvers` (default subadmm)"},
     {"solver_iterations", NULL, "N", "default solver iteration cap, 1..1000000 (default: the engine's, 100)"},
     {"solver_tolerance", NULL, "X", "default solver tolerance, >= 0 (default: the engine's, 1e-5)"},
+    {"solver.NAME", NULL, "X", "default of solver option NAME (e.g. --solver.canal.beta_scale 30; `physctl solvers` lists them)"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -173,6 +174,23 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
     double x = strtod(v, &end);
     if (!*v || *end || !isfinite(x) || x < 0.0) bad = 1;
     else c->solver_tolerance = x;
+  } else if (strncmp(key, "solver.", 7) == 0) {
+    /* a solver option: the engine's table names it and checks the value */
+    double x;
+    phys_error pe;
+    if (phys_solver_option_parse(key + 7, v, &x, &pe) != PHYS_OK) {
+      snprintf(err, errlen, "%s: %s", key, pe.message);
+      return -1;
+    }
+    int idx = phys_solver_option_index(key + 7), k = 0;
+    while (k < c->nsolver_opts && c->solver_opt_index[k] != idx) k++;
+    if (k >= PHYSD_MAX_SOLVER_OPTIONS) {
+      snprintf(err, errlen, "%s: too many solver options", key);
+      return -1;
+    }
+    c->solver_opt_index[k] = idx;
+    c->solver_opt_value[k] = x;
+    if (k == c->nsolver_opts) c->nsolver_opts++;
   } else {
     snprintf(err, errlen, "unknown key '%s'", key);
     return -1;
@@ -225,6 +243,7 @@ int config_load_file(physd_config *c, const char *path, char *err, size_t errlen
 }
 
 const char *config_flag_key(const char *flag) {
+  if (strncmp(flag, "solver.", 7) == 0) return flag; /* --solver.canal.kappa X: the key itself */
   for (size_t i = 0; i < NKEYS; i++) {
     if (keys[i].alias && strcmp(flag, keys[i].alias) == 0) return keys[i].key;
     /* the key with dashes for underscores */

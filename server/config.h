@@ -14,6 +14,8 @@
 
 #define PHYSD_MAX_ROOTS 16
 
+#define PHYSD_MAX_SOLVER_OPTIONS 64 /* at least phys_solver_option_count() (main checks) */
+
 typedef struct physd_config {
   char socket_path[PATH_MAX];     /* Unix socket; "" = $XDG_RUNTIME_DIR/physd.sock or /tmp */
   int tcp_port;                   /* 0 = no TCP listener */
@@ -46,6 +48,11 @@ typedef struct physd_config {
                                      file's own choice wins over it) */
   int solver_iterations;          /* default iteration cap; 0 = the engine's default */
   double solver_tolerance;        /* default tolerance; < 0 = the engine's default */
+  /* keys "solver.NAME" (NAME of the engine's solver option table, e.g. solver.canal.beta_scale):
+   * defaults of the solvers' own options, each range-checked when read; one entry per option */
+  int nsolver_opts;
+  int solver_opt_index[PHYSD_MAX_SOLVER_OPTIONS];
+  double solver_opt_value[PHYSD_MAX_SOLVER_OPTIONS];
 } physd_config;
 
 /* Fill `c` with the defaults. The default allowed roots are `worlds_dir` (nullable) and the

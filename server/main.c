@@ -158,6 +158,18 @@ int main(int argc, char **argv) {
     sdef.has_tolerance = 1;
     sdef.tolerance = g_cfg.solver_tolerance;
   }
+  /* the solver options' defaults (solver.NAME keys; checked when read) */
+  if (phys_solver_option_count() > SOLVER_OPTIONS_MAX ||
+      phys_solver_option_count() > PHYSD_MAX_SOLVER_OPTIONS) {
+    log_error("the engine has more solver options than physd keeps", "count=%d",
+              phys_solver_option_count());
+    config_free(&g_cfg);
+    return 1;
+  }
+  for (int i = 0; i < g_cfg.nsolver_opts; i++) {
+    const phys_solver_option_info *info = phys_solver_option_at(g_cfg.solver_opt_index[i]);
+    if (info) solver_choice_add_option(&sdef, info->name, g_cfg.solver_opt_value[i], NULL);
+  }
   if (world_init_empty(&wc, g_cfg.threads, &sdef, &e) ||
       (g_cfg.world[0] && world_load_trusted(&wc, g_cfg.world, &e))) {
     log_error("cannot load the world", "world=%s error=\"%s\"", g_cfg.world, e.msg);

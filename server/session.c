@@ -236,32 +236,21 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
   w.features = features;
   w.limits = &lim;
   w.clock = &clock;
-  /* 1.2: the engine's solver table, in its order */
-  int nsolv = phys_solver_count();
-  Physd__V1__SolverInfo *si = calloc((size_t)nsolv, sizeof *si);
-  Physd__V1__SolverInfo **sip = calloc((size_t)nsolv, sizeof *sip);
-  if (!si || !sip) {
-    free(si);
-    free(sip);
+  /* 1.2: the engine's solver table, in its order; 1.6: with each solver's options */
+  solver_infos sinfo;
+  if (solver_infos_build(&sinfo)) {
     net_fail(s, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
     return;
   }
-  for (int i = 0; i < nsolv; i++) {
-    physd__v1__solver_info__init(&si[i]);
-    si[i].name = (char *)phys_solver_name(i);
-    si[i].summary = (char *)(phys_solver_summary(i) ? phys_solver_summary(i) : "");
-    sip[i] = &si[i];
-  }
-  w.n_solvers = (size_t)nsolv;
-  w.solvers = sip;
+  w.n_solvers = sinfo.n;
+  w.solvers = sinfo.solvers;
   Physd__V1__Envelope out = PHYSD__V1__ENVELOPE__INIT;
   out.req_id = env->req_id;
   out.msg_case = PHYSD__V1__ENVELOPE__MSG_WELCOME;
   out.welcome = &w;
   uint32_t slot;
   if (slot_alloc(s, &slot) == 0) slot_env(s, slot, &out);
-  free(si);
-  free(sip);
+  solver_infos_free(&sinfo);
 }
 
 void session_req_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope *env) {

@@ -49,11 +49,11 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
   int nnot = phys_world_notice_count(s->wc.w);
   char wname[300];
   text_escape(wname, sizeof wname, s->wc.name);
-  Physd__V1__SolverInUse su;
+  solver_in_use su;
   world_solver_in_use(&s->wc, &su);
   log_info("world loaded", "name=\"%s\" bodies=%d notices=%d solver=%s max_iterations=%u "
-           "tolerance=%g", wname, phys_world_body_count(s->wc.w), nnot, su.name,
-           su.max_iterations, su.tolerance);
+           "tolerance=%g", wname, phys_world_body_count(s->wc.w), nnot, su.msg.name,
+           su.msg.max_iterations, su.msg.tolerance);
   char **notices = nnot > 0 ? calloc((size_t)nnot, sizeof *notices) : NULL;
   for (int i = 0; i < nnot; i++) {
     const char *msg = phys_world_notice(s->wc.w, i);
@@ -223,9 +223,9 @@ void sim_req_get_stats(sim *s, const reply_to *to, const Physd__V1__Envelope *m)
   last.solver = (char *)(ran ? ran : "");
   last.residual_mean = ps->residual_mean;
   st.last_step = &last;
-  Physd__V1__SolverInUse su;
+  solver_in_use su;
   world_solver_in_use(&s->wc, &su);
-  st.solver = &su;
+  st.solver = &su.msg;
   Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
   env.msg_case = PHYSD__V1__ENVELOPE__MSG_STATS;
   env.stats = &st;

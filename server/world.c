@@ -68,9 +68,13 @@ static phys_world_options base_options(const world_ctx *wc) {
   return o;
 }
 
-/* Apply a solver choice to a freshly parsed world (before it is installed). 0 or -1. */
-static int apply_over(phys_world *nw, const solver_choice *over, perr *e) {
+/* Apply a solver choice to a freshly parsed world (before it is installed); `fresh` (a new
+ * request's choice, not the remembered one of a Reset): its options must be ones the solver in
+ * force reads. 0 or -1. */
+static int apply_over(phys_world *nw, const solver_choice *over, int fresh, perr *e) {
   phys_world_options o = phys_world_get_options(nw);
+  if (fresh && solver_choice_check_applies(over, over->has_kind ? over->kind : o.solver, e))
+    return -1;
   solver_choice_apply(over, &o);
   if (phys_world_set_options(nw, &o) != PHYS_OK)
     return perr_set(e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "%s", phys_world_last_error(nw));
@@ -106,7 +110,7 @@ static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, load
   phys_world *nw = NULL;
   phys_error err;
   phys_status st = world_parse(lo, doc, len, name, &o, &nw, &err);
-  if (st != PHYS_OK || apply_over(nw, over, e)) {
+  if (st != PHYS_OK || apply_over(nw, over, 1, e)) {
     if (st != PHYS_OK) perr_set(e, code_of(st), "%s", err.message);
     phys_world_destroy(nw);
     free(doc);
@@ -168,7 +172,10 @@ static int over_of(const Physd__V1__LoadWorld *m, solver_choice *c, perr *e) {
     return 0;
   }
   return solver_choice_from_request(c, m->solver, m->has_max_iterations, m->max_iterations,
-                                    m->has_tolerance, m->tolerance, e);
+                                    m->has_tolerance, m->tolerance, e) ||
+                 solver_choice_add_options(c, m->solver_options, m->n_solver_options, e)
+             ? -1
+             : 0;
 }
 
 /* read a file, work out its format and options, and load it */
@@ -237,7 +244,7 @@ int world_reset(world_ctx *wc, perr *e) {
   phys_error err;
   phys_status st = world_parse(&wc->lopts, wc->doc, wc->doc_len, wc->name, &o, &nw, &err);
   if (st != PHYS_OK) return perr_set(e, code_of(st), "%s", err.message);
-  if (apply_over(nw, &wc->solver_over, e)) {
+  if (apply_over(nw, &wc->solver_over, 0, e)) {
     phys_world_destroy(nw);
     return -1;
   }

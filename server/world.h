@@ -40,15 +40,31 @@ typedef struct load_opts {
   int nroots;
 } load_opts;
 
-/* A choice of contact solver settings: each part applies only when its has_ flag is set. */
+/* Most per-solver options (phys_solver_option_count) the daemon keeps; main() refuses to start
+ * with an engine that has more. */
+#define SOLVER_OPTIONS_MAX 64
+
+/* A choice of contact solver settings: each part applies only when its has_ flag is set;
+ * options (the engine's option table, by index, each range-checked, one entry per index) apply
+ * after the kind, iterations and tolerance. */
 typedef struct solver_choice {
   int has_kind, has_iterations, has_tolerance;
   phys_solver_kind kind;
   int iterations;       /* 1 .. SOLVER_MAX_ITERATIONS */
   double tolerance;     /* finite, >= 0 */
+  int nopts;
+  int opt_index[SOLVER_OPTIONS_MAX];
+  double opt_value[SOLVER_OPTIONS_MAX];
 } solver_choice;
 
 #define SOLVER_MAX_ITERATIONS 1000000
+
+/* SolverInUse with room for its options (msg first: &x->msg may be freed as x). */
+typedef struct solver_in_use {
+  Physd__V1__SolverInUse msg;
+  Physd__V1__SolverOption opt[SOLVER_OPTIONS_MAX];
+  Physd__V1__SolverOption *optp[SOLVER_OPTIONS_MAX];
+} solver_in_use;
 
 typedef struct world_ctx {
   phys_world *w;
@@ -177,11 +193,30 @@ int solver_check_tolerance(double t, perr *e);
 int solver_choice_from_request(solver_choice *c, const char *name, int has_iterations,
                                uint32_t iterations, int has_tolerance, double tolerance,
                                perr *e);
+/* Add option `name` = `value` to `c` (replacing an earlier value of the same option), checked
+ * against the engine's table; INVALID_ARGUMENT naming the option and its range. 0 or -1. */
+int solver_choice_add_option(solver_choice *c, const char *name, double value, perr *e);
+/* Add the options of a request (SetSolver.options, LoadWorld.solver_options). 0 or -1. */
+int solver_choice_add_options(solver_choice *c, Physd__V1__SolverOption *const *opts, size_t n,
+                              perr *e);
+/* Every option `c` sets must be read by solver `kind` (the one in force after the change):
+ * else INVALID_ARGUMENT naming the option, its solvers and `kind`. 0 or -1. */
+int solver_choice_check_applies(const solver_choice *c, phys_solver_kind kind, perr *e);
+/* Welcome.solvers: the engine's solver table, each with its options (default, range). Heap
+ * memory owned by `out`, released by solver_infos_free; 0, or -1 when out of memory. */
+typedef struct solver_infos {
+  Physd__V1__SolverInfo **solvers;
+  size_t n;
+  void *mem;
+} solver_infos;
+int solver_infos_build(solver_infos *out);
+void solver_infos_free(solver_infos *s);
 /* Apply a checked choice to the world between steps and remember it (it survives Reset). On
  * error (the engine refused the options) nothing changed. 0 or -1. Simulation thread. */
 int world_set_solver(world_ctx *wc, const solver_choice *c, perr *e);
-/* The solver in force, into `out` (initialised here; the name is static, no heap memory). */
-void world_solver_in_use(const world_ctx *wc, Physd__V1__SolverInUse *out);
+/* The solver in force and the options it reads, into out->msg (initialised here, pointing into
+ * `out`; the names are static, no heap memory). */
+void world_solver_in_use(const world_ctx *wc, solver_in_use *out);
 
 /* Sim time of the current state in ns (step index * timestep_ns). */
 uint64_t world_sim_time_ns(const world_ctx *wc);

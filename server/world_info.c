@@ -86,13 +86,13 @@ int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi) {
     mi->keyframes = keys;
   }
   /* 1.2: the solver in force */
-  Physd__V1__SolverInUse *su = malloc(sizeof *su);
+  solver_in_use *su = malloc(sizeof *su); /* freed as mi->solver (its first member) */
   if (!su) {
     world_model_info_extras_free(mi);
     return -1;
   }
   world_solver_in_use(wc, su);
-  mi->solver = su;
+  mi->solver = &su->msg;
   return 0;
 }
 

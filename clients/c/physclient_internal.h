@@ -105,6 +105,18 @@ void pc__solver_in_use_from(const Physd__V1__SolverInUse *s, physclient_solver_i
 int pc__welcome_v12_take(physclient *c, const Physd__V1__Welcome *w, physclient_error *err);
 void pc__welcome_v12_free(physclient *c);
 
+/* physclient_v16.c: the solvers' options. The options of a SolverInUse into o (`s` nullable);
+ * a SolverInfo's option table into dst (owned strings; freed by pc__solver_info_options_free,
+ * also after a partial take; OK, ENOMEM or EPROTO); the options of a request as protobuf
+ * fields (*mem, freed by the caller with free(), holds them; EINVAL for a server below 1.6). */
+void pc__solver_in_use_options_from(const Physd__V1__SolverInUse *s,
+                                    physclient_solver_in_use *o);
+int pc__solver_info_options_take(physclient_solver_info *dst, const Physd__V1__SolverInfo *s);
+void pc__solver_info_options_free(physclient_solver_info *s);
+int pc__solver_options_pb(const physclient *c, const physclient_solver_option *opts, size_t n,
+                          Physd__V1__SolverOption ***out, size_t *nout, void **mem,
+                          physclient_error *err);
+
 int pc__joints_from_pb(const Physd__V1__StateFrame *f, physclient_state *out);
 
 #endif

@@ -56,8 +56,10 @@ void physclient_notices_free(physclient_notices *n) {
   *n = (physclient_notices){0};
 }
 
-static int load_options_pb(Physd__V1__LoadWorld *lw, const physclient_load_options *o,
-                           physclient_error *err) {
+/* `o` into lw; *mem (freed by the caller with free()) holds the 1.6 solver options */
+static int load_options_pb(const physclient *c, Physd__V1__LoadWorld *lw,
+                           const physclient_load_options *o, void **mem, physclient_error *err) {
+  *mem = NULL;
   if (!o) return PHYSCLIENT_OK;
   if (o->format < PHYSCLIENT_FORMAT_AUTO || o->format > PHYSCLIENT_FORMAT_URDF)
     return pc__fail(err, PHYSCLIENT_EINVAL, 0, "load options: unknown format %d", o->format);
@@ -80,7 +82,8 @@ static int load_options_pb(Physd__V1__LoadWorld *lw, const physclient_load_optio
   lw->max_iterations = o->max_iterations;
   lw->has_tolerance = o->has_tolerance;
   lw->tolerance = o->tolerance;
-  return PHYSCLIENT_OK;
+  return pc__solver_options_pb(c, o->solver_options, o->n_solver_options, &lw->solver_options,
+                               &lw->n_solver_options, mem, err); /* 1.6 */
 }
 
 int physclient_load_world_path_opts(physclient *c, const char *path,
@@ -92,9 +95,12 @@ int physclient_load_world_path_opts(physclient *c, const char *path,
   Physd__V1__LoadWorld lw = PHYSD__V1__LOAD_WORLD__INIT;
   lw.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_PATH;
   lw.path = (char *)path;
-  int st = load_options_pb(&lw, opts, err);
+  void *mem;
+  int st = load_options_pb(c, &lw, opts, &mem, err);
   if (st != PHYSCLIENT_OK) return st;
-  return pc__load_world(c, &lw, out, notices, err);
+  st = pc__load_world(c, &lw, out, notices, err);
+  free(mem);
+  return st;
 }
 
 int physclient_load_world_bytes_opts(physclient *c, const void *data, size_t len,
@@ -107,10 +113,13 @@ int physclient_load_world_bytes_opts(physclient *c, const void *data, size_t len
   lw.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_DATA;
   lw.data.data = (uint8_t *)data;
   lw.data.len = len;
-  int st = load_options_pb(&lw, opts, err);
+  void *mem;
+  int st = load_options_pb(c, &lw, opts, &mem, err);
   if (st != PHYSCLIENT_OK) return st;
   lw.name = (char *)(opts && opts->name ? opts->name : "");
-  return pc__load_world(c, &lw, out, notices, err);
+  st = pc__load_world(c, &lw, out, notices, err);
+  free(mem);
+  return st;
 }
 
 /* ---- ModelInfo --------------------------------------------------------------------------- */

@@ -12,6 +12,7 @@ void pc__solver_in_use_from(const Physd__V1__SolverInUse *s, physclient_solver_i
   snprintf(o->name, sizeof o->name, "%s", s->name ? s->name : "");
   o->max_iterations = s->max_iterations;
   o->tolerance = s->tolerance;
+  pc__solver_in_use_options_from(s, o); /* 1.6 */
 }
 
 int pc__welcome_v12_take(physclient *c, const Physd__V1__Welcome *w, physclient_error *err) {
@@ -26,6 +27,10 @@ int pc__welcome_v12_take(physclient *c, const Physd__V1__Welcome *w, physclient_
     c->solvers[i].summary = summary;
     c->n_solvers = i + 1;
     if (!name || !summary) return pc__fail(err, PHYSCLIENT_ENOMEM, 0, "out of memory");
+    int st = pc__solver_info_options_take(&c->solvers[i], s); /* 1.6 */
+    if (st != PHYSCLIENT_OK)
+      return pc__fail(err, st, 0, "%s", st == PHYSCLIENT_ENOMEM ? "out of memory"
+                                                                 : "Welcome: a null solver option");
   }
   c->welcome.solvers = c->solvers;
   c->welcome.n_solvers = c->n_solvers;
@@ -36,6 +41,7 @@ void pc__welcome_v12_free(physclient *c) {
   for (size_t i = 0; i < c->n_solvers; i++) {
     free((char *)c->solvers[i].name);
     free((char *)c->solvers[i].summary);
+    pc__solver_info_options_free(&c->solvers[i]);
   }
   free(c->solvers);
   c->solvers = NULL;
@@ -52,11 +58,16 @@ int physclient_set_solver(physclient *c, const physclient_solver_request *req,
   m.max_iterations = req->max_iterations;
   m.has_tolerance = req->has_tolerance;
   m.tolerance = req->tolerance;
+  void *mem; /* 1.6: the options */
+  int st = pc__solver_options_pb(c, req->options, req->n_options, &m.options, &m.n_options, &mem,
+                                 err);
+  if (st != PHYSCLIENT_OK) return st;
   Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
   env.msg_case = PHYSD__V1__ENVELOPE__MSG_SET_SOLVER;
   env.set_solver = &m;
   Physd__V1__Envelope *r;
-  int st = pc__call(c, &env, PHYSD__V1__ENVELOPE__MSG_SOLVER_IN_USE, &r, err);
+  st = pc__call(c, &env, PHYSD__V1__ENVELOPE__MSG_SOLVER_IN_USE, &r, err);
+  free(mem);
   if (st != PHYSCLIENT_OK) return st;
   if (out) pc__solver_in_use_from(r->solver_in_use, out);
   physd__v1__envelope__free_unpacked(r, NULL);

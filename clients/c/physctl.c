@@ -24,6 +24,7 @@ static const char usage_text[] =
     "commands:\n"
     "  load FILE [--data] [--format auto|mjcf|urdf] [--floating-base] [--package-path DIR]...\n"
     "       [--ground] [--repair-inertia] [--solver NAME] [--iterations K] [--tolerance X]\n"
+    "       [--solver-option NAME=VALUE]...\n"
     "                              load a world (MJCF or URDF); the path is sent as an absolute\n"
     "                              path and must be inside the daemon's allowed roots; --data\n"
     "                              sends the file's bytes instead (relative meshes resolve in\n"
@@ -31,7 +32,8 @@ static const char usage_text[] =
     "                              link without a joint is free), --package-path DIR (a root\n"
     "                              for package:// URIs, repeatable), --ground (a plane z = 0),\n"
     "                              --repair-inertia. --solver, --iterations, --tolerance pick\n"
-    "                              the contact solver. Prints the loader's notices\n"
+    "                              the contact solver, --solver-option sets one of its options\n"
+    "                              (physctl solvers lists them). Prints the loader's notices\n"
     "  info                        model info: bodies, joints, actuators (with ctrl ranges),\n"
     "                              sensors, notices, timestep, gravity, the solver in force\n"
     "  ctrl ID|NAME VALUE [ID|NAME VALUE]... [--seq N]\n"
@@ -49,10 +51,13 @@ static const char usage_text[] =
     "  snapshot FILE               save the world state to FILE\n"
     "  restore FILE                restore a state saved by snapshot\n"
     "  reset                       back to the state right after load\n"
-    "  solvers                     the daemon's contact solvers (name, summary) as JSON\n"
-    "  solver NAME [--iterations K] [--tolerance X]\n"
+    "  solvers                     the daemon's contact solvers as JSON: name, summary, and\n"
+    "                              each option (name, default, range, summary)\n"
+    "  solver NAME [--iterations K] [--tolerance X] [--set OPTION=VALUE]...\n"
     "                              switch the contact solver (SetSolver, applied between\n"
-    "                              steps); NAME - keeps the solver and sets only K or X\n"
+    "                              steps); NAME - keeps the solver and sets only K, X or options\n"
+    "                              (e.g. --set canal.beta_scale=30; an enumeration by name,\n"
+    "                              --set subadmm.penalty_rule=paper)\n"
     "  mode lockstep|realtime|max|barrier [--rtf X]\n"
     "                              set the time mode (--rtf: real-time factor for realtime)\n"
     "  latency [--cycles N] [--tcp HOST:PORT]\n"
@@ -323,10 +328,48 @@ static uint8_t *read_file(const char *path, size_t *len) {
 
 #define MAX_PACKAGE_PATHS 32
 
+/* most --set / --solver-option per command */
+#define MAX_SOLVER_OPTIONS 64
+
+/* "NAME=VALUE" into *o (the name points into `arg`, cut at '='): VALUE a number, or one of the
+ * enumeration names the daemon's Welcome lists for NAME; the range is the daemon's to check */
+static void parse_solver_option(physclient *c, const char *what, char *arg,
+                                physclient_solver_option *o) {
+  char msg[512];
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    snprintf(msg, sizeof msg, "%s: expected NAME=VALUE, got '%s'", what, arg);
+    usage_error("%s", msg);
+  }
+  *eq = 0;
+  const char *val = eq + 1;
+  o->name = arg;
+  if (parse_double(val, &o->value)) return;
+  const physclient_welcome *w = physclient_welcome_info(c);
+  for (size_t i = 0; i < w->n_solvers; i++)
+    for (size_t j = 0; j < w->solvers[i].n_options; j++) {
+      const physclient_solver_option_info *x = &w->solvers[i].options[j];
+      if (strcmp(x->name, arg) != 0) continue;
+      const char *v = x->values;
+      for (int k = 0; *v; k++) {
+        size_t n = strcspn(v, "|");
+        if (strlen(val) == n && strncmp(val, v, n) == 0) {
+          o->value = k;
+          return;
+        }
+        v += n + (v[n] == '|');
+      }
+    }
+  snprintf(msg, sizeof msg, "%s: bad value '%s' for %s (a number; physctl solvers lists each "
+           "option's range)", what, val, arg);
+  usage_error("%s", msg);
+}
+
 static int cmd_load(physclient *c, int argc, char **argv) {
   const char *file = NULL;
   bool data = false;
   physclient_load_options o = {.format = PHYSCLIENT_FORMAT_AUTO};
+  static physclient_solver_option sopts[MAX_SOLVER_OPTIONS];
   static char pkg_abs[MAX_PACKAGE_PATHS][PATH_MAX];
   const char *pkgs[MAX_PACKAGE_PATHS];
   for (int i = 0; i < argc; i++) {
@@ -357,6 +400,10 @@ static int cmd_load(physclient *c, int argc, char **argv) {
     } else if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
       if (!parse_double(argv[++i], &o.tolerance)) usage_error("load: bad --tolerance '%s'", argv[i]);
       o.has_tolerance = true;
+    } else if (strcmp(argv[i], "--solver-option") == 0 && i + 1 < argc) {
+      if (o.n_solver_options == MAX_SOLVER_OPTIONS) usage_error("%s", "load: too many --solver-option");
+      parse_solver_option(c, "load: --solver-option", argv[++i], &sopts[o.n_solver_options++]);
+      o.solver_options = sopts;
     } else if (argv[i][0] == '-' && argv[i][1] == '-') {
       usage_error("load: unknown option '%s'", argv[i]);
     } else if (!file) {
@@ -399,13 +446,20 @@ static int cmd_load(physclient *c, int argc, char **argv) {
   return 0;
 }
 
-/* {"name":..,"max_iterations":..,"tolerance":..} */
+/* {"name":..,"max_iterations":..,"tolerance":..,"options":{"canal.kappa":10,..}} */
 static void json_solver(FILE *f, const physclient_solver_in_use *s) {
   fprintf(f, "{\"name\":");
   json_str(f, s->name);
   fprintf(f, ",\"max_iterations\":%u,\"tolerance\":", s->max_iterations);
   json_num(f, s->tolerance);
-  fputc('}', f);
+  fprintf(f, ",\"options\":{");
+  for (size_t i = 0; i < s->n_options; i++) {
+    if (i) fputc(',', f);
+    json_str(f, s->options[i].name);
+    fputc(':', f);
+    json_num(f, s->options[i].value);
+  }
+  fprintf(f, "}}");
 }
 
 /* the solvers of the daemon's table, from its Welcome */
@@ -417,7 +471,25 @@ static int cmd_solvers(physclient *c) {
     json_str(stdout, w->solvers[i].name);
     printf(",\"summary\":");
     json_str(stdout, w->solvers[i].summary);
-    putchar('}');
+    printf(",\"options\":[");
+    for (size_t j = 0; j < w->solvers[i].n_options; j++) {
+      const physclient_solver_option_info *x = &w->solvers[i].options[j];
+      printf("%s{\"name\":", j ? "," : "");
+      json_str(stdout, x->name);
+      printf(",\"default\":");
+      json_num(stdout, x->default_value);
+      printf(",\"range\":");
+      json_str(stdout, x->range);
+      printf(",\"integer\":%s", x->integer ? "true" : "false");
+      if (*x->values) {
+        printf(",\"values\":");
+        json_str(stdout, x->values);
+      }
+      printf(",\"summary\":");
+      json_str(stdout, x->summary);
+      putchar('}');
+    }
+    printf("]}");
   }
   printf("]\n");
   if (w->n_solvers == 0) {
@@ -431,6 +503,8 @@ static int cmd_solvers(physclient *c) {
 static int cmd_solver(physclient *c, int argc, char **argv) {
   if (argc < 1) usage_error("%s", "solver: expected NAME (see physctl solvers)");
   physclient_solver_request r = {0};
+  static physclient_solver_option sopts[MAX_SOLVER_OPTIONS];
+  r.options = sopts;
   r.name = strcmp(argv[0], "-") == 0 ? "" : argv[0];
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
@@ -445,8 +519,12 @@ static int cmd_solver(physclient *c, int argc, char **argv) {
       r.tolerance = strtod(argv[++i], &end);
       if (end == argv[i] || *end) usage_error("solver: bad --tolerance '%s'", argv[i]);
       r.has_tolerance = true;
+    } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (r.n_options == MAX_SOLVER_OPTIONS) usage_error("%s", "solver: too many --set");
+      parse_solver_option(c, "solver: --set", argv[++i], &sopts[r.n_options++]);
     } else {
-      usage_error("solver: bad argument '%s' (expected --iterations K, --tolerance X)", argv[i]);
+      usage_error("solver: bad argument '%s' (expected --iterations K, --tolerance X, "
+                  "--set NAME=VALUE)", argv[i]);
     }
   }
   physclient_solver_in_use s;

@@ -167,24 +167,39 @@ run load-urdf-pkg-outside 1 "physctl: load" $P load "$dir/arm2.urdf" --package-p
 run load-bad-format 2 "unknown --format" $P load "$dir/arm2.urdf" --format obj
 run load-bad-option 2 "unknown option" $P load "$dir/arm2.urdf" --frobnicate
 # protocol 1.2: the solver table, SetSolver, and the solver in force in info / stats
-run solvers 0 '^\[{"name":"subadmm","summary":"[^"]\{10,\}"},{"name":"subadmm-nosub".*{"name":"pgs","summary":"[^"]\{10,\}"}]$' $P solvers
-run solver-set 0 '^{"name":"subadmm-nobody","max_iterations":25,"tolerance":0}$' \
+run solvers 0 '^\[{"name":"subadmm","summary":"[^"]\{10,\}","options":\[{"name":"subadmm.penalty_rule".*{"name":"subadmm-nosub".*{"name":"pgs","summary":"[^"]\{10,\}","options":\[{"name":"pgs.relaxation","default":1,"range":"(0, 2)","integer":false,"summary":"[^"]*"}\]}\]$' $P solvers
+run solvers-canal-option 0 '{"name":"canal.beta_scale","default":30,"range":"\[0, inf)","integer":false' $P solvers
+run solver-set 0 '^{"name":"subadmm-nobody","max_iterations":25,"tolerance":0,"options":{"subadmm.penalty_rule":0,"subadmm.beta_scale":4,"subadmm.over_relaxation":1.8,"subadmm.adapt_gamma":10}}$' \
   $P solver subadmm-nobody --iterations 25 --tolerance 0
-run solver-keep-name 0 '^{"name":"subadmm-nobody","max_iterations":30,"tolerance":0}$' \
+run solver-keep-name 0 '^{"name":"subadmm-nobody","max_iterations":30,"tolerance":0,"options":{' \
   $P solver - --iterations 30
 run solver-stepped 0 '"stepped":2' $P step 2
-run stats-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0},"last_step":{"solver":"subadmm-nobody"' $P stats
-run info-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0}}$' $P info
+run stats-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0,"options":{[^}]*}},"last_step":{"solver":"subadmm-nobody"' $P stats
+run info-solver 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0,"options":{[^}]*}}}$' $P info
 run solver-unknown 1 'INVALID_ARGUMENT: solver: unknown solver "warp"; known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal, pgs' \
   $P solver warp
 run solver-zero-iterations 1 "INVALID_ARGUMENT: max_iterations must be 1" $P solver subadmm --iterations 0
 run solver-negative-tolerance 1 "INVALID_ARGUMENT: tolerance must be finite and >= 0" \
   $P solver subadmm --tolerance -1
-run solver-unchanged 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0}' $P stats
+run solver-unchanged 0 '"solver":{"name":"subadmm-nobody","max_iterations":30,"tolerance":0' $P stats
 run solver-no-name 2 "solver: expected NAME" $P solver
 run solver-bad-arg 2 "solver: bad argument" $P solver subadmm --fast
+# protocol 1.6: solver options (--set NAME=VALUE, an enumeration by name)
+run solver-set-options 0 '"options":{"canal.beta0":10000,"canal.beta_scale":12,"canal.kappa":10,.*"canal.newton_max":3,' \
+  $P solver canal --set canal.beta_scale=12 --set canal.newton_max=3
+run solver-set-enum 0 '"subadmm.penalty_rule":1,' $P solver subadmm --set subadmm.penalty_rule=paper
+run solver-option-range 1 'INVALID_ARGUMENT: solver option canal.zeta must be in (0, 1), got 1' \
+  $P solver canal --set canal.zeta=1
+run solver-option-other 1 'INVALID_ARGUMENT: solver option canal.kappa is an option of the canal solvers, not of pgs' \
+  $P solver pgs --set canal.kappa=5
+run solver-option-unchanged 0 '"solver":{"name":"subadmm",.*"subadmm.penalty_rule":1,' $P stats
+run solver-option-syntax 2 "solver: --set: expected NAME=VALUE" $P solver canal --set canal.kappa
+run solver-option-value 2 "bad value 'fast' for canal.kappa" $P solver canal --set canal.kappa=fast
 run load-solver 0 '"bodies":' $P load "$dir/arm2.urdf" --solver subadmm-nosub --iterations 40
 run info-load-solver 0 '"solver":{"name":"subadmm-nosub","max_iterations":40,' $P info
+run load-solver-option 0 '"bodies":' $P load "$dir/arm2.urdf" --solver pgs --solver-option pgs.relaxation=1.5
+run info-load-option 0 '"solver":{"name":"pgs",.*"options":{"pgs.relaxation":1.5}}' $P info
+run load-solver-option-bad 1 "pgs.relaxation must be in (0, 2)" $P load "$dir/arm2.urdf" --solver pgs --solver-option pgs.relaxation=2
 run load-solver-unknown 1 "known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal, pgs" $P load "$dir/arm2.urdf" --solver warp
 # protocol 1.3: a menagerie-style robot by path (include, meshdir, meshes beside the file),
 # joints by their file names, keyframes, joint state, and a script on one connection

@@ -128,10 +128,30 @@ class Session(Base):
         with pc.Client.connect_tcp("127.0.0.1", D.port, name="pytcp") as t:
             t.ping()
 
+    def test_solver_options(self):
+        """Protocol 1.6: options listed in Welcome, set by set_solver / load_world, refused by
+        name with nothing changed."""
+        opts = {o.name: o for o in self.c.solver_options("canal")}
+        self.assertEqual(opts["canal.beta_scale"].default_value, 30.0)
+        self.assertEqual(opts["canal.beta_scale"].range, "[0, inf)")
+        r = self.c.set_solver("canal", options={"canal.beta_scale": 12, "canal.newton_max": 3})
+        got = {o.name: o.value for o in r.options}
+        self.assertEqual((r.name, got["canal.beta_scale"], got["canal.newton_max"]),
+                         ("canal", 12.0, 3.0))
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.set_solver(options={"canal.beta_scale": 5, "canal.zeta": 1.0})
+        self.assertEqual(cm.exception.code, 1, cm.exception.message)
+        self.assertIn("canal.zeta", cm.exception.message)
+        got = {o.name: o.value for o in self.c.get_stats().solver.options}
+        self.assertEqual(got["canal.beta_scale"], 12.0)
+        self.c.load_world(path=D.world, solver="pgs", solver_options={"pgs.relaxation": 1.5})
+        mi = self.c.model_info()
+        self.assertEqual([(o.name, o.value) for o in mi.solver.options], [("pgs.relaxation", 1.5)])
+
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
         self.assertEqual(pc.PROTO_MINOR, 4)
-        self.assertEqual(self.c.welcome.minor, 5)  # the server speaks 1.5
+        self.assertEqual(self.c.welcome.minor, 6)  # the server speaks 1.6
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)

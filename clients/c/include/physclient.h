@@ -180,17 +180,48 @@ typedef struct physclient_limits {
 } physclient_limits;
 
 /* The server's Welcome, owned by the client (see physclient_welcome_info). */
+/* 1.6: one option a solver reads (SolverInfo.options): valid values are finite, min <= v <= max
+ * (strictly at an open bound), whole when `integer`. Strings owned by the connection, never
+ * NULL. */
+typedef struct physclient_solver_option_info {
+  const char *name;             /* e.g. "canal.beta_scale" */
+  const char *summary;
+  const char *range;            /* for people, e.g. "[1, 2)" */
+  const char *values;           /* an enumeration's names in value order, "|"-separated, or "" */
+  double default_value, min, max;
+  bool min_open, max_open, integer;
+} physclient_solver_option_info;
+
 /* 1.2: a contact solver the server has (Welcome.solvers). Strings owned by the connection. */
 typedef struct physclient_solver_info {
   const char *name;             /* never NULL; what physclient_set_solver takes */
   const char *summary;          /* never NULL */
+  const physclient_solver_option_info *options; /* 1.6: n_options (0 from an older server) */
+  size_t n_options;
 } physclient_solver_info;
+
+/* 1.6: a solver option to set (SetSolver.options, LoadWorld.solver_options); `name` is the
+ * caller's (not kept). */
+typedef struct physclient_solver_option {
+  const char *name;
+  double value;
+} physclient_solver_option;
+
+/* 1.6: most options physclient_solver_in_use holds (more from a server are dropped) */
+#define PHYSCLIENT_MAX_SOLVER_OPTIONS 32
 
 /* 1.2: the solver in force and its settings. Plain values, no heap; name "" from a 1.1 server. */
 typedef struct physclient_solver_in_use {
   char name[64];
   uint32_t max_iterations;
   double tolerance;
+  /* 1.6: the options the solver in force reads, in the server's table order (none from an
+   * older server) */
+  size_t n_options;
+  struct {
+    char name[64];
+    double value;
+  } options[PHYSCLIENT_MAX_SOLVER_OPTIONS];
 } physclient_solver_in_use;
 
 typedef struct physclient_welcome {
@@ -337,6 +368,10 @@ typedef struct physclient_load_options {
   uint32_t max_iterations;   /* 1 .. 1000000 */
   bool has_tolerance;
   double tolerance;          /* finite, >= 0 */
+  /* 1.6: options of the solver in force after the load (n_solver_options entries, may be NULL
+   * when 0); refused by the client (EINVAL) when the server speaks less than 1.6 */
+  const physclient_solver_option *solver_options;
+  size_t n_solver_options;
 } physclient_load_options;
 
 typedef struct physclient_body_info {
@@ -623,6 +658,11 @@ typedef struct physclient_solver_request {
   uint32_t max_iterations;   /* 1 .. 1000000 */
   bool has_tolerance;
   double tolerance;          /* finite, >= 0 */
+  /* 1.6: options of the solver in force after the change (n_options entries, may be NULL when
+   * 0); each must be one that solver reads. Refused by the client (EINVAL) when the server
+   * speaks less than 1.6, which would ignore them */
+  const physclient_solver_option *options;
+  size_t n_options;
 } physclient_solver_request;
 
 /* 1.2: SetSolver. The server applies it between steps, at the next step boundary; *out

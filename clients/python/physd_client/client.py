@@ -428,14 +428,16 @@ class Client:
     def load_world(self, path=None, data=None, format=FORMAT_AUTO, name="", floating_base=False,
                    package_paths=(), repair_inertia=False, base_dir="", ground_plane=False,
                    solver="", max_iterations=None, tolerance=None, base_pos=None,
-                   base_quat=None):
+                   base_quat=None, solver_options=None):
         """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
         Returns WorldLoaded (its notices list what the loader ignored or repaired). The URDF
         options (protocol 1.1: floating_base, package_paths, repair_inertia, base_dir,
         ground_plane) are ignored for MJCF. Protocol 1.2: ``solver`` (a name of
         :meth:`solvers`; "" = the document's choice, else the server's default) and, when not
         None, ``max_iterations`` and ``tolerance`` pick the contact solver. Protocol 1.3:
-        ``base_pos`` (x, y, z) and ``base_quat`` (w, x, y, z) place a URDF floating base."""
+        ``base_pos`` (x, y, z) and ``base_quat`` (w, x, y, z) place a URDF floating base. Protocol
+        1.6: ``solver_options`` ({"canal.beta_scale": 30, ...}) sets options of the solver in
+        force after the load (see :meth:`solver_options`)."""
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         env = self._env()
@@ -461,18 +463,43 @@ class Client:
             _vec3(env.load_world.base_pos, base_pos)
         if base_quat is not None:
             _quat(env.load_world.base_quat, base_quat)
+        self._solver_options(env.load_world.solver_options, solver_options)
         return self._call(env, "world_loaded").world_loaded
+
+    def _solver_options(self, field, options):
+        """Protocol 1.6: a {name: value} dict into a repeated SolverOption field; refused here
+        when the server speaks less than 1.6 (it would ignore them)."""
+        if not options:
+            return
+        if (self.welcome.major, self.welcome.minor) < (1, 6):
+            raise ValueError("solver options need protocol 1.6; the server speaks %d.%d"
+                             % (self.welcome.major, self.welcome.minor))
+        for name, value in options.items():
+            o = field.add()
+            o.name = str(name)
+            o.value = float(value)
+
+    def solver_options(self, solver):
+        """Protocol 1.6: the options solver ``solver`` reads, as a list of SolverOptionInfo
+        (name, summary, default_value, min, max, min_open, max_open, integer, values, range),
+        from Welcome; empty from an older server or an unknown name."""
+        for s in self.welcome.solvers:
+            if s.name == solver:
+                return list(s.options)
+        return []
 
     def solvers(self):
         """Protocol 1.2: the server's contact solvers as a list of (name, summary) tuples, in
         the order of its table (from Welcome; empty from an older server)."""
         return [(s.name, s.summary) for s in self.welcome.solvers]
 
-    def set_solver(self, name="", max_iterations=None, tolerance=None):
+    def set_solver(self, name="", max_iterations=None, tolerance=None, options=None):
         """Protocol 1.2: SetSolver. Switch the contact solver (``name``; "" keeps it) and, when
-        not None, its iteration cap and tolerance, between steps. Returns SolverInUse (name,
-        max_iterations, tolerance). An unknown name or an out-of-range value raises ServerError
-        with code INVALID_ARGUMENT and changes nothing."""
+        not None, its iteration cap and tolerance, between steps. Protocol 1.6: ``options``
+        ({"canal.beta_scale": 30, ...}) sets options of the solver in force after the change.
+        Returns SolverInUse (name, max_iterations, tolerance, and in 1.6 the options the solver
+        reads). An unknown name or option, or an out-of-range value, raises ServerError with
+        code INVALID_ARGUMENT naming it and changes nothing."""
         env = self._env()
         env.set_solver.name = name or ""
         if max_iterations is not None:
@@ -481,6 +508,7 @@ class Client:
         if tolerance is not None:
             env.set_solver.tolerance = float(tolerance)
             env.set_solver.has_tolerance = True
+        self._solver_options(env.set_solver.options, options)
         return self._call(env, "solver_in_use").solver_in_use
 
     def model_info(self):

@@ -59,6 +59,58 @@ const char *phys_solver_summary(int kind);
  * the known names. Thread-safe. */
 phys_status phys_solver_find(const char *name, phys_solver_kind *out, phys_error *err);
 
+/* ---- per-solver options ------------------------------------------------------------------ */
+/* The one table of the solvers' own options (phys_world_options.subadmm / .canal / .pgs): the
+ * library, the daemon (protocol, config file), physctl and physbench all take names, ranges and
+ * defaults from here, and phys_world_options_validate checks each option against it. All of
+ * these functions are thread-safe (the table is static and read-only) and keep no pointer to
+ * their arguments. */
+
+/* Number of per-solver options. Never fails. */
+int phys_solver_option_count(void);
+
+/* Option `i` (0 .. count - 1) of the table, or NULL when `i` is out of range. The pointer and
+ * its strings are static. */
+const phys_solver_option_info *phys_solver_option_at(int i);
+
+/* Index of the option called `name` (exact, case-sensitive), or -1 (also for NULL). */
+int phys_solver_option_index(const char *name);
+
+/* 1 when solver `kind` reads option `i` (the SubADMM family reads "subadmm.*", CANAL
+ * "canal.*", PGS "pgs.*"), else 0 (also for an index or kind out of range). */
+int phys_solver_option_applies(int i, int kind);
+
+/* Write option `i`'s range as text ("[1, 2)", "(0, inf)", "{0 scaled, 1 paper}") into `buf`
+ * (`n` bytes, NUL-terminated, cut short if needed). Returns buf; "" for a bad index. */
+char *phys_solver_option_range_text(int i, char *buf, size_t n);
+
+/* Check `value` for option `name` without storing it: PHYS_OK, or PHYS_E_INVALID with a
+ * message in `err` (nullable) that names the option and its range (an unknown name: the list of
+ * known ones). */
+phys_status phys_solver_option_check(const char *name, double value, phys_error *err);
+
+/* Set option `name` of `opt` (non-NULL) to `value` after phys_solver_option_check; on error
+ * `*opt` is unchanged. Checks this option's own range only: rules between options (canal.beta_max
+ * >= canal.beta0) are phys_world_options_validate's, so set several options, then validate. */
+phys_status phys_solver_option_set(phys_world_options *opt, const char *name, double value,
+                                   phys_error *err);
+
+/* Read option `name` of `opt` (non-NULL) into *value (non-NULL; an int option as a double).
+ * Unknown name: PHYS_E_INVALID, *value untouched. */
+phys_status phys_solver_option_get(const phys_world_options *opt, const char *name,
+                                   double *value, phys_error *err);
+
+/* Parse the text value of option `name` (as given on a command line or in a config file): a
+ * number (C syntax, whole for an int option) or, for an enumeration, one of its names
+ * ("paper"). The result is range-checked like phys_solver_option_check. */
+phys_status phys_solver_option_parse(const char *name, const char *text, double *value,
+                                     phys_error *err);
+
+/* Parse and set "NAME=VALUE" (physbench --set, physctl --set) into `opt` (non-NULL); on error
+ * `*opt` is unchanged. */
+phys_status phys_solver_option_assign(phys_world_options *opt, const char *assignment,
+                                      phys_error *err);
+
 /* ---- descriptions ------------------------------------------------------------------------- */
 
 /* Default geom: a unit sphere, friction 1, density 1000, mass from density, condim 3,

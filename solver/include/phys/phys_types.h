@@ -276,6 +276,27 @@ typedef struct phys_pgs_options {
                                projection (1: plain PGS, > 1: over-relaxed); default 1 */
 } phys_pgs_options;
 
+/* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
+ * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
+ * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
+ * bound) and, for PHYS_OPTION_INT, a whole number. The strings are static. */
+typedef enum phys_option_type {
+  PHYS_OPTION_DOUBLE = 0,
+  PHYS_OPTION_INT = 1       /* whole numbers only (an enumeration when `values` is set) */
+} phys_option_type;
+
+typedef struct phys_solver_option_info {
+  const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
+  const char *family;       /* "subadmm", "canal" or "pgs": the solvers that read it */
+  const char *summary;      /* one line for people */
+  phys_option_type type;
+  double def;               /* phys_world_options_default()'s value */
+  double min, max;          /* the range; DBL_MAX stands for "no upper bound" */
+  int min_open, max_open;   /* 1: the bound itself is excluded */
+  const char *values;       /* an enumeration's names in value order, "|"-separated
+                               ("scaled|paper"), else NULL */
+} phys_solver_option_info;
+
 /* World options. Start from phys_world_options_default() and change what you need. */
 typedef struct phys_world_options {
   double timestep;          /* s, > 0; default 0.002 */

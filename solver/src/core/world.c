@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/math3.h"
 #include "solvers/hessian_sparse.h"
+#include "solvers/solver.h"
 
 phys_world_options phys_world_options_default(void) {
   phys_world_options o;
@@ -18,19 +19,7 @@ phys_world_options phys_world_options_default(void) {
   o.max_iterations = 100;
   o.tolerance = 1e-5;
   o.solver = PHYS_SOLVER_SUBADMM;
-  o.subadmm.penalty_rule = PHYS_PENALTY_SCALED;
-  o.subadmm.beta_scale = 4.0;
-  o.subadmm.over_relaxation = 1.8;
-  o.subadmm.adapt_gamma = 10.0;
-  o.canal.beta0 = 1e4;
-  o.canal.kappa = 10.0;
-  o.canal.beta_max = 1e8;
-  o.canal.zeta = 0.1;
-  o.canal.beta_scale = 30.0;
-  o.canal.newton_eta = 0.3;
-  o.canal.newton_max = 50;
-  o.canal.newton_tol = 1e-10;
-  o.pgs.relaxation = 1.0;
+  phys__solver_options_default(&o); /* the table's defaults (solvers/solver_options.c) */
   o.baumgarte = 0.3;
   o.max_correction = 0.02;
   o.contact_margin = 1e-3;
@@ -111,45 +100,9 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (o->residual_trace != 0 && o->residual_trace != 1)
     return phys__error(err, PHYS_E_INVALID, "residual_trace must be 0 or 1, got %d",
                        o->residual_trace);
-  const phys_subadmm_options *sa = &o->subadmm;
-  if (sa->penalty_rule != PHYS_PENALTY_SCALED && sa->penalty_rule != PHYS_PENALTY_PAPER)
-    return phys__error(err, PHYS_E_INVALID, "subadmm.penalty_rule: unknown rule %d",
-                       (int)sa->penalty_rule);
-  if (!(isfinite(sa->beta_scale) && sa->beta_scale > 0.0))
-    return phys__error(err, PHYS_E_INVALID, "subadmm.beta_scale must be > 0, got %g",
-                       sa->beta_scale);
-  if (!(sa->over_relaxation >= 1.0 && sa->over_relaxation < 2.0))
-    return phys__error(err, PHYS_E_INVALID, "subadmm.over_relaxation must be in [1, 2), got %g",
-                       sa->over_relaxation);
-  if (!(isfinite(sa->adapt_gamma) && sa->adapt_gamma > 1.0))
-    return phys__error(err, PHYS_E_INVALID, "subadmm.adapt_gamma must be > 1, got %g",
-                       sa->adapt_gamma);
-  const phys_canal_options *ca = &o->canal;
-  if (!(isfinite(ca->beta0) && ca->beta0 > 0.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.beta0 must be finite and > 0, got %g",
-                       ca->beta0);
-  if (!(isfinite(ca->beta_scale) && ca->beta_scale >= 0.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.beta_scale must be finite and >= 0, got %g",
-                       ca->beta_scale);
-  if (!(isfinite(ca->newton_eta) && ca->newton_eta >= 0.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.newton_eta must be finite and >= 0, got %g",
-                       ca->newton_eta);
-  if (!(isfinite(ca->kappa) && ca->kappa > 1.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.kappa must be > 1, got %g", ca->kappa);
-  if (!(isfinite(ca->beta_max) && ca->beta_max >= ca->beta0))
-    return phys__error(err, PHYS_E_INVALID, "canal.beta_max must be finite and >= canal.beta0, "
-                       "got %g", ca->beta_max);
-  if (!(ca->zeta > 0.0 && ca->zeta < 1.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.zeta must be in (0, 1), got %g", ca->zeta);
-  if (ca->newton_max < 1)
-    return phys__error(err, PHYS_E_INVALID, "canal.newton_max must be >= 1, got %d",
-                       ca->newton_max);
-  if (!(isfinite(ca->newton_tol) && ca->newton_tol >= 0.0))
-    return phys__error(err, PHYS_E_INVALID, "canal.newton_tol must be finite and >= 0, got %g",
-                       ca->newton_tol);
-  if (!(o->pgs.relaxation > 0.0 && o->pgs.relaxation < 2.0))
-    return phys__error(err, PHYS_E_INVALID, "pgs.relaxation must be in (0, 2), got %g",
-                       o->pgs.relaxation);
+  /* each solver option against its row of the table, then the rules between options */
+  phys_status st = phys__solver_options_validate(o, err);
+  if (st) return st;
   if (!(o->baumgarte > 0.0 && o->baumgarte <= 1.0))
     return phys__error(err, PHYS_E_INVALID, "baumgarte must be in (0, 1], got %g", o->baumgarte);
   if (!(isfinite(o->max_correction) && o->max_correction > 0.0))

@@ -41,6 +41,12 @@ typedef struct phys_solver_def {
 /* The table entry of `kind`, or NULL when it is not a solver kind. */
 const phys_solver_def *phys__solver_def(phys_solver_kind kind);
 
+/* The per-solver options (solver_options.c): put the table's defaults into `o`; check every
+ * option of `o` against its range and the rules between options (PHYS_OK or PHYS_E_INVALID
+ * naming the option, in `err`, nullable). */
+void phys__solver_options_default(phys_world_options *o);
+phys_status phys__solver_options_validate(const phys_world_options *o, phys_error *err);
+
 /* island_driver.c: run the world's solver (w->opt.solver) on every island of the assembled
  * problem `s`: prepare, then the islands over the thread team (big islands by the whole team
  * when the solver allows it, the others one per thread). Returns PHYS_OK or the error the
