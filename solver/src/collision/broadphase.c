@@ -172,8 +172,12 @@ int phys__broadphase(phys_world *w, const double *margin) {
   int slices = w->step_threads < PHYS_SWEEP_SLICES ? w->step_threads : PHYS_SWEEP_SLICES;
   if (nbox < 256) slices = 1;
   int failed = 0;
-#pragma omp parallel for num_threads(slices) schedule(static, 1) reduction(| : failed) if (slices > 1)
-  for (int t = 0; t < slices; t++) failed |= sweep_slice(w, sorted, nbox, axis, t, slices) != 0;
+  if (slices > 1) {
+#pragma omp parallel for num_threads(slices) schedule(static, 1) reduction(| : failed)
+    for (int t = 0; t < slices; t++) failed |= sweep_slice(w, sorted, nbox, axis, t, slices) != 0;
+  } else {
+    failed = sweep_slice(w, sorted, nbox, axis, 0, 1) != 0; /* (no region: even one thread's allocates) */
+  }
   if (failed) return -1;
   int total = 0;
   for (int t = 0; t < slices; t++) total += w->sweep_npairs[t];

@@ -138,6 +138,26 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   }
 }
 
+/* narrowphase of pair p into its slots; its contact count into counts[p] */
+static void collide_pair(const phys_world *w, const double *geom_margin, const phys_pair *pairs,
+                         int p, phys_contact_point *slots, int *counts) {
+  int ga = pairs[p].a, gb = pairs[p].b;
+  counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
+                           pair_margin(w, geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+}
+
+/* pair p's contacts from its slots, from its first index counts[p] on (total: all contacts) */
+static void fill_pair(phys_world *w, const phys_pair *pairs, int p, int npairs, int total,
+                      const int *counts, const phys_contact_point *slots) {
+  int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
+  if (!n) return;
+  int ga = pairs[p].a, gb = pairs[p].b;
+  const phys_contact_pair *cpair = phys__contact_pair_find(w, ga, gb);
+  for (int k = 0; k < n; k++)
+    fill_contact(w, ga, gb, cpair, &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k],
+                 &w->contacts[first + k]);
+}
+
 int phys__build_contacts(phys_world *w, const double *geom_margin) {
   phys_arena *ar = &w->arena;
 
@@ -155,13 +175,13 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   int *counts = ARENA_NEW(ar, int, npairs);
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
-  /* (a parallel region costs more than a few dozen pair tests) */
-#pragma omp parallel for num_threads(w->step_threads) schedule(static, 16) \
-    if (w->step_threads > 1 && npairs >= 64)
-  for (int p = 0; p < npairs; p++) {
-    int ga = pairs[p].a, gb = pairs[p].b;
-    counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                             pair_margin(w, geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+  /* (a parallel region costs more than a few dozen pair tests; even a one-thread region
+   * allocates a team, so none then) */
+  if (w->step_threads > 1 && npairs >= 64) {
+#pragma omp parallel for num_threads(w->step_threads) schedule(static, 16)
+    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, counts);
+  } else {
+    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, counts);
   }
 
   /* contacts in pair order: each pair's first index from the counts, then the pairs' contacts
@@ -173,16 +193,11 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
     total += n;
   }
   if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) \
-    if (w->step_threads > 1 && total >= 256)
-  for (int p = 0; p < npairs; p++) {
-    int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
-    if (!n) continue;
-    int ga = pairs[p].a, gb = pairs[p].b;
-    const phys_contact_pair *cpair = phys__contact_pair_find(w, ga, gb);
-    for (int k = 0; k < n; k++)
-      fill_contact(w, ga, gb, cpair, &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k],
-                   &w->contacts[first + k]);
+  if (w->step_threads > 1 && total >= 256) {
+#pragma omp parallel for num_threads(w->step_threads) schedule(static)
+    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots);
+  } else {
+    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots);
   }
   int nc = total;
   w->ncontacts = nc;

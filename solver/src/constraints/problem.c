@@ -190,6 +190,32 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
   return 0;
 }
 
+/* problem body sb's world inertia (and inverse), and its momentum after the external impulse
+ * of step h into its base; its velocity into v */
+static void body_base(const phys_world *w, phys_problem *s, int sb, double h) {
+  const phys_body *b = &w->bodies[s->body_id[sb]];
+  double R[9], D[9] = {0}, T[9], Rt[9];
+  double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
+  q_to_m3(R, b->q);
+  m3_transpose(Rt, R);
+  for (int i = 0; i < 3; i++) D[4 * i] = b->inertia[i];
+  m3_mul(T, R, D);
+  m3_mul(I, T, Rt);
+  for (int i = 0; i < 3; i++) D[4 * i] = b->inv_inertia[i];
+  m3_mul(T, R, D);
+  m3_mul(Iinv, T, Rt);
+
+  /* linear: m v + h (m g + F); angular: I w + h (tau - w x I w) */
+  double Iw[3], gyro[3];
+  for (int i = 0; i < 3; i++)
+    base[i] = b->mass * b->v[i] + h * (b->mass * w->opt.gravity[i] + b->force[i]);
+  m3_mulv(Iw, I, b->w);
+  v3_cross(gyro, b->w, Iw);
+  for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
+  v3_copy(s->v + 6 * sb, b->v);
+  v3_copy(s->v + 6 * sb + 3, b->w);
+}
+
 /* free bodies: world inertia, base = M v + h f, the start of the iterate, each body's
  * attachments; returns 0 or -1 */
 static int assemble_bodies(phys_world *w, phys_problem *s) {
@@ -215,32 +241,14 @@ static int assemble_bodies(phys_world *w, phys_problem *s) {
   memcpy(fill, s->bp_start, (size_t)(nb + 1) * sizeof(int));
   for (int p = 0; p < s->np; p++) s->bp_list[fill[s->piece[p].sb]++] = p;
 
-  /* inertia in the world and the momentum after the external impulse (independent per body) */
+  /* inertia in the world and the momentum after the external impulse (independent per body;
+   * a parallel region only when it pays: even a one-thread region allocates a team) */
   double h = w->opt.timestep;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) \
-    if (w->step_threads > 1 && nb >= 256)
-  for (int sb = 0; sb < nb; sb++) {
-    const phys_body *b = &w->bodies[s->body_id[sb]];
-    double R[9], D[9] = {0}, T[9], Rt[9];
-    double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
-    q_to_m3(R, b->q);
-    m3_transpose(Rt, R);
-    for (int i = 0; i < 3; i++) D[4 * i] = b->inertia[i];
-    m3_mul(T, R, D);
-    m3_mul(I, T, Rt);
-    for (int i = 0; i < 3; i++) D[4 * i] = b->inv_inertia[i];
-    m3_mul(T, R, D);
-    m3_mul(Iinv, T, Rt);
-
-    /* linear: m v + h (m g + F); angular: I w + h (tau - w x I w) */
-    double Iw[3], gyro[3];
-    for (int i = 0; i < 3; i++)
-      base[i] = b->mass * b->v[i] + h * (b->mass * w->opt.gravity[i] + b->force[i]);
-    m3_mulv(Iw, I, b->w);
-    v3_cross(gyro, b->w, Iw);
-    for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
-    v3_copy(s->v + 6 * sb, b->v);
-    v3_copy(s->v + 6 * sb + 3, b->w);
+  if (w->step_threads > 1 && nb >= 256) {
+#pragma omp parallel for num_threads(w->step_threads) schedule(static)
+    for (int sb = 0; sb < nb; sb++) body_base(w, s, sb, h);
+  } else {
+    for (int sb = 0; sb < nb; sb++) body_base(w, s, sb, h);
   }
   return 0;
 }
@@ -292,9 +300,12 @@ static int assemble_trees(phys_world *w, phys_problem *s) {
   }
   /* the trees' terms are independent: in parallel when there are several */
   int singular = 0, nt = s->ntrees;
-#pragma omp parallel for num_threads(w->step_threads) schedule(static) reduction(| : singular) \
-    if (w->step_threads > 1 && nt > 1)
-  for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
+  if (w->step_threads > 1 && nt > 1) {
+#pragma omp parallel for num_threads(w->step_threads) schedule(static) reduction(| : singular)
+    for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
+  } else {
+    for (int k = 0; k < nt; k++) singular |= phys__tree_step_setup(w, &s->tree[k]) != 0;
+  }
   if (singular) return -2;
 
   /* each tree's dof rows */

@@ -44,6 +44,7 @@
  * Padding is never copied: the joint command's mode and values are two fields. Derived data
  * (geom world poses, the trees' link frames and motion subspaces) is recomputed after a read. */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -357,50 +358,90 @@ static void visit_bytes(visit_ctx *c, const phys_state_field *f, char *p, size_t
 }
 
 /* fields idx[k] and idx[k + 1] lie back to back in each element and are visited alike, so
- * their bytes can go as one run (not when validating: each field has its own rule) */
-static int adjacent(const int *idx, int k, int nf, visit_op op) {
-  if (k + 1 >= nf || op == OP_VALIDATE || op == OP_FIND) return 0;
+ * their bytes can go as one run (not when validating or finding: each field has its own rule
+ * and offset) */
+static int adjacent(const int *idx, int k, int nf, int merge) {
+  if (k + 1 >= nf || !merge) return 0;
   const phys_state_field *a = &fields_table[idx[k]], *b = &fields_table[idx[k + 1]];
   return a->count == PHYS_SC_ONE && b->count == PHYS_SC_ONE && b->member == a->member + a->size &&
          (a->sets & PHYS_STATE_CHECK) == (b->sets & PHYS_STATE_CHECK);
 }
 
-/* one pass over every field of c->set, group by group, element by element; fields that lie
- * back to back in an element go as one run, found once per group */
-static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
-  int idx[MAX_GROUP_FIELDS], run_field[MAX_GROUP_FIELDS];
-  size_t run_size[MAX_GROUP_FIELDS];
+/* One set's runs, group by group: a run is a field, or fields back to back in the element
+ * (then its size is theirs together). They depend only on the table, the set and whether runs
+ * merge, so they are built once for every set (below) instead of on every pass: the step
+ * saves its state on every step. */
+typedef struct state_run {
+  int field;   /* the run's first field (index into the table) */
+  size_t size; /* bytes of the run per item */
+} state_run;
+
+typedef struct state_plan {
+  int start[PHYS_SG_COUNT + 1]; /* group g's runs: run[start[g]] .. run[start[g + 1] - 1] */
+  int fixed[PHYS_SG_COUNT];     /* 1 when each of group g's runs has one item per element */
+  size_t fixed_size[PHYS_SG_COUNT]; /* then the bytes of an element's runs together */
+  state_run run[sizeof fields_table / sizeof fields_table[0]];
+} state_plan;
+
+#define NSETS 16 /* every combination of the four set bits */
+static state_plan plans[2][NSETS]; /* [merge][set], filled once by build_plans */
+static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
+
+static void build_plan(state_plan *pl, unsigned set, int merge) {
+  int idx[MAX_GROUP_FIELDS], nr = 0;
   for (int g = 0; g < PHYS_SG_COUNT; g++) {
-    int nf = fields_of((phys_state_group)g, c->set, idx);
-    if (nf == 0) continue;
+    pl->start[g] = nr;
+    pl->fixed[g] = 1;
+    pl->fixed_size[g] = 0;
+    int nf = fields_of((phys_state_group)g, set, idx);
+    for (int k = 0; k < nf; k++) {
+      pl->run[nr].field = idx[k];
+      pl->run[nr].size = fields_table[idx[k]].size;
+      while (adjacent(idx, k, nf, merge)) pl->run[nr].size += fields_table[idx[++k]].size;
+      pl->fixed[g] &= fields_table[pl->run[nr].field].count == PHYS_SC_ONE;
+      pl->fixed_size[g] += pl->run[nr].size;
+      nr++;
+    }
+  }
+  pl->start[PHYS_SG_COUNT] = nr;
+}
+
+static void build_plans(void) {
+  for (int m = 0; m < 2; m++)
+    for (unsigned set = 0; set < NSETS; set++) build_plan(&plans[m][set], set, m);
+}
+
+/* the plan of `set` for pass `op` (built on first use, by whichever thread comes first) */
+static const state_plan *plan_of(unsigned set, visit_op op) {
+  pthread_once(&plans_once, build_plans);
+  return &plans[op != OP_VALIDATE && op != OP_FIND][set & (NSETS - 1)];
+}
+
+/* one pass over every field of c->set, group by group, element by element, run by run */
+static void visit(const phys_world *w, int nwarm, visit_ctx *c) {
+  const state_plan *pl = plan_of(c->set, c->op);
+  for (int g = 0; g < PHYS_SG_COUNT; g++) {
+    int r0 = pl->start[g], r1 = pl->start[g + 1];
+    if (r0 == r1) continue;
     group_view gv = group_of(w, (phys_state_group)g, nwarm);
     /* checking and validating a snapshot read no warm record of the world (it may hold fewer
      * than the snapshot): its elements are not addressed */
     int no_elem = g == PHYS_SG_WARM && (c->op == OP_CHECK || c->op == OP_VALIDATE || c->op == OP_FIND);
     if (c->op == OP_HASH) c->h = phys__fnv1a(c->h, &gv.n, sizeof gv.n);
-    int nruns = 0;
-    for (int k = 0; k < nf; k++) {
-      run_field[nruns] = idx[k];
-      run_size[nruns] = fields_table[idx[k]].size;
-      while (adjacent(idx, k, nf, c->op)) run_size[nruns] += fields_table[idx[++k]].size;
-      nruns++;
-    }
     /* the size pass needs no element's bytes when every run has one item */
-    int fixed = 1;
-    for (int r = 0; r < nruns; r++) fixed &= fields_table[run_field[r]].count == PHYS_SC_ONE;
-    if (c->op == OP_SIZE && fixed) {
-      for (int r = 0; r < nruns; r++) c->pos += (size_t)gv.n * run_size[r];
+    if (c->op == OP_SIZE && pl->fixed[g]) {
+      c->pos += (size_t)gv.n * pl->fixed_size[g];
       continue;
     }
     for (int e = 0; e < gv.n; e++) {
       char *elem = no_elem ? NULL : gv.base + (size_t)e * gv.stride;
       c->elem = elem;
-      for (int r = 0; r < nruns; r++) {
-        const phys_state_field *f = &fields_table[run_field[r]];
+      for (int r = r0; r < r1; r++) {
+        const phys_state_field *f = &fields_table[pl->run[r].field];
         int items = 1;
         char *p = elem ? field_items(f, elem, &items) : NULL;
         if (f->count == PHYS_SC_ONE) {
-          visit_bytes(c, f, p ? p + f->sub : NULL, run_size[r], e);
+          visit_bytes(c, f, p ? p + f->sub : NULL, pl->run[r].size, e);
         } else if (f->stride == f->size && f->sub == 0) {
           visit_bytes(c, f, p, (size_t)items * f->size, e); /* a packed array */
         } else {
@@ -418,9 +459,38 @@ size_t phys__state_size(const phys_world *w, unsigned set, int nwarm) {
   return c.pos;
 }
 
+/* the same bytes in the same order as visit's OP_WRITE, copied directly (the step saves its
+ * state with this on every step) */
 void phys__state_write(const phys_world *w, unsigned set, void *buf) {
-  visit_ctx c = {.op = OP_WRITE, .set = set, .buf = buf};
-  visit(w, w->nwarm, &c);
+  const state_plan *pl = plan_of(set, OP_WRITE);
+  unsigned char *out = buf;
+  for (int g = 0; g < PHYS_SG_COUNT; g++) {
+    int r0 = pl->start[g], r1 = pl->start[g + 1];
+    if (r0 == r1) continue;
+    group_view gv = group_of(w, (phys_state_group)g, w->nwarm);
+    for (int e = 0; e < gv.n; e++) {
+      char *elem = gv.base + (size_t)e * gv.stride;
+      for (int r = r0; r < r1; r++) {
+        const phys_state_field *f = &fields_table[pl->run[r].field];
+        size_t size = pl->run[r].size;
+        if (f->count == PHYS_SC_ONE) {
+          memcpy(out, elem + f->member + f->sub, size);
+          out += size;
+          continue;
+        }
+        int items;
+        char *p = field_items(f, elem, &items);
+        if (items == 0) continue; /* (an empty array's pointer may be NULL) */
+        if (f->stride == f->size && f->sub == 0) {
+          memcpy(out, p, (size_t)items * f->size);
+          out += (size_t)items * f->size;
+        } else {
+          for (int i = 0; i < items; i++, out += f->size)
+            memcpy(out, p + (size_t)i * f->stride + f->sub, f->size);
+        }
+      }
+    }
+  }
 }
 
 int phys__state_check(const phys_world *w, unsigned set, const void *buf, int nwarm, char *why,

@@ -165,8 +165,14 @@ static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h
 static void integrate(phys_world *w, const phys_problem *s) {
   double h = w->opt.timestep;
   int nb = s->nb, nt = s->ntrees;
-#pragma omp parallel num_threads(w->step_threads) \
-    if (w->step_threads > 1 && (nb >= 256 || nt > 1))
+  if (!(w->step_threads > 1 && (nb >= 256 || nt > 1))) {
+    /* no region: even a one-thread region allocates a team */
+    for (int sb = 0; sb < nb; sb++)
+      if (s->sb_tree[sb] < 0) integrate_body(w, s, sb, h);
+    for (int k = 0; k < nt; k++) integrate_tree(w, s, k, h);
+    return;
+  }
+#pragma omp parallel num_threads(w->step_threads)
   {
 #pragma omp for schedule(static) nowait
     for (int sb = 0; sb < nb; sb++)
