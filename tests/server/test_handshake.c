@@ -28,7 +28,7 @@ static void test_welcome(void) {
   CU_ASSERT(memcmp(c.server_preamble, "PHYS\x01\x00\x06\x00", 8) == 0); /* 1.6 */
   CU_ASSERT(w->req_id == 1);
   CU_ASSERT_EQUAL(w->welcome->major, 1);
-  CU_ASSERT_EQUAL(w->welcome->minor, 6);
+  CU_ASSERT_EQUAL(w->welcome->minor, 7);
   CU_ASSERT(strstr(w->welcome->server_version, "physd") != NULL);
   CU_ASSERT(strstr(w->welcome->server_version, "libphys") != NULL);
   CU_ASSERT(w->welcome->session_id != 0);
