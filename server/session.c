@@ -287,6 +287,23 @@ void session_req_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope 
         return;
       }
     }
+  /* frames bound to exceed max_frame_bytes are refused up front (the world as the newest
+   * snapshot shows it: its bodies, and the contacts, joints, actuators and sensors it holds;
+   * what grows later, contacts above all, is reported on the stream) */
+  size_t bound = 0;
+  if (snap && snap_stream_bound(snap, sel, &bound)) {
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  if (bound > n->cfg->max_frame_bytes) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "stream frames of this selector would be up to %zu bytes, above max_frame_bytes %u; "
+             "select fewer bodies or fields, or raise max_frame_bytes; nothing was subscribed",
+             bound, n->cfg->max_frame_bytes);
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, msg);
+    return;
+  }
   subscription *sub = &s->subs[s->nsubs];
   memset(sub, 0, sizeof *sub);
   sub->all_bodies = !sel || sel->all_bodies;
@@ -523,6 +540,41 @@ static const frame_cache_entry *cached_state(frame_cache *c, const state_snap *s
   return &c->e[c->n++];
 }
 
+/* Tell the subscriber, once per overflow episode, that its frames exceed max_frame_bytes: an
+ * Error event (req_id 0, subscription_id) queued like a reply (never dropped). Returns 1 when
+ * it was queued (the caller flushes). */
+static int report_oversize(session *s, const subscription *sub, size_t len, uint64_t step) {
+  net *n = s->net;
+  char msg[512];
+  snprintf(msg, sizeof msg,
+           "subscription %u: state frame of %zu bytes at step %llu exceeds max_frame_bytes %u; "
+           "frames for this subscription are dropped (counted in StateFrame.dropped and "
+           "Stats.stream_frames_dropped) until they fit again, then resume with no new "
+           "Subscribe; select fewer bodies or fields (contacts, joints, sensors), or raise "
+           "max_frame_bytes (overflow episode %llu, %llu frames dropped for their size so far)",
+           sub->id, len, (unsigned long long)step, n->cfg->max_frame_bytes,
+           (unsigned long long)sub->episodes, (unsigned long long)sub->oversize);
+  log_info("stream frame over max_frame_bytes; subscriber told",
+           "session=%llu subscription=%u bytes=%zu max_frame_bytes=%u episode=%llu",
+           (unsigned long long)s->id, sub->id, len, n->cfg->max_frame_bytes,
+           (unsigned long long)sub->episodes);
+  Physd__V1__Error err = PHYSD__V1__ERROR__INIT;
+  err.code = PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED;
+  err.message = msg;
+  err.subscription_id = sub->id;
+  Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
+  env.req_id = 0;
+  env.msg_case = PHYSD__V1__ENVELOPE__MSG_ERROR;
+  env.error = &err;
+  size_t blen;
+  uint8_t *buf = frame_pack(&env, &blen);
+  if (!buf) {
+    net_close(s, "out of memory");
+    return 0;
+  }
+  return net_queue_reply(s, buf, blen) == 0; /* a full queue closes the connection */
+}
+
 void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
   if (!s->handshaken || s->closing || s->failed || s->nsubs == 0) return;
   net *n = s->net;
@@ -556,10 +608,23 @@ void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
                       : NULL;
     if (sub->pending && sub->pending_len - 4 > n->cfg->max_frame_bytes) {
       /* a frame above the limit is never sent; it counts as dropped */
+      size_t len = sub->pending_len - 4;
       free(sub->pending);
       sub->pending = NULL;
       sub->dropped++;
+      sub->oversize++;
       atomic_fetch_add(&n->counters.frames_dropped, 1);
+      if (!sub->over) {
+        sub->over = 1;
+        sub->episodes++;
+        queued |= report_oversize(s, sub, len, snap->step);
+        if (s->closing) return;
+      }
+    } else if (sub->pending) {
+      if (sub->over)
+        log_info("stream frames fit again", "session=%llu subscription=%u oversize_dropped=%llu",
+                 (unsigned long long)s->id, sub->id, (unsigned long long)sub->oversize);
+      sub->over = 0;
     }
     queued |= sub->pending != NULL;
   }

@@ -6,7 +6,10 @@
  * Subscribe, errors) or when the simulation posts its reply, and slots leave for the socket in
  * order, so replies always come in request order. Stream frames are latest-wins: each
  * subscription holds at most one unsent frame, a newer one replaces it and the replaced frames
- * are counted as drops.
+ * are counted as drops. A frame above max_frame_bytes is never sent: it counts as a drop, and
+ * the first of an overflow episode is reported to the subscriber by an Error event (req_id 0,
+ * subscription_id) queued like a reply; the subscription stays and its frames resume once
+ * they fit. A Subscribe whose frames are bound to exceed the limit is refused.
  */
 #ifndef PHYSD_SESSION_H
 #define PHYSD_SESSION_H
@@ -34,6 +37,11 @@ typedef struct subscription {
   uint8_t *pending;         /* the unsent frame (owned), latest wins */
   size_t pending_len;
   uint64_t dropped;
+  /* frames above max_frame_bytes (1.7): reported once per episode, the episode ends at the
+   * next frame that fits */
+  int over;                 /* in an overflow episode (reported, frames dropped) */
+  uint64_t oversize;        /* frames dropped for their size so far */
+  uint64_t episodes;        /* overflow episodes so far */
 } subscription;
 
 /* The StateFrame bytes of one snapshot, packed once per distinct selector and shared by every

@@ -155,20 +155,6 @@ void sim_reply_state(sim *s, const reply_to *to, const Physd__V1__Selector *sel,
   sim_reply_state_stepped(s, to, sel, last_cmd_seq, has_seq, 0);
 }
 
-/* The solver kind with the longest name (the StepStats.solver string of a worst-case frame). */
-static int longest_solver_kind(void) {
-  int best = 0;
-  size_t best_len = 0;
-  for (int k = 0; k < 64; k++) {
-    const char *n = phys_solver_name(k);
-    if (n && strlen(n) > best_len) {
-      best_len = strlen(n);
-      best = k;
-    }
-  }
-  return best;
-}
-
 /* An upper bound of the size of the StateFrame that sim_reply_state would send for `sel` after
  * any number of steps. The counts a frame depends on (bodies, joints and their dofs,
  * actuators, sensor values) do not change while stepping; the values do, and proto3 leaves out
@@ -180,34 +166,7 @@ static int longest_solver_kind(void) {
 int sim_state_frame_bound(sim *s, const Physd__V1__Selector *sel, size_t *out) {
   state_snap *sn = &s->scratch;
   if (snap_fill(sn, s->wc.w, &s->links, snap_want_of(sel), MAX_CONTACTS)) return -1;
-  sn->step = sn->sim_time_ns = sn->wall_mono_ns = UINT64_MAX;
-  sn->overrun = sn->stale_command = 1;
-  for (int i = 0; i < sn->nbodies; i++) {
-    body_snap *b = &sn->bodies[i];
-    b->sleeping = 1;
-    for (int k = 0; k < 3; k++) b->pos[k] = b->linvel[k] = b->angvel[k] = 1.0;
-    for (int k = 0; k < 4; k++) b->quat[k] = 1.0;
-  }
-  for (int i = 0; i < sn->ncontacts; i++) {
-    contact_snap *c = &sn->contacts[i];
-    c->body_a = c->body_b = -1; /* a negative int32 is the widest varint */
-    c->depth = 1.0;
-    for (int k = 0; k < 3; k++) c->pos[k] = c->normal[k] = c->impulse[k] = 1.0;
-  }
-  for (int i = 0; i < sn->njoints; i++) {
-    joint_snap *j = &sn->joints[i];
-    for (int k = 0; k < 7; k++) j->qpos[k] = 1.0;
-    for (int k = 0; k < 6; k++) j->qvel[k] = 1.0;
-    j->force = 1.0;
-  }
-  for (int i = 0; i < sn->nact; i++) sn->act_force[i] = 1.0;
-  for (int i = 0; i < sn->nsensval; i++) sn->sensors[i] = 1.0;
-  memset(&sn->stats, 0, sizeof sn->stats);
-  sn->stats.step = 1;
-  sn->stats.time_total = sn->stats.iterations_mean = sn->stats.residual = 1.0;
-  sn->stats.residual_mean = sn->stats.penetration_max = 1.0;
-  sn->stats.contacts = sn->stats.islands = sn->stats.iterations_max = INT32_MAX;
-  sn->stats.solver = (phys_solver_kind)longest_solver_kind();
+  snap_make_worst(sn);
   Physd__V1__Selector all = PHYSD__V1__SELECTOR__INIT;
   all.all_bodies = 1;
   size_t len;

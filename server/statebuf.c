@@ -383,6 +383,83 @@ uint8_t *frame_from_state(const uint8_t *state, size_t state_len, uint32_t subsc
   return out;
 }
 
+/* The solver kind with the longest name (the StepStats.solver string of a worst-case frame). */
+static int longest_solver_kind(void) {
+  int best = 0;
+  size_t best_len = 0;
+  for (int k = 0; k < 64; k++) {
+    const char *n = phys_solver_name(k);
+    if (n && strlen(n) > best_len) {
+      best_len = strlen(n);
+      best = k;
+    }
+  }
+  return best;
+}
+
+void snap_make_worst(state_snap *sn) {
+  sn->step = sn->sim_time_ns = sn->wall_mono_ns = UINT64_MAX;
+  sn->overrun = sn->stale_command = 1;
+  for (int i = 0; i < sn->nbodies; i++) {
+    body_snap *b = &sn->bodies[i];
+    b->sleeping = 1;
+    for (int k = 0; k < 3; k++) b->pos[k] = b->linvel[k] = b->angvel[k] = 1.0;
+    for (int k = 0; k < 4; k++) b->quat[k] = 1.0;
+  }
+  for (int i = 0; i < sn->ncontacts; i++) {
+    contact_snap *c = &sn->contacts[i];
+    c->body_a = c->body_b = -1; /* a negative int32 is the widest varint */
+    c->depth = 1.0;
+    for (int k = 0; k < 3; k++) c->pos[k] = c->normal[k] = c->impulse[k] = 1.0;
+  }
+  for (int i = 0; i < sn->njoints; i++) {
+    joint_snap *j = &sn->joints[i];
+    for (int k = 0; k < 7; k++) j->qpos[k] = 1.0;
+    for (int k = 0; k < 6; k++) j->qvel[k] = 1.0;
+    j->force = 1.0;
+  }
+  for (int i = 0; i < sn->nact; i++) sn->act_force[i] = 1.0;
+  for (int i = 0; i < sn->nsensval; i++) sn->sensors[i] = 1.0;
+  memset(&sn->stats, 0, sizeof sn->stats);
+  sn->stats.step = 1;
+  sn->stats.time_total = sn->stats.iterations_mean = sn->stats.residual = 1.0;
+  sn->stats.residual_mean = sn->stats.penetration_max = 1.0;
+  sn->stats.contacts = sn->stats.islands = sn->stats.iterations_max = INT32_MAX;
+  sn->stats.solver = (phys_solver_kind)longest_solver_kind();
+}
+
+/* a malloc'd copy of n elements of `size` (NULL for none); *ok cleared when out of memory */
+static void *dup_arr(const void *src, int n, size_t size, int *ok) {
+  if (n <= 0 || !src) return NULL;
+  void *p = malloc((size_t)n * size);
+  if (!p) *ok = 0;
+  else memcpy(p, src, (size_t)n * size);
+  return p;
+}
+
+int snap_stream_bound(const state_snap *src, const Physd__V1__Selector *sel, size_t *out) {
+  state_snap c = *src;
+  int ok = 1;
+  c.bodies = dup_arr(src->bodies, src->nbodies, sizeof *src->bodies, &ok);
+  c.contacts = dup_arr(src->contacts, src->ncontacts, sizeof *src->contacts, &ok);
+  c.joints = dup_arr(src->joints, src->njoints, sizeof *src->joints, &ok);
+  c.act_force = dup_arr(src->act_force, src->nact, sizeof *src->act_force, &ok);
+  c.sensors = dup_arr(src->sensors, src->nsensval, sizeof *src->sensors, &ok);
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  if (ok) {
+    snap_make_worst(&c);
+    Physd__V1__Selector all = PHYSD__V1__SELECTOR__INIT;
+    all.all_bodies = 1;
+    buf = snap_pack_frame(&c, sel ? sel : &all, 0, UINT32_MAX, UINT64_MAX, UINT64_MAX, &len);
+  }
+  snap_free(&c);
+  if (!buf) return -1;
+  free(buf);
+  *out = len - 4;
+  return 0;
+}
+
 void tribuf_init(tribuf *t) {
   memset(t->buf, 0, sizeof t->buf);
   t->back = 0;

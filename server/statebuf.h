@@ -116,6 +116,19 @@ uint8_t *snap_pack_state(const state_snap *s, const Physd__V1__Selector *sel, si
 uint8_t *frame_from_state(const uint8_t *state, size_t state_len, uint32_t subscription_id,
                           uint64_t dropped, uint64_t last_cmd_seq, size_t *out_len);
 
+/* Worst case of a snapshot for bounding frame sizes: every value of what it holds set non-zero
+ * (proto3 leaves out zeros), every integer at its widest (negative body ids of contacts,
+ * UINT64_MAX clock fields) and the statistics naming the longest solver name; the counts are
+ * kept. One source of truth for the StepAndObserve bound (sim_reply.c) and the Subscribe
+ * bound (snap_stream_bound). */
+void snap_make_worst(state_snap *s);
+
+/* An upper bound of the bytes (Envelope, without the 4-byte length) of a stream frame of
+ * `sel` for a world with the counts of `src` (bodies, and contacts, joints, actuators and
+ * sensors as far as `src` captured them), with the per-receiver fields at their widest.
+ * `src` is only read (copied first). Returns 0, or -1 when out of memory. Reentrant. */
+int snap_stream_bound(const state_snap *src, const Physd__V1__Selector *sel, size_t *out);
+
 /* The triple buffer. */
 typedef struct tribuf {
   state_snap buf[3];

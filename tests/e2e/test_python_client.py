@@ -151,7 +151,7 @@ class Session(Base):
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
         self.assertEqual(pc.PROTO_MINOR, 4)
-        self.assertEqual(self.c.welcome.minor, 6)  # the server speaks 1.6
+        self.assertEqual(self.c.welcome.minor, 7)  # the server speaks 1.7
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)
