@@ -240,7 +240,10 @@ static bool is_broken(physclient *c) {
 /* A server event (req_id 0) read outside a subscription: remember Errors (the server sends one
  * before it closes a connection for a reason). */
 static void note_event(physclient *c, const Physd__V1__Envelope *env) {
-  if (env->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR && env->error) {
+  /* a subscription's overflow report (1.7: subscription_id set) is not about the connection:
+   * the frames' `dropped` counts carry it; it must not become a later close's reason */
+  if (env->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR && env->error &&
+      env->error->subscription_id == 0) {
     pc__fail(&c->event_err, PHYSCLIENT_ESERVER, (int)env->error->code, "%s: %s",
              physclient_code_name((int)env->error->code),
              env->error->message ? env->error->message : "");

@@ -114,6 +114,7 @@ class Client:
         self._reply = None
         self._broken = None          # the PhysdError that broke the connection
         self._event_error = None     # last Error event (req_id 0)
+        self.last_stream_error = None  # 1.7: last overflow report of a subscription (its frames are dropped until they fit)
         self._subs = {}
         self._cb_lock = threading.Lock()
         self.callback_error = None   # the exception of a callback that raised (it was dropped)
@@ -288,6 +289,9 @@ class Client:
                 sub = self._subs.get(env.state.subscription_id)
                 if sub is not None:
                     sub(env.state)
+        elif kind == "error" and env.error.subscription_id:
+            # 1.7: a subscription's frames went over max_frame_bytes (not about the connection)
+            self.last_stream_error = ServerError(env.error.message, env.error.code)
         elif kind == "error":
             self._event_error = ServerError("%s: %s" % (ERROR_CODES[env.error.code]
                                                         if env.error.code < len(ERROR_CODES)
