@@ -30,7 +30,9 @@ directory (--peer-models, env PHYS_PEER_MODELS, default ../shared/peer-models be
 checkout) when it exists, else the unsettled piles written by bench/gen_scenes.py into
 bench/scenes/ (made on demand). "articulated" are MuJoCo's humanoid, 22_humanoids and
 humanoid100 models, the peer joint_grid_32 and configs/worlds/quadrupeds8.xml (which MuJoCo
-2.2.2 cannot load: its column then says so). Files given with --scenes (or as positional
+2.2.2 cannot load: its column then says so). "robots" are small robots alone, where a step's
+fixed cost counts: bench/robots/quadruped_fixed.xml and arm6.xml, the menagerie-style
+tests/data/menagerie_bot/scene.xml and MuJoCo's humanoid. Files given with --scenes (or as positional
 arguments) replace the set. Prints a JSON document, then a Markdown table, on stdout; progress
 goes to stderr. Exit status 1 when a run failed (a scene MuJoCo cannot load is reported, not a
 failure), 2 on bad arguments.
@@ -60,6 +62,11 @@ ARTICULATED = [os.path.join(MUJOCO_MODELS, "humanoid", "humanoid.xml"),
                "peer:joint_grid_32",
                os.path.join(ROOT, "configs", "worlds", "quadrupeds8.xml")]
 
+ROBOTS = [os.path.join(ROOT, "bench", "robots", "quadruped_fixed.xml"),
+          os.path.join(ROOT, "bench", "robots", "arm6.xml"),
+          os.path.join(ROOT, "tests", "data", "menagerie_bot", "scene.xml"),
+          os.path.join(MUJOCO_MODELS, "humanoid", "humanoid.xml")]
+
 # physbench configurations: (key, threads, sleep)
 CONFIGS = [("t1", 1, False), ("t2", 2, False), ("t2_sleep", 2, True)]
 
@@ -87,7 +94,9 @@ def peer_file(peer_dir, name):
 
 
 def scene_set(name, peer_dir):
-    """The files of the scene set `name` ("piles" or "articulated")."""
+    """The files of the scene set `name` ("piles", "articulated" or "robots")."""
+    if name == "robots":
+        return list(ROBOTS)
     if name == "articulated":
         return [peer_file(peer_dir, p[5:]) if p.startswith("peer:") else p for p in ARTICULATED]
     if os.path.isdir(peer_dir):
@@ -286,7 +295,7 @@ def parse_args():
     ap.add_argument("files", nargs="*", metavar="FILE.xml", help="scenes (same as --scenes)")
     ap.add_argument("--scenes", nargs="+", metavar="FILE.xml", default=[],
                     help="scene files (replace --set)")
-    ap.add_argument("--set", choices=["piles", "articulated"], default="piles",
+    ap.add_argument("--set", choices=["piles", "articulated", "robots"], default="piles",
                     help="preset scenes (default piles; see the docstring)")
     ap.add_argument("--steps", type=int, default=500, help="timed steps per run (default 500)")
     ap.add_argument("--repeat", type=int, default=3, help="repeats per program (default 3)")

@@ -12,13 +12,16 @@ their solve divided by K is the cost of one iteration:
   physbench FILE --warmup W --steps N --solver pgs --iterations K --tolerance 0 --threads T
             --fixed-threads --no-sleep
 
-alternated over R repeats, the same warm-up before the timed steps. MuJoCo's solve time is its
-mjTIMER_CONSTRAINT (mj_fwdConstraint: the PGS sweeps on the dense nefc x nefc matrix it built
-before, in mj_projectConstraint, which is not counted); physd's is physbench's `solve` stage,
-which also counts PGS's preparation (the Delassus blocks and the colouring), so the per-
-iteration figure is conservative for physd. Whole-step medians are printed beside. The
-iterations run are checked on both sides (MuJoCo's d->solver_iter, physbench's
-iterations_mean). ratio = MuJoCo ms / physd ms (above 1: physd is faster).
+alternated over R repeats, the same warm-up before the timed steps, once with K and once with
+2K iterations. MuJoCo's solve time is its mjTIMER_CONSTRAINT (mj_fwdConstraint: the PGS sweeps
+on the dense nefc x nefc matrix it built before, in mj_projectConstraint, which is not
+counted); physd's is physbench's `solve` stage, which also counts PGS's preparation (the
+Delassus blocks and the colouring). Two figures per side: the average, solve ms / K (physd's
+preparation included), and the marginal cost of one more iteration, (solve at 2K - solve at K)
+/ K, which leaves every fixed cost out on both sides: that one answers "per iteration".
+Whole-step medians (at K) are printed beside. The iterations run are checked on both sides
+(MuJoCo's d->solver_iter, physbench's iterations_mean). ratio = MuJoCo ms / physd ms (above 1:
+physd is faster).
 Default scenes: the peer piles and pyramid (../shared/peer-models, else bench/gen_scenes.py's)
 and MuJoCo's humanoid and 22_humanoids. JSON then a Markdown table on stdout, progress on
 stderr; exit status 1 when a run failed, 2 on bad arguments.
@@ -68,29 +71,47 @@ def parse_args():
     return args
 
 
-def common(args, path):
+def common(args, path, k):
     return [path, "--warmup", str(args.warmup), "--steps", str(args.steps), "--solver", "pgs",
-            "--iterations", str(args.iterations), "--tolerance", "0", "--json"]
+            "--iterations", str(k), "--tolerance", "0", "--json"]
+
+
+def both_caps(run_k):
+    """One run at K and one at 2K iterations: the figures at K, the solve time at 2K."""
+    a, b = run_k(None), run_k(2)
+    a["solve_ms_2k"], a["iterations_2k"] = b["solve_ms"], b["iterations"]
+    return a
 
 
 def mujoco_run(args, path):
-    j = cm.run_json([args.mjbench] + common(args, path) + ["--stack-mb", str(args.stack_mb)])
-    return {"step_ms": j["ms_per_step_median"], "solve_ms": j["solve_ms_median"],
-            "iterations": j["iterations_mean"]}
+    def run(mult):
+        k = args.iterations * (mult or 1)
+        j = cm.run_json([args.mjbench] + common(args, path, k) +
+                        ["--stack-mb", str(args.stack_mb)])
+        return {"step_ms": j["ms_per_step_median"], "solve_ms": j["solve_ms_median"],
+                "iterations": j["iterations_mean"]}
+    return both_caps(run)
 
 
 def physd_run(args, path, threads):
-    j = cm.run_json([args.physbench] + common(args, path) +
-                    ["--threads", str(threads), "--fixed-threads", "--no-sleep"])
-    return {"step_ms": j["ms_per_step_median"], "solve_ms": j["stage_ms"]["solve"],
-            "iterations": j["iterations_mean"], "residual": j["residual_mean"]}
+    def run(mult):
+        k = args.iterations * (mult or 1)
+        j = cm.run_json([args.physbench] + common(args, path, k) +
+                        ["--threads", str(threads), "--fixed-threads", "--no-sleep"])
+        return {"step_ms": j["ms_per_step_median"], "solve_ms": j["stage_ms"]["solve"],
+                "iterations": j["iterations_mean"], "residual": j["residual_mean"]}
+    return both_caps(run)
 
 
 def summarise(runs):
     if not runs:
         return None
     out = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    out["ms_per_iteration"] = out["solve_ms"] / out["iterations"] if out["iterations"] else None
+    it = out["iterations"]
+    out["ms_per_iteration"] = out["solve_ms"] / it if it else None
+    extra = out["iterations_2k"] - it
+    out["ms_per_extra_iteration"] = ((out["solve_ms_2k"] - out["solve_ms"]) / extra
+                                     if extra > 0 else None)
     return out
 
 
@@ -113,38 +134,46 @@ def compare_scene(args, path, index, total):
     row = {"scene": name, "errors": errors, "mujoco": summarise(runs["mujoco"])}
     for t in args.threads:
         s = summarise(runs.get(t, []))
-        if s and row["mujoco"] and s["ms_per_iteration"] and row["mujoco"]["ms_per_iteration"]:
-            s["ratio_per_iteration"] = row["mujoco"]["ms_per_iteration"] / s["ms_per_iteration"]
-            s["ratio_step"] = row["mujoco"]["step_ms"] / s["step_ms"]
+        mj = row["mujoco"]
+        if s and mj and s["ms_per_iteration"] and mj["ms_per_iteration"]:
+            s["ratio_per_iteration"] = mj["ms_per_iteration"] / s["ms_per_iteration"]
+            s["ratio_step"] = mj["step_ms"] / s["step_ms"]
+            if s["ms_per_extra_iteration"] and mj["ms_per_extra_iteration"]:
+                s["ratio_extra_iteration"] = (mj["ms_per_extra_iteration"] /
+                                              s["ms_per_extra_iteration"])
         row["physd_t%d" % t] = s
     return row
 
 
 def markdown(args, rows):
-    head = ["scene", "MuJoCo PGS ms/iteration (step ms)"]
+    head = ["scene", "MuJoCo PGS ms per extra iteration; solve/K; step ms"]
     for t in args.threads:
-        head.append("physd PGS %dT ms/iteration (x MuJoCo), step ms (x MuJoCo)" % t)
+        head.append("physd PGS %dT ms per extra iteration (x MuJoCo); solve/K (x); step ms (x)"
+                    % t)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         mj = row["mujoco"]
         if not mj:
             cells = [row["scene"], "failed"]
-        elif mj["ms_per_iteration"] is None:
+        elif mj["ms_per_iteration"] is None or mj["ms_per_extra_iteration"] is None:
             cells = [row["scene"], "no iterations (%.3f)" % mj["step_ms"]]
         else:
-            cells = [row["scene"], "%.4f (%.3f)" % (mj["ms_per_iteration"], mj["step_ms"])]
+            cells = [row["scene"], "%.4f; %.4f; %.3f" % (mj["ms_per_extra_iteration"],
+                                                        mj["ms_per_iteration"], mj["step_ms"])]
         for t in args.threads:
             c = row.get("physd_t%d" % t)
             if not c:
                 cells.append("failed")
-            elif "ratio_per_iteration" in c:
-                cells.append("%.4f (%.2fx), %.3f (%.2fx)" % (
+            elif "ratio_extra_iteration" in c:
+                cells.append("%.4f (%.2fx); %.4f (%.2fx); %.3f (%.2fx)" % (
+                    c["ms_per_extra_iteration"], c["ratio_extra_iteration"],
                     c["ms_per_iteration"], c["ratio_per_iteration"], c["step_ms"],
                     c["ratio_step"]))
-            elif c["ms_per_iteration"] is None:
+            elif c["ms_per_iteration"] is None or c["ms_per_extra_iteration"] is None:
                 cells.append("no iterations, %.3f" % c["step_ms"])
             else:
-                cells.append("%.4f, %.3f" % (c["ms_per_iteration"], c["step_ms"]))
+                cells.append("%.4f; %.4f; %.3f" % (c["ms_per_extra_iteration"],
+                                                   c["ms_per_iteration"], c["step_ms"]))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
