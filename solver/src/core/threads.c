@@ -23,6 +23,11 @@
 #define STALL_SECONDS 0.5e-3
 /* a home way whose recent median grew this much since it was chosen is probed against again */
 #define DRIFT_FACTOR 1.3
+/* a one-thread home whose steps take less than this never probes the team: waking and joining
+ * the team's threads costs microseconds per parallel stage, more than a step this short can
+ * gain (a lone 12-dof robot, 5-20 us a step, lost every probe; its probes made two threads
+ * 0-2 % slower than one). A world whose steps grow past it is probed again. */
+#define TEAM_MIN_SECONDS 50e-6
 /* two stalls within this many steps make the team give way */
 #define STALL_WINDOW 100
 /* a stall within this many team steps of the team's return doubles the wait for its next try */
@@ -115,6 +120,7 @@ void phys__threads_end(phys_world *w, double seconds) {
   if (c->nrecent < PHYS_THREADS_HOME_KEEP) return;
   double now = median_small(c->recent, c->nrecent);
   if (c->home_ref <= 0.0) c->home_ref = now;
+  if (c->home == 0 && now < TEAM_MIN_SECONDS) return;
   if (c->run >= c->period || now > DRIFT_FACTOR * c->home_ref) {
     c->mode = !c->home;
     c->probe_done = 0;

@@ -5,7 +5,8 @@
  * other way, and keeps whichever was faster in that comparison (probing rarer while the other
  * way keeps losing). A team that does not pay for itself (small islands
  * whose fork and join cost more than they save, or a machine whose other programs keep
- * descheduling a team member at every barrier) then costs a few probe steps, not every step.
+ * descheduling a team member at every barrier) then costs a few probe steps, not every step;
+ * one-thread steps under 50 us never probe the team (it cannot pay there).
  * Which way a step runs never changes its results: they are bit-identical for any thread
  * count. Not thread-safe; called by phys_world_step only. */
 #ifndef PHYS_CORE_THREADS_H
