@@ -10,9 +10,9 @@
  * default world (configs/worlds/default.xml) for every input. Every reply the handlers post
  * must unpack as an Envelope.
  *
- * Not covered: the loop thread's handlers (Hello, Subscribe, Stats, ...: session.c, they need a
- * libuv session and its sockets), the session's handshake and ordering checks, and the
- * queueing between the threads. Seeds: tests/fuzz/corpus/frames/. */
+ * Not covered: the loop thread's handlers (Hello, Ping, Subscribe, Unsubscribe: session.c,
+ * they need a libuv session and its sockets), the session's handshake and ordering checks,
+ * and the queueing between the threads. Seeds: tests/fuzz/corpus/frames/. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@ def vec(x, y, z):
 
 seeds = {
     "step_state": [env(1, step=pb.Step(n=3)), env(2, get_state=pb.GetState()),
-                   env(3, get_model_info=pb.GetModelInfo())],
+                   env(3, get_model_info=pb.GetModelInfo()), env(4, get_stats=pb.GetStats())],
     "load_mjcf": [env(1, load_world=pb.LoadWorld(data=MJCF, name="features.xml")),
                   env(2, step_and_observe=pb.StepAndObserve(n=2)),
                   env(3, reset_to_keyframe=pb.ResetToKeyframe(name="home")),
