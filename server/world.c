@@ -218,7 +218,7 @@ int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char 
   if (over_of(m, &over, e)) return -1;
   char *doc = malloc(len + 1);
   if (!doc) return perr_set(e, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
-  memcpy(doc, data, len);
+  if (len) memcpy(doc, data, len); /* empty bytes arrive as data NULL (fuzz_frames) */
   doc[len] = 0;
   load_opts lo;
   if (load_opts_from_msg(&lo, m, NULL, doc, len, NULL, roots, nroots, e)) {

@@ -241,6 +241,10 @@ static void test_values_ids_files(void) {
   r = wc_req_load_data(&c, "\x01\x02 not xml");
   CU_ASSERT_EQUAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
   wc_free(r);
+  /* empty data (protobuf-c: data NULL, len 0; a memcpy from NULL found by fuzz_frames) */
+  r = wc_req_load_data(&c, "");
+  CU_ASSERT_EQUAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  wc_free(r);
   wc_close(&c);
   check_unharmed();
 }

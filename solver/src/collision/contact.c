@@ -215,14 +215,14 @@ phys_sort_item *phys__reserve_warm_start(phys_world *w) {
 
 void phys__store_warm_start(phys_world *w, phys_sort_item *scratch) {
   int n = w->ncontacts;
-  phys_sort_item *items = scratch, *tmp = scratch + n;
+  phys_sort_item *items = scratch; /* NULL when n == 0 (no arithmetic on it then: UB) */
 
   /* world-frame impulses in key order */
   for (int i = 0; i < n; i++) {
     items[i].key = w->contacts[i].key;
     items[i].value = i;
   }
-  if (n) phys__radix_sort(items, tmp, n);
+  if (n) phys__radix_sort(items, scratch + n, n);
   for (int i = 0; i < n; i++) {
     const phys_contact *c = &w->contacts[items[i].value];
     w->warm[i].key = c->key;

@@ -12,8 +12,9 @@
  *
  * Loading checks, in order, before it changes anything: magic, version, sizes, the checksum,
  * the model hash and counts, then every value by the table's rules (phys__state_validate:
- * finite, unit quaternions, flags 0/1, ids in range, ...), so that a snapshot whose checksum
- * was recomputed over bad values is refused too, and last the alive flags against the world.
+ * finite, unit quaternions, flags 0/1, ids in range, ...) and that a tree's links sleep
+ * together, so that a snapshot whose checksum was recomputed over bad values is refused too,
+ * and last the alive flags against the world.
  *
  * The checksum is 64-bit FNV-1a (phys__fnv1a, the hash the library already uses for the state
  * and model hashes) over the header up to the checksum and then the payload. It guards against
@@ -24,6 +25,7 @@
  * byte never collide. Its speed (a multiply per byte, about 1 GB/s) is ample for snapshots,
  * which are read once per Restore. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "core/world_internal.h"
 #include "core/state_table.h"
@@ -196,6 +198,31 @@ static phys_status check_header(phys_world *w, const state_header *hd, const voi
   return PHYS_OK;
 }
 
+/* 0 when the links of every tree in `payload` sleep together (the step's islands take a tree
+ * whole: a tree with one link asleep and another awake crashed the next step, found by
+ * fuzz_snapshot); else -1 with the tree and link in why */
+static int check_tree_sleep(const phys_world *w, const char *payload, int nwarm, char *why,
+                            size_t why_size) {
+  for (int i = 0; i < w->nartics; i++) {
+    const phys_artic *a = &w->artics[i];
+    int first = 0;
+    for (int l = 0; l < a->nlink; l++) {
+      long off = phys__state_offset(w, PHYS_STATE_SNAPSHOT, "body.asleep", a->body[l], nwarm);
+      if (off < 0) continue;
+      int v;
+      memcpy(&v, payload + off, sizeof v);
+      if (l == 0) {
+        first = v;
+      } else if (v != first) {
+        snprintf(why, why_size, "body.asleep of body %d = %d, but %d for body %d of the same "
+                 "tree: a tree's links sleep together", a->body[l], v, first, a->body[0]);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
 phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   /* check everything and reserve before changing anything */
   state_header hd;
@@ -207,6 +234,8 @@ phys_status phys_world_load_state(phys_world *w, const void *buf, size_t size) {
   const char *payload = (const char *)buf + sizeof hd;
   char why[256];
   if (phys__state_validate(w, PHYS_STATE_SNAPSHOT, payload, hd.nwarm, why, sizeof why))
+    return phys__fail(w, PHYS_E_INVALID, "load_state: invalid value: %s", why);
+  if (check_tree_sleep(w, payload, hd.nwarm, why, sizeof why))
     return phys__fail(w, PHYS_E_INVALID, "load_state: invalid value: %s", why);
   if (phys__state_check(w, PHYS_STATE_SNAPSHOT, payload, hd.nwarm, why, sizeof why))
     return phys__fail(w, PHYS_E_STATE, "load_state: %s (a body was removed or the snapshot is "

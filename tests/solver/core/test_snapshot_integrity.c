@@ -8,7 +8,8 @@
  *    must succeed (0 accepted corruptions);
  *  - damage with the checksum recomputed (as someone who knows the format would): NaN in the
  *    first double of every element of every double field, non-unit quaternions, ids, flags,
- *    modes and counts out of range: each refused by the value checks, nothing changed;
+ *    modes and counts out of range, one link of a tree asleep and another awake: each refused
+ *    by the value checks, nothing changed;
  *  - a clean snapshot, loaded after all that, continues for 100 steps with the same state
  *    hash at every step as the run that went on after the save. */
 #include <math.h>
@@ -265,6 +266,12 @@ static void test_resealed_values(void) {
   CU_ASSERT(refused_resealed(&f, bad, "body.sleep_label", 1, 0, &nb, 4, PHYS_E_INVALID));
   CU_ASSERT(refused_resealed(&f, bad, "body.sleep_label", 1, 0, &minus2, 4, PHYS_E_INVALID));
   CU_ASSERT(refused_resealed(&f, bad, "artic.cmd.mode", 0, 0, &mode, 4, PHYS_E_INVALID));
+  /* one link of a tree asleep, the other awake (crashed the next step; found by fuzz_snapshot) */
+  phys_id l2 = phys_world_find_body(w, "l2");
+  int one = 1;
+  CU_ASSERT_FATAL(l2 >= 0);
+  CU_ASSERT_FATAL(phys_body_is_sleeping(w, l2) == 0);
+  CU_ASSERT(refused_resealed(&f, bad, "body.asleep", l2, 0, &one, 4, PHYS_E_INVALID));
   double neg = -1.0;
   CU_ASSERT(refused_resealed(&f, bad, "artic.cmd.kp", 0, 0, &neg, 8, PHYS_E_INVALID));
   CU_ASSERT(refused_resealed(&f, bad, "body.rest_time", 1, 0, &neg, 8, PHYS_E_INVALID));
