@@ -203,14 +203,15 @@ static phys_status check_header(phys_world *w, const state_header *hd, const voi
  * fuzz_snapshot); else -1 with the tree and link in why */
 static int check_tree_sleep(const phys_world *w, const char *payload, int nwarm, char *why,
                             size_t why_size) {
+  size_t stride = 0;
+  long off0 = phys__state_offset_stride(w, PHYS_STATE_SNAPSHOT, "body.asleep", nwarm, &stride);
+  if (off0 < 0) return 0;
   for (int i = 0; i < w->nartics; i++) {
     const phys_artic *a = &w->artics[i];
     int first = 0;
     for (int l = 0; l < a->nlink; l++) {
-      long off = phys__state_offset(w, PHYS_STATE_SNAPSHOT, "body.asleep", a->body[l], nwarm);
-      if (off < 0) continue;
       int v;
-      memcpy(&v, payload + off, sizeof v);
+      memcpy(&v, payload + off0 + (size_t)a->body[l] * stride, sizeof v);
       if (l == 0) {
         first = v;
       } else if (v != first) {

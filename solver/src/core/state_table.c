@@ -521,6 +521,19 @@ long phys__state_offset(const phys_world *w, unsigned set, const char *name, int
   return c.found;
 }
 
+long phys__state_offset_stride(const phys_world *w, unsigned set, const char *name, int nwarm,
+                               size_t *stride) {
+  const phys_state_field *want = NULL;
+  for (int i = 0; i < nfields_table; i++)
+    if (strcmp(fields_table[i].name, name) == 0) want = &fields_table[i];
+  if (!want) return -1;
+  const state_plan *pl = plan_of(set, OP_FIND);
+  if (!pl->fixed[want->group]) return -1;
+  long off0 = phys__state_offset(w, set, name, 0, nwarm);
+  if (off0 >= 0) *stride = pl->fixed_size[want->group];
+  return off0;
+}
+
 void phys__state_read(phys_world *w, unsigned set, const void *buf, int nwarm) {
   visit_ctx c = {.op = OP_READ, .set = set, .buf = (unsigned char *)buf};
   visit(w, nwarm, &c);

@@ -111,6 +111,14 @@ int phys__state_validate(const phys_world *w, unsigned set, const void *buf, int
 long phys__state_offset(const phys_world *w, unsigned set, const char *name, int elem,
                         int nwarm);
 
+/* Byte offset of field `name` of element 0 in a buffer of `set` (nwarm warm-start records), with
+ * *stride set to the bytes from one element's record to the next, so element e's field is at
+ * offset + e * stride: one pass over the buffer for all elements, where phys__state_offset
+ * costs one pass per element. -1 (stride untouched) when the field is not in the set, its group
+ * has no element, or the group's records vary in size (an articulation array). */
+long phys__state_offset_stride(const phys_world *w, unsigned set, const char *name, int nwarm,
+                               size_t *stride);
+
 /* Read the fields of `set` (not the CHECK ones) from buf holding nwarm warm-start records (the
  * caller has reserved w->warm for them), then refresh what derives from them: the trees'
  * kinematics and the geoms' world poses. */
