@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,10 @@ static void maybe_finish(net *n) {
   uv_close((uv_handle_t *)&n->wake, handle_closed);
   uv_close((uv_handle_t *)&n->sig_term, handle_closed);
   uv_close((uv_handle_t *)&n->sig_int, handle_closed);
+  /* closing the handles gave the signals back their default action, which would kill the
+   * process on a repeated SIGTERM while it frees the world: the stop is bounded already */
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
   log_info("stopped", NULL);
 }
 

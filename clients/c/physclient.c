@@ -51,6 +51,7 @@ int pc__fail(physclient_error *err, int status, int code, const char *fmt, ...) 
   if (err) {
     err->status = status;
     err->code = code;
+    err->steps_done = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
@@ -63,6 +64,7 @@ int pc__ok(physclient_error *err) {
   if (err) {
     err->status = PHYSCLIENT_OK;
     err->code = 0;
+    err->steps_done = 0;
     err->message[0] = '\0';
   }
   return PHYSCLIENT_OK;
@@ -237,17 +239,52 @@ static bool is_broken(physclient *c) {
   return b;
 }
 
-/* A server event (req_id 0) read outside a subscription: remember Errors (the server sends one
- * before it closes a connection for a reason). */
-static void note_event(physclient *c, const Physd__V1__Envelope *env) {
-  /* a subscription's overflow report (1.7: subscription_id set) is not about the connection:
-   * the frames' `dropped` counts carry it; it must not become a later close's reason */
-  if (env->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR && env->error &&
-      env->error->subscription_id == 0) {
-    pc__fail(&c->event_err, PHYSCLIENT_ESERVER, (int)env->error->code, "%s: %s",
-             physclient_code_name((int)env->error->code),
-             env->error->message ? env->error->message : "");
+/* count a subscription's overflow report (1.7) on its record; an unknown id is a report that
+ * crossed our Unsubscribe, dropped */
+static void note_overflow(physclient *c, const Physd__V1__Error *e) {
+  pthread_mutex_lock(&c->cb_mtx);
+  for (int i = 0; i < PC_MAX_SUBS; i++) {
+    if (c->subs[i].id != 0 && c->subs[i].id == e->subscription_id) {
+      c->subs[i].overflows++;
+      pc__fail(&c->subs[i].last_overflow, PHYSCLIENT_ESERVER, (int)e->code, "%s: %s",
+               physclient_code_name((int)e->code), e->message ? e->message : "");
+      break;
+    }
   }
+  pthread_mutex_unlock(&c->cb_mtx);
+}
+
+/* A server event (req_id 0) read outside a subscription's frames: a subscription's overflow
+ * report (1.7: subscription_id set) goes to that subscription and is not about the connection
+ * (it must not become a later close's reason); other Errors are remembered (the server sends
+ * one before it closes a connection for a reason). Called by the socket's one reader (the reader
+ * thread holds c->mtx).  */
+static void note_event(physclient *c, const Physd__V1__Envelope *env) {
+  if (env->msg_case != PHYSD__V1__ENVELOPE__MSG_ERROR || !env->error) return;
+  if (env->error->subscription_id != 0) {
+    note_overflow(c, env->error);
+    return;
+  }
+  pc__fail(&c->event_err, PHYSCLIENT_ESERVER, (int)env->error->code, "%s: %s",
+           physclient_code_name((int)env->error->code),
+           env->error->message ? env->error->message : "");
+}
+
+int physclient_subscription_overflows(physclient *c, uint32_t sub_id, uint64_t *count,
+                                      physclient_error *last) {
+  if (!c || sub_id == 0) return PHYSCLIENT_EINVAL;
+  int st = PHYSCLIENT_EINVAL;
+  pthread_mutex_lock(&c->cb_mtx);
+  for (int i = 0; i < PC_MAX_SUBS; i++) {
+    if (c->subs[i].id == sub_id) {
+      if (count) *count = c->subs[i].overflows;
+      if (last) *last = c->subs[i].last_overflow;
+      st = PHYSCLIENT_OK;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&c->cb_mtx);
+  return st;
 }
 
 /* ---- subscriptions and the reader thread ------------------------------------------------- */
@@ -429,6 +466,7 @@ int pc__call(physclient *c, Physd__V1__Envelope *req, Physd__V1__Envelope__MsgCa
     int code = e2 ? (int)e2->code : 0;
     pc__fail(err, PHYSCLIENT_ESERVER, code, "%s: %s", physclient_code_name(code),
              e2 && e2->message ? e2->message : "");
+    if (err && e2) err->steps_done = e2->steps_done;
     physd__v1__envelope__free_unpacked(env, NULL);
     return PHYSCLIENT_ESERVER;
   }

@@ -14,6 +14,8 @@ typedef struct pc_sub {
   uint32_t id;                 /* 0 = free slot */
   physclient_frame_cb cb;
   void *user;
+  uint64_t overflows;          /* 1.7 overflow reports received for it */
+  physclient_error last_overflow;
 } pc_sub;
 
 struct physclient {

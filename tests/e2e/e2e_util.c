@@ -137,6 +137,10 @@ static void dump_log(const char *path) {
 }
 
 int e2e_start(e2e_daemon *d, const char *world_xml) {
+  return e2e_start_args(d, world_xml, NULL);
+}
+
+int e2e_start_args(e2e_daemon *d, const char *world_xml, const char *const *extra) {
   memset(d, 0, sizeof *d);
   const char *bin = e2e_physd_bin();
   if (!bin) {
@@ -166,8 +170,12 @@ int e2e_start(e2e_daemon *d, const char *world_xml) {
       dup2(fd, 2);
       close(fd);
     }
-    execl(bin, bin, "--socket", d->sock, "--tcp", port, "--world", d->world, "--allowed-root",
-          d->dir, "--threads", "1", (char *)NULL);
+    const char *argv[64] = {bin, "--socket", d->sock, "--tcp", port, "--world", d->world,
+                            "--allowed-root", d->dir, "--threads", "1"};
+    int argc = 11;
+    for (int i = 0; extra && extra[i] && argc < 63; i++) argv[argc++] = extra[i];
+    argv[argc] = NULL;
+    execv(bin, (char *const *)argv);
     fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
     _exit(127);
   }

@@ -29,6 +29,10 @@ const char *e2e_physd_bin(void);
  * "listening" and its socket accepts. Returns 0, or -1 with a message on stderr. */
 int e2e_start(e2e_daemon *d, const char *world_xml);
 
+/* e2e_start with extra daemon arguments after the usual ones (a NULL-terminated list, at
+ * most 50; NULL for none), e.g. {"--max_frame_bytes", "1024", NULL}. */
+int e2e_start_args(e2e_daemon *d, const char *world_xml, const char *const *extra);
+
 /* SIGTERM, wait up to 10 s (then SIGKILL), remove the temp dir. Returns the daemon's exit
  * status (0 expected), or -1 when it had to be killed or died of a signal. */
 int e2e_stop(e2e_daemon *d);

@@ -150,7 +150,7 @@ class Session(Base):
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
-        self.assertEqual(pc.PROTO_MINOR, 4)
+        self.assertEqual(pc.PROTO_MINOR, 7)
         self.assertEqual(self.c.welcome.minor, 7)  # the server speaks 1.7
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")

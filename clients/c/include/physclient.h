@@ -1,4 +1,4 @@
-/* physclient.h - libphysclient, the C client of the physd wire protocol v1.2 (proto/physd.proto).
+/* physclient.h - libphysclient, the C client of the physd wire protocol v1.7 (proto/physd.proto).
  *
  * A client is one connection (Unix socket or TCP) to one physd daemon. Every request is a
  * blocking call that returns a physclient_status and, on failure, fills a physclient_error
@@ -57,6 +57,19 @@
  * physclient_body_info.is_mocap marks mocap bodies (MJCF mocap="true"), which
  * physclient_set_body_state poses (position and orientation only: a velocity that is not zero
  * is INVALID_ARGUMENT).
+ *
+ * Protocol 1.5 (minor 5): the server's shutdown. A request it cut short or never ran answers
+ * SHUTTING_DOWN, physclient_error.steps_done saying how many steps of a Step/StepAndObserve
+ * ran (the world advanced that many).
+ *
+ * Protocol 1.6 (minor 6; refused by the client, EINVAL, toward an older server): the solvers'
+ * own options, listed in physclient_welcome.solvers[].options and set with SetSolver and
+ * LoadWorld.
+ *
+ * Protocol 1.7 (minor 7; an older server never reports): a subscription whose frames exceed
+ * the server's max_frame_bytes is told once per overflow episode by an Error event;
+ * physclient_subscription_overflows counts them and keeps the last message. The library
+ * announces minor 7.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -71,7 +84,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 4   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 7   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -108,6 +121,8 @@ typedef enum physclient_code {
   PHYSCLIENT_CODE_INTERNAL = 7,
   PHYSCLIENT_CODE_UNSUPPORTED = 8,
   PHYSCLIENT_CODE_DEADLINE_EXCEEDED = 9,
+  PHYSCLIENT_CODE_SHUTTING_DOWN = 10, /* 1.5: the server is stopping; err.steps_done says how
+                                       * many steps of a Step / StepAndObserve it ran */
 } physclient_code;
 
 /* Filled by every call that takes one (err may be NULL when the caller does not care).
@@ -116,6 +131,8 @@ typedef struct physclient_error {
   int status;         /* a physclient_status */
   int code;           /* a physclient_code, 0 unless the server sent an Error */
   char message[256];  /* NUL-terminated, human readable */
+  uint32_t steps_done; /* 1.5: with code SHUTTING_DOWN, the steps of the request that ran (the
+                        * world advanced that many); 0 otherwise */
 } physclient_error;
 
 /* Static names, e.g. "ETIMEDOUT" and "NOT_FOUND"; "?" for unknown values. Thread-safe. */
@@ -739,6 +756,16 @@ typedef void (*physclient_frame_cb)(const physclient_state *frame, void *user);
 int physclient_subscribe(physclient *c, const physclient_selector *selector, uint64_t period_ns,
                          physclient_frame_cb cb, void *user, uint32_t *sub_id,
                          physclient_error *err);
+
+/* 1.7: how often the server reported that this subscription's frames exceeded its
+ * max_frame_bytes (one Error event per overflow episode; the frames of the episode are not
+ * sent and count in physclient_state.dropped; they resume once they fit). *count (may be NULL)
+ * receives the number of reports since subscribe, *last (may be NULL) the latest one (status
+ * ESERVER, code RESOURCE_EXHAUSTED and the server's message; cleared when there was none).
+ * Returns OK, or EINVAL for an id that is not a live subscription of this client. Thread-safe;
+ * not from a subscription callback of the same client. */
+int physclient_subscription_overflows(physclient *c, uint32_t sub_id, uint64_t *count,
+                                      physclient_error *last);
 
 /* Unsubscribe. When it returns (with any status) cb is not running for this subscription and
  * will not be called again. */

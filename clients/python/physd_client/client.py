@@ -1,4 +1,5 @@
-"""physd_client.client - a blocking client of the physd wire protocol v1.2.
+"""physd_client.client - a blocking client of the physd wire protocol v1.7 (1.5:
+``ServerError.steps_done``; 1.7: ``Client.last_stream_error``).
 
 Protocol 1.2 adds the contact solver: :meth:`Client.solvers` (the server's table, from
 Welcome), ``load_world(solver=..., max_iterations=..., tolerance=...)``, :meth:`Client.set_solver`,
@@ -30,7 +31,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 4
+PROTO_MINOR = 7
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -60,7 +61,13 @@ class PhysdError(Exception):
 
 
 class ServerError(PhysdError):
-    """The server answered Error{code, message}."""
+    """The server answered Error{code, message}. steps_done (1.5): with SHUTTING_DOWN, how many
+    steps of a Step / StepAndObserve ran before the server stopped (the world advanced that
+    many); 0 otherwise."""
+
+    def __init__(self, message, code=0, steps_done=0):
+        super().__init__(message, code)
+        self.steps_done = steps_done
 
 
 class ConnectionClosed(PhysdError):
@@ -373,7 +380,7 @@ class Client:
         if kind == "error":
             code = reply.error.code
             raise ServerError("%s: %s" % (ERROR_CODES[code] if code < len(ERROR_CODES) else code,
-                                          reply.error.message), code)
+                                          reply.error.message), code, reply.error.steps_done)
         if want is not None and kind != want:
             raise PhysdError("unexpected reply %s to %s (expected %s)"
                              % (kind, env.WhichOneof("msg"), want))
