@@ -69,18 +69,25 @@ static phys_status tendon_common(mj_ctx *c, const xmlNode *node, const mj_tendon
   return PHYS_OK;
 }
 
-/* One <spatial>: its <site site=> children (at least two), then the tendon. A <geom> (wrapping)
- * or <pulley> child is refused, naming it. */
-static phys_status spatial_one(mj_ctx *c, const xmlNode *node) {
-  static const char *const site_attrs[] = {"site", NULL};
+/* The attributes of a <fixed> or <spatial> element over its class's defaults, into *d. */
+static phys_status tendon_head(mj_ctx *c, const xmlNode *node, mj_tendon_def *d) {
   phys_status st = phys__mj_check_attrs(c, node, fixed_attrs);
   if (st) return st;
   int cls = 0;
   const char *cn = phys__mj_attr(node, "class");
   if (cn && (cls = phys__mj_find_class(c, cn)) < 0)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown class '%s'", cn);
-  mj_tendon_def d = c->classes[cls].tendon;
-  if ((st = tendon_values(c, node, &d))) return st;
+  *d = c->classes[cls].tendon;
+  return tendon_values(c, node, d);
+}
+
+/* One <spatial>: its <site site=> children (at least two), then the tendon. A <geom> (wrapping)
+ * or <pulley> child is refused, naming it. */
+static phys_status spatial_one(mj_ctx *c, const xmlNode *node) {
+  static const char *const site_attrs[] = {"site", NULL};
+  mj_tendon_def d;
+  phys_status st = tendon_head(c, node, &d);
+  if (st) return st;
   phys_spatial_tendon_desc t = phys_spatial_tendon_desc_default();
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
@@ -129,14 +136,9 @@ static phys_status spatial_one(mj_ctx *c, const xmlNode *node) {
 /* One <fixed>: its <joint joint= coef=> children, then the tendon. */
 static phys_status fixed_one(mj_ctx *c, const xmlNode *node) {
   static const char *const joint_attrs[] = {"joint", "coef", NULL};
-  phys_status st = phys__mj_check_attrs(c, node, fixed_attrs);
+  mj_tendon_def d;
+  phys_status st = tendon_head(c, node, &d);
   if (st) return st;
-  int cls = 0;
-  const char *cn = phys__mj_attr(node, "class");
-  if (cn && (cls = phys__mj_find_class(c, cn)) < 0)
-    return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown class '%s'", cn);
-  mj_tendon_def d = c->classes[cls].tendon;
-  if ((st = tendon_values(c, node, &d))) return st;
   phys_tendon_desc t = phys_tendon_desc_default();
   for (const xmlNode *ch = node->children; ch; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
