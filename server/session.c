@@ -26,7 +26,8 @@ session *session_new(net *n, int is_tcp) {
   s->sq_cap = n->cfg->send_queue_frames;
   s->sendq = calloc(s->sq_cap, sizeof *s->sendq);
   s->subs = calloc(n->cfg->max_subscriptions ? n->cfg->max_subscriptions : 1, sizeof *s->subs);
-  if (!s->slots || !s->sendq || !s->subs) {
+  s->wreq = net_write_req_new();
+  if (!s->slots || !s->sendq || !s->subs || !s->wreq) {
     session_free(s);
     return NULL;
   }
@@ -91,6 +92,7 @@ void session_free(session *s) {
   if (s->sendq)
     for (uint32_t i = 0; i < s->sq_count; i++) free(s->sendq[(s->sq_head + i) % s->sq_cap].buf);
   free(s->sendq);
+  free(s->wreq); /* its buffers were freed by its write callback, which runs before the close */
   frame_parser_free(&s->parser);
   free(s);
 }
