@@ -4,7 +4,8 @@
  * (a pipeline of GetState requests until the kernel buffer is full, a subscriber at every
  * step). Asserted: no crash, the other client's replies all arrive, the slots come back
  * (max_clients connections open afterwards, Stats.clients exact), the daemon answers a
- * second client's Ping and GetState within a bound while the slow ones stall, the slow
+ * second client's Step, Ping and GetState within a bound while the slow ones stall (a
+ * connection holds at most 3/4 of the command queue), the slow
  * reader is closed by the documented policy (send_queue_frames, logged), the stuck
  * subscriber's frames stay latest-wins, and the daemon's RSS stays under a bound. */
 #define _GNU_SOURCE
@@ -141,20 +142,16 @@ static uint8_t *get_state_frame(uint64_t req_id, size_t *len) {
   return buf;
 }
 
-/* one probe of the well-behaved client: Step{2}, Ping and GetState; returns the time in ms.
- * Ping is answered by the loop thread, always; Step and GetState go through the shared command
- * queue, which a flooding client can fill: then they are answered RESOURCE_EXHAUSTED "command
- * queue full" (documented; counted in *refused), unless `must_run`. */
-static double probe(wc_conn *c, int must_run, int *refused) {
+/* one probe of the well-behaved client: Step{2}, Ping and GetState, each must be served;
+ * returns the time in ms. Ping is answered by the loop thread; Step and GetState go through
+ * the shared command queue, of which a connection may hold at most 3/4, so a flooding client
+ * cannot lock this one out. */
+static double probe(wc_conn *c) {
   uint64_t t0 = wc_now_ns();
   Physd__V1__Envelope *r = wc_req_step(c, 2);
-  int ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ACK;
-  if (!ok && !must_run && wc_error_code(r) == PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED &&
-      strstr(r->error->message, "command queue full")) {
-    ok = 1;
-    (*refused)++;
-  }
-  CU_ASSERT(ok);
+  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR)
+    printf("\n    Step refused: %s\n", r->error->message);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ACK);
   wc_free(r);
   Physd__V1__Ping ping = PHYSD__V1__PING__INIT;
   Physd__V1__Envelope env;
@@ -163,13 +160,9 @@ static double probe(wc_conn *c, int must_run, int *refused) {
   CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_PONG);
   wc_free(r);
   r = wc_req_state(c);
-  ok = r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_STATE;
-  if (!ok && !must_run && wc_error_code(r) == PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED &&
-      strstr(r->error->message, "command queue full")) {
-    ok = 1;
-    (*refused)++;
-  }
-  CU_ASSERT(ok);
+  if (r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR)
+    printf("\n    GetState refused: %s\n", r->error->message);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_STATE);
   wc_free(r);
   return (double)(wc_now_ns() - t0) / 1e6;
 }
@@ -185,8 +178,7 @@ static void test_full_socket_buffer(void) {
   CU_ASSERT_FATAL(wc_daemon_start(&d, args) == 0);
   CU_ASSERT_FATAL(wc_open(&good, &d) == 0);
   CU_ASSERT_FATAL(wc_load_world(&good, fu_pile_world(&d, "pile.xml", 6, 6, 2)) == 0);
-  int refused = 0;
-  double base_ms = probe(&good, 1, &refused);
+  double base_ms = probe(&good);
   long rss0 = fu_rss_kib(d.pid);
   CU_ASSERT_FATAL(rss0 > 0);
 
@@ -224,7 +216,7 @@ static void test_full_socket_buffer(void) {
     } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       /* the socket is full: the simulation goes on stepping (frames for the subscriber),
        * and the good client must still be served */
-      double ms = probe(&good, 0, &refused);
+      double ms = probe(&good);
       if (ms > worst_ms) worst_ms = ms;
       long rss = fu_rss_kib(d.pid);
       if (rss > rss_max) rss_max = rss;
@@ -239,16 +231,15 @@ static void test_full_socket_buffer(void) {
   int slow_closed = wc_wait_closed(&slow, 5000);
   /* the flooder is gone: every request of the good client runs again */
   for (int i = 0; i < 20; i++) {
-    double ms = probe(&good, 1, &refused);
+    double ms = probe(&good);
     if (ms > worst_ms) worst_ms = ms;
     long rss = fu_rss_kib(d.pid);
     if (rss > rss_max) rss_max = rss;
   }
   printf("\n    slow reader: %d GetState sent (%s), closed %d; good client's worst Ping+GetState "
-         "%.1f ms (%.1f ms idle), %d of its Step/GetState refused 'command queue full' during the "
-         "flood; RSS %ld -> max %ld KiB\n",
-         sent, closed ? "send failed" : "send blocked", slow_closed, worst_ms, base_ms, refused,
-         rss0, rss_max);
+         "%.1f ms (%.1f ms idle); RSS %ld -> max %ld KiB\n",
+         sent, closed ? "send failed" : "send blocked", slow_closed, worst_ms, base_ms, rss0,
+         rss_max);
   /* the policy: a reply queue above send_queue_frames closes the connection, logged */
   CU_ASSERT(sent > atoi(QUEUE));
   CU_ASSERT(slow_closed);
