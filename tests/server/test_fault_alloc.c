@@ -7,7 +7,8 @@
  * and a message, and leave the world exactly as it was (Snapshot bytes equal); after the sweep
  * the request works, and a step after failed steps equals a step never disturbed.
  *
- * SKIP (77) under AddressSanitizer (it owns malloc: a preloaded allocator cannot work) and
+ * SKIP (77) under AddressSanitizer, ThreadSanitizer or MemorySanitizer (they own malloc: a
+ * preloaded allocator cannot work) and
  * where the library was not built ($FAULT_ALLOC_LIB). FAULT_DEBUG=1 prints the end of the
  * daemon's log after each case. */
 #include <signal.h>
@@ -21,15 +22,17 @@
 #include "test_scene.h"
 #include "wire_client.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+/* sanitizers with their own allocator (ASan, TSan, MSan): a preloaded malloc cannot work */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define UNDER_SANITIZER 1
 #endif
 #endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
 #endif
 
 #define MIN_BYTES 512   /* the loop thread's allocations for a small request stay below */
@@ -204,8 +207,8 @@ static void test_step_fails_cleanly(void) {
 }
 
 int register_tests(void) {
-  if (UNDER_ASAN) {
-    printf("SKIP: AddressSanitizer owns malloc; the fault_alloc preload cannot run under it\n");
+  if (UNDER_SANITIZER) {
+    printf("SKIP: the sanitizer owns malloc; the fault_alloc preload cannot run under it\n");
     exit(77);
   }
   const char *lib = getenv("FAULT_ALLOC_LIB");
