@@ -86,6 +86,8 @@ void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
+void *net_write_req_new(void) { return calloc(1, sizeof(write_req)); }
+
 int net_queue_reply(session *s, uint8_t *buf, size_t len) {
   if (s->closing) {
     free(buf);
@@ -106,7 +108,7 @@ static void write_cb(uv_write_t *req, int status) {
   session *s = req->data;
   for (uint32_t i = 0; i < w->nbufs; i++) free(w->bufs[i].base);
   if (status == 0 && w->nstream) atomic_fetch_add(&s->net->counters.frames_sent, w->nstream);
-  free(w);
+  w->nbufs = w->nstream = 0; /* the session's own request: kept for its next write */
   s->writing = 0;
   if (s->closing) return;
   if (status < 0) {
@@ -119,11 +121,12 @@ static void write_cb(uv_write_t *req, int status) {
 
 void net_flush(session *s) {
   if (s->writing || s->closing) return;
-  write_req *w = NULL;
+  /* the session's one write request, allocated with it: a write needs no memory, so a reply
+   * is never left unsent for want of it */
+  write_req *w = s->wreq;
   /* replies first, in order, then the newest frame of each subscription */
   uint32_t n = 0, nstream = 0;
   while (s->sq_count && n < WRITE_BATCH) {
-    if (!w && !(w = calloc(1, sizeof *w))) return;
     out_buf *o = &s->sendq[s->sq_head];
     w->bufs[n++] = uv_buf_init((char *)o->buf, (unsigned)o->len);
     s->sq_head = (s->sq_head + 1) % s->sq_cap;
@@ -133,7 +136,6 @@ void net_flush(session *s) {
     for (uint32_t i = 0; i < s->nsubs && n < WRITE_BATCH; i++) {
       subscription *sub = &s->subs[i];
       if (!sub->pending) continue;
-      if (!w && !(w = calloc(1, sizeof *w))) return;
       w->bufs[n++] = uv_buf_init((char *)sub->pending, (unsigned)sub->pending_len);
       sub->pending = NULL;
       nstream++;
@@ -148,7 +150,7 @@ void net_flush(session *s) {
   int rc = uv_write(&w->req, &s->h.stream, w->bufs, n, write_cb);
   if (rc < 0) {
     for (uint32_t i = 0; i < n; i++) free(w->bufs[i].base);
-    free(w);
+    w->nbufs = w->nstream = 0;
     net_close(s, uv_strerror(rc));
     return;
   }

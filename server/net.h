@@ -65,6 +65,10 @@ void net_shutdown(net *n);
  * disconnects the client (logged); returns -1 then (the buffer was freed). */
 int net_queue_reply(session *s, uint8_t *buf, size_t len);
 
+/* A session's write request (owned by the session, freed with free()); NULL when out of
+ * memory. One per session: at most one write is in flight for it. */
+void *net_write_req_new(void);
+
 /* Start or continue writing a session's queued replies and stream frames. */
 void net_flush(session *s);
 

@@ -26,7 +26,8 @@ session *session_new(net *n, int is_tcp) {
   s->sq_cap = n->cfg->send_queue_frames;
   s->sendq = calloc(s->sq_cap, sizeof *s->sendq);
   s->subs = calloc(n->cfg->max_subscriptions ? n->cfg->max_subscriptions : 1, sizeof *s->subs);
-  if (!s->slots || !s->sendq || !s->subs) {
+  s->wreq = net_write_req_new();
+  if (!s->slots || !s->sendq || !s->subs || !s->wreq) {
     session_free(s);
     return NULL;
   }
@@ -91,6 +92,7 @@ void session_free(session *s) {
   if (s->sendq)
     for (uint32_t i = 0; i < s->sq_count; i++) free(s->sendq[(s->sq_head + i) % s->sq_cap].buf);
   free(s->sendq);
+  free(s->wreq); /* its buffers were freed by its write callback, which runs before the close */
   frame_parser_free(&s->parser);
   free(s);
 }
@@ -388,6 +390,13 @@ void session_req_ping(session *s, uint32_t slot, const Physd__V1__Envelope *env)
   slot_env(s, slot, &out);
 }
 
+/* Requests one connection may have waiting for replies when it sends one more for the
+ * simulation: 3/4 of the command queue (at least 1), the rest kept for the other clients. */
+static uint32_t session_queue_share(const net *n) {
+  uint32_t share = n->cfg->command_queue - n->cfg->command_queue / 4;
+  return share ? share : 1;
+}
+
 /* One complete frame. Returns non-zero to stop reading this chunk. */
 static int on_frame(void *ctx, const uint8_t *data, size_t len) {
   session *s = ctx;
@@ -417,6 +426,15 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
     slot_error(s, slot, 0, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "req_id must be non-zero");
   } else if (r && r->on_loop) {
     r->on_loop(s, slot, env);
+  } else if (r && r->on_sim && s->slot_tail - s->slot_head - 1 >= session_queue_share(s->net)) {
+    /* one connection may hold at most 3/4 of the shared command queue: a client pipelining
+     * requests without reading its replies cannot lock the others out of the simulation */
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "this connection has %u requests waiting for replies, its share of the command "
+             "queue (3/4 of limits.command_queue); read replies before sending more",
+             s->slot_tail - s->slot_head - 1);
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, msg);
   } else if (r && r->on_sim) {
     if (sim_submit(s->net->sim, s->id, slot, env) == 0) {
       s->submitted = 1;

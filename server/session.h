@@ -88,6 +88,7 @@ struct session {
   /* reply slots: a ring indexed by a running counter */
   reply_slot *slots;
   uint32_t slots_cap, slot_head, slot_tail;
+  void *wreq;               /* its one write request (net.c; owned, reused by every write) */
   /* replies ready to write (bounded by send_queue_frames) */
   out_buf *sendq;
   uint32_t sq_cap, sq_head, sq_count;

@@ -55,7 +55,12 @@ void sim_reply_error(sim *s, const reply_to *to, int code, const char *fmt, ...)
   text_escape_ex(shown, sizeof shown, msg, TEXT_ESC_KEEP_QUOTES);
   size_t len;
   uint8_t *buf = frame_pack_error(to->req_id, code, shown, &len);
+  if (!buf) /* out of memory for the message: the shortest answer, rather than none */
+    buf = frame_pack_error(to->req_id, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory",
+                           &len);
   if (buf) sim_post_buf(s, to, buf, len, 0, 0);
+  else log_error("out of memory answering a request; the reply is lost", "session=%llu",
+                 (unsigned long long)to->session);
 }
 
 void sim_reply_shutdown(sim *s, const reply_to *to, const char *what, uint32_t done,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "file_write.h"
 #include "physclient.h"
 
 #define EXIT_REQUEST 1
@@ -48,7 +49,8 @@ static const char usage_text[] =
     "                              --sensors the sensor values\n"
     "  watch [--hz F] [--count N]  subscribe and print state frames as JSON lines (Ctrl-C stops)\n"
     "  stats                       daemon statistics\n"
-    "  snapshot FILE               save the world state to FILE\n"
+    "  snapshot FILE               save the world state to FILE (whole or not at all: written\n"
+    "                              beside it, fsync'ed, renamed; on error FILE is unchanged)\n"
     "  restore FILE                restore a state saved by snapshot\n"
     "  reset                       back to the state right after load\n"
     "  solvers                     the daemon's contact solvers as JSON: name, summary, and\n"
@@ -811,12 +813,12 @@ static int cmd_snapshot(physclient *c, int argc, char **argv) {
   size_t len;
   physclient_error e;
   if (physclient_snapshot(c, &data, &len, &e) != PHYSCLIENT_OK) return fail("snapshot", &e);
-  FILE *f = fopen(argv[0], "wb");
-  bool ok = f && fwrite(data, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = false;
+  /* whole or not at all: a full disk or a size limit leaves no truncated snapshot behind */
+  char why[PATH_MAX + 128];
+  int rc = file_write_whole(argv[0], data, len, why, sizeof why);
   free(data);
-  if (!ok) {
-    fprintf(stderr, "physctl: snapshot: cannot write %s: %s\n", argv[0], strerror(errno));
+  if (rc) {
+    fprintf(stderr, "physctl: snapshot: %s; no snapshot was written\n", why);
     return EXIT_REQUEST;
   }
   printf("{\"file\":");

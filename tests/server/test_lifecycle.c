@@ -1,6 +1,8 @@
 /* test_lifecycle.c - the daemon's connection and process lifecycle: SIGTERM with long Steps
  * in progress and queued (the simulation stops within one step, every request is answered with
- * SHUTTING_DOWN and its steps_done, the process exits 0 quickly), the handshake timeout (silent
+ * SHUTTING_DOWN and its steps_done, the process exits 0 quickly), SIGTERM while a LoadWorld
+ * parses (the load is answered, the requests behind it SHUTTING_DOWN, exit 0 within the
+ * load's time plus the drain), the handshake timeout (silent
  * connections that fill max_clients are closed, a new client then gets in, an established one
  * stays) and the optional idle timeout (idle clients are closed; subscribers, clients with a
  * request in flight and clients that keep talking are not). */
@@ -124,6 +126,61 @@ static void test_sigterm_cuts_steps_short(void) {
   CU_ASSERT(wc_wait_closed(&b, 2000));
   wc_close(&a);
   wc_close(&b);
+}
+
+/* SIGTERM while a LoadWorld parses a big document, with a Step and a GetState queued behind
+ * it: the load is not interrupted (it is one unit: the world is replaced whole or not at
+ * all) and is answered as it ends; the queued requests get SHUTTING_DOWN with steps_done 0;
+ * the process exits 0 within the load's time plus the drain */
+static void test_sigterm_during_load(void) {
+  wc_daemon d;
+  wc_conn a;
+  CU_ASSERT_FATAL(wc_daemon_start(&d, NULL) == 0);
+  CU_ASSERT_FATAL(wc_open(&a, &d) == 0);
+  const char *path = heavy_world(&d, 40, 40, 6); /* 9600 bodies */
+  uint64_t t0 = wc_now_ns();
+  CU_ASSERT_FATAL(wc_load_world(&a, path) == 0);
+  double load_ms = (double)(wc_now_ns() - t0) / 1e6;
+
+  Physd__V1__LoadWorld l = PHYSD__V1__LOAD_WORLD__INIT;
+  l.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_PATH;
+  l.path = (char *)path;
+  Physd__V1__Envelope env;
+  WC_ENV(env, LOAD_WORLD, load_world, &l);
+  env.req_id = a.next_req++;
+  uint64_t load_id = env.req_id;
+  CU_ASSERT_FATAL(wc_send_env(&a, &env) == 0);
+  uint64_t step_id = send_step(&a, 10);
+  uint64_t stats_id = send_empty(&a, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
+  usleep((useconds_t)(load_ms * 300.0)); /* about a third of the way into the parse */
+  uint64_t k0 = wc_now_ns();
+  kill(d.pid, SIGTERM);
+  int rc = wc_daemon_wait_exit(&d, 30000);
+  double exit_ms = (double)(wc_now_ns() - k0) / 1e6;
+  printf("\n  load %.0f ms; exit %.0f ms after SIGTERM; ", load_ms, exit_ms);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(exit_ms < load_ms + 1000.0);
+
+  Physd__V1__Envelope *r = wc_recv(&a, 2000);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_EQUAL(r->req_id, load_id);
+  CU_ASSERT_EQUAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED);
+  wc_free(r);
+  uint64_t ids[2] = {step_id, stats_id};
+  for (int i = 0; i < 2; i++) {
+    r = wc_recv(&a, 2000);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_EQUAL(r->req_id, ids[i]);
+    CU_ASSERT_EQUAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__SHUTTING_DOWN);
+    if (r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR) {
+      CU_ASSERT_EQUAL(r->error->steps_done, 0);
+      CU_ASSERT(strstr(r->error->message, "was not run") != NULL);
+    }
+    wc_free(r);
+  }
+  CU_ASSERT(wc_wait_closed(&a, 2000));
+  printf("the load answered, the queued requests SHUTTING_DOWN\n");
+  wc_close(&a);
 }
 
 /* silent connections fill max_clients; the handshake timeout frees their slots */
@@ -271,6 +328,7 @@ int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_lifecycle", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "sigterm_cuts_steps_short", test_sigterm_cuts_steps_short) ||
+      !CU_add_test(s, "sigterm_during_load", test_sigterm_during_load) ||
       !CU_add_test(s, "handshake_timeout", test_handshake_timeout) ||
       !CU_add_test(s, "idle_timeout", test_idle_timeout) ||
       !CU_add_test(s, "timeout_keys", test_timeout_keys))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/world_internal.h"
+#include "core/last_status.h"
 #include "core/alloc.h"
 #include "core/math3.h"
 #include "solvers/hessian_sparse.h"
@@ -72,7 +73,12 @@ phys_status phys__fail(phys_world *w, phys_status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(w->error, sizeof w->error, fmt, ap);
   va_end(ap);
+  w->error_code = code;
   return code;
+}
+
+phys_status phys__last_status_or(const phys_world *w, phys_status fallback) {
+  return w->error_code == PHYS_E_NOMEM ? PHYS_E_NOMEM : fallback;
 }
 
 phys_status phys_world_options_validate(const phys_world_options *o, phys_error *err) {

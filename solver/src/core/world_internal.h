@@ -212,6 +212,7 @@ typedef struct phys_keyframe {
 struct phys_world {
   phys_world_options opt;
   char error[512];
+  phys_status error_code;     /* the code of the last phys__fail (core/last_status.h) */
 
   phys_body *bodies;
   int nbodies, bodies_cap, nalive;

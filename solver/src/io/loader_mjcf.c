@@ -368,7 +368,8 @@ static phys_status eq_values(mj_ctx *c, const xmlNode *node, mj_eq_def *eq) {
 static phys_status eq_soften(mj_ctx *c, const xmlNode *node, const mj_eq_def *eq, int id) {
   if (!eq->has_solref) return PHYS_OK;
   if (phys_equality_set_soft(c->world, id, eq->solref[0], eq->solref[1]))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 
@@ -414,7 +415,8 @@ static phys_status connect_parse(mj_ctx *c, const xmlNode *node) {
   }
   int id;
   if (phys_world_add_connect(c->world, b1, b2, a, &id))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return eq_soften(c, node, &eq, id);
 }
 
@@ -485,7 +487,8 @@ static phys_status weld_parse(mj_ctx *c, const xmlNode *node) {
   phys_id b2 = r[0] && r[1] ? r[1]->id : PHYS_ID_NONE;
   int id;
   if (phys_world_add_weld(c->world, b1, b2, given ? rp : NULL, given ? rq : NULL, &id))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return eq_soften(c, node, &eq, id);
 }
 
@@ -575,10 +578,11 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
   if ((st = each_section(c, root, "default", default_top))) return st;
   /* the world, then bodies and equalities */
   phys_error werr;
-  if (phys_world_create(&c->opt, &c->world, &werr)) {
+  if ((st = phys_world_create(&c->opt, &c->world, &werr))) {
     const xmlNode *o = root->children;
     while (o && (o->type != XML_ELEMENT_NODE || strcmp(phys__mj_name(o), "option") != 0)) o = o->next;
-    return phys__mj_fail(c, o ? o : root, PHYS_E_INVALID, "%s", werr.message);
+    return phys__mj_fail(c, o ? o : root, st == PHYS_E_NOMEM ? st : PHYS_E_INVALID, "%s",
+                         werr.message);
   }
   if ((st = each_section(c, root, "asset", phys__mj_assets))) return st;
   if ((st = each_section(c, root, "worldbody", phys__mj_worldbody))) return st;

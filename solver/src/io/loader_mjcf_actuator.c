@@ -135,13 +135,15 @@ static phys_status actuator_make(mj_ctx *c, const xmlNode *node, phys_actuator_t
   if (sn ? phys_world_add_site_actuator(c->world, site, sgear, &a, &id)
       : tn ? phys_world_add_tendon_actuator(c->world, tendon, &a, &id)
            : phys_world_add_actuator(c->world, body, &a, &id))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   const char *name = phys__mj_attr(node, "name");
   if (name) {
     if (phys_world_find_actuator(c->world, name) >= 0)
       return phys__mj_fail(c, node, PHYS_E_PARSE, "duplicate actuator name '%s'", name);
     if (phys_actuator_set_name(c->world, id, name))
-      return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+      return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(c->world));
   }
   return PHYS_OK;
 }

@@ -556,7 +556,8 @@ static phys_status joint_ref_add(mj_ctx *c, const xmlNode *joint, phys_id body) 
   /* a link keeps its joint's name (a free body's <freejoint> names no link joint) */
   if (phys_body_is_static(c->world, body) == 0 && phys_link_get_joint_name(c->world, body) &&
       phys_link_set_joint_name(c->world, body, name))
-    return phys__mj_fail(c, joint, PHYS_E_PARSE, "joint '%s': %s", name,
+    return phys__mj_fail(c, joint, phys__last_status_or(c->world, PHYS_E_PARSE),
+                         "joint '%s': %s", name,
                          phys_world_last_error(c->world));
   return PHYS_OK;
 }
@@ -677,11 +678,13 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
     frame_at_zero(&jds[k], vd.pos, vd.quat);
     phys_id vid;
     if (phys_world_add_link(c->world, parent, &vd, &jds[k], NULL, 0, &vid))
-      return phys__mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+      return phys__mj_fail(c, joints[k], phys__last_status_or(c->world, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(c->world));
     const char *jn = phys__mj_attr(joints[k], "name");
     if (jn && phys_world_find_body(c->world, jn) == PHYS_ID_NONE &&
         phys_body_set_name(c->world, vid, jn))
-      return phys__mj_fail(c, joints[k], PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+      return phys__mj_fail(c, joints[k], phys__last_status_or(c->world, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(c->world));
     if ((st = joint_ref_add(c, joints[k], vid))) return st;
     if ((st = qjoint_add(c, joints[k], jtypes[k], vid, 1))) return st;
     parent = vid;
@@ -723,11 +726,13 @@ static phys_status make_body(mj_ctx *c, const xmlNode *node, int cls, phys_id pa
   phys_id id;
   phys_status added = link ? phys_world_add_link(c->world, parent, &b, &jd, c->geoms, c->ngeom, &id)
                            : phys_world_add_body(c->world, &b, c->geoms, c->ngeom, &id);
-  if (added) return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+  if (added) return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                                  "%s", phys_world_last_error(c->world));
   if ((st = phys__mj_sites_flush(c, id))) return st;
   const char *name = phys__mj_attr(node, "name");
   if (name && phys_body_set_name(c->world, id, name))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   if (mocap) {
     if (PHYS_RESERVE(c->mocaps, c->capmocap, c->nmocap + 1))
       return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
@@ -764,7 +769,8 @@ static phys_status world_children(mj_ctx *c, const xmlNode *wb, int cls, const d
       if (phys__mj_mesh_geom_skip(c, ch, cls)) continue;
       if ((st = geom_parse(c, ch, cls, fpos, fq, 1, &g))) return st;
       if (phys_world_add_static_geom(c->world, &g, &gid))
-        return phys__mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+        return phys__mj_fail(c, ch, phys__last_status_or(c->world, PHYS_E_INVALID),
+                             "%s", phys_world_last_error(c->world));
       if ((st = geom_name_add(c, ch, gid))) return st;
     } else if (strcmp(en, "body") == 0) {
       if ((st = make_body(c, ch, cls, PHYS_ID_NONE, fpos, fq, 1))) return st;

@@ -35,7 +35,8 @@ static phys_status exclude_parse(mj_ctx *c, const xmlNode *node) {
   /* two MJCF bodies welded into one physd body never collide: nothing to exclude */
   if (id[0] == id[1]) return PHYS_OK;
   if (phys_world_exclude_contact(c->world, id[0], id[1]))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 
@@ -75,7 +76,8 @@ static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
   if (found && condim != 1 && condim != 3 && condim != 4 && condim != 6)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "condim must be 1, 3, 4 or 6, got %ld", condim);
   if (phys_world_add_contact_pair(c->world, g[0], g[1], n ? fr[0] : -1.0, (int)condim))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   /* MuJoCo's pair margin and gap (default 0) replace the geoms' for this pair */
   double mg[2] = {0.0, 0.0};
   const char *mg_name[2] = {"margin", "gap"};
@@ -86,7 +88,8 @@ static phys_status pair_parse(mj_ctx *c, const xmlNode *node) {
     if (n) mg[i] = v;
   }
   if (phys_world_set_contact_pair_margin(c->world, g[0], g[1], mg[0], mg[1]))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #include <libxml/tree.h>
 #include "phys/phys.h"
+#include "core/last_status.h"
 
 /* Value of <compiler inertiafromgeom>. */
 typedef enum mj_inertia_mode {

@@ -47,7 +47,8 @@ static phys_status joint_set(mj_ctx *c, const xmlNode *key, const mj_qjoint *j, 
   phys_world *w = c->world;
   if (j->type == MJ_JOINT_HINGE || j->type == MJ_JOINT_SLIDE) {
     if (phys_link_set_joint(w, j->body, q[0], v[0]))
-      return phys__mj_fail(c, key, PHYS_E_INVALID, "%s", phys_world_last_error(w));
+      return phys__mj_fail(c, key, phys__last_status_or(w, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(w));
     return PHYS_OK;
   }
   /* quaternions: any nonzero 4-vector, normalised */
@@ -86,7 +87,8 @@ static phys_status joint_set(mj_ctx *c, const xmlNode *key, const mj_qjoint *j, 
   v3_cross(lin, wv, r);
   v3_add(lin, lin, v);
   if (phys_body_set_state(w, j->body, q, quat, lin, wv))
-    return phys__mj_fail(c, key, PHYS_E_INVALID, "%s", phys_world_last_error(w));
+    return phys__mj_fail(c, key, phys__last_status_or(w, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(w));
   return PHYS_OK;
 }
 
@@ -133,15 +135,18 @@ static phys_status key_parse(mj_ctx *c, const xmlNode *node, int nq, int nv, dou
   }
   for (int a = 0; a < na; a++)
     if (phys_actuator_set_ctrl(c->world, a, ctrl[a]))
-      return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+      return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(c->world));
   for (int m = 0; m < nm; m++)
     if (phys_body_set_mocap_pose(c->world, c->mocaps[m], mpos + 3 * m, mquat + 4 * m))
-      return phys__mj_fail(c, node, PHYS_E_PARSE, "mocap body %d of the key: %s", m,
+      return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_PARSE),
+                           "mocap body %d of the key: %s", m,
                            phys_world_last_error(c->world));
   c->world->time = t;
   const char *name = phys__mj_attr(node, "name");
   if (phys_world_add_keyframe(c->world, name, NULL))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 
@@ -167,7 +172,8 @@ phys_status phys__mj_keyframes(mj_ctx *c, const xmlNode *node) {
   double *ctrl0 = buf + nq + nv + na + 7 * c->nmocap;
   for (int a = 0; a < na; a++) ctrl0[a] = w->actuators[a].ctrl;
   st = phys_world_save_state(w, state0, size, NULL)
-           ? phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(w))
+           ? phys__mj_fail(c, node, phys__last_status_or(w, PHYS_E_INVALID),
+                           "%s", phys_world_last_error(w))
            : PHYS_OK;
   for (const xmlNode *ch = node->children; ch && !st; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
@@ -177,7 +183,8 @@ phys_status phys__mj_keyframes(mj_ctx *c, const xmlNode *node) {
     }
     st = key_parse(c, ch, nq, nv, buf);
     if (!st && phys_world_load_state(w, state0, size))
-      st = phys__mj_fail(c, ch, PHYS_E_INVALID, "%s", phys_world_last_error(w));
+      st = phys__mj_fail(c, ch, phys__last_status_or(w, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(w));
     for (int a = 0; a < na; a++) w->actuators[a].ctrl = ctrl0[a];
   }
   phys__xfree(state0);

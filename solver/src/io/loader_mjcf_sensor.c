@@ -100,7 +100,8 @@ phys_status phys__mj_site_collect(mj_ctx *c, const xmlNode *node, int cls, const
 static phys_status site_add(mj_ctx *c, const xmlNode *node, phys_id body, const double pos[3],
                             const double q[4]) {
   if (phys_world_add_site(c->world, body, pos, q, phys__mj_attr(node, "name"), NULL))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 
@@ -294,7 +295,8 @@ static phys_status sensor_one(mj_ctx *c, const xmlNode *node) {
       break;
   }
   if (phys_world_add_sensor(c->world, &d, phys__mj_attr(node, "name"), NULL))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 

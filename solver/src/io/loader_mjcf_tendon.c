@@ -129,7 +129,8 @@ static phys_status spatial_one(mj_ctx *c, const xmlNode *node) {
     }
   }
   if (phys_world_add_spatial_tendon(c->world, &t, phys__mj_attr(node, "name"), NULL))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 
@@ -171,12 +172,14 @@ static phys_status fixed_one(mj_ctx *c, const xmlNode *node) {
     for (int i = 0; i < t.njoints; i++) {
       double q[7];
       if (phys_link_get_joint(c->world, t.joint[i], q, NULL, NULL, NULL))
-        return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+        return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                             "%s", phys_world_last_error(c->world));
       t.springlength += t.coef[i] * q[0];
     }
   }
   if (phys_world_add_tendon(c->world, &t, phys__mj_attr(node, "name"), NULL))
-    return phys__mj_fail(c, node, PHYS_E_INVALID, "%s", phys_world_last_error(c->world));
+    return phys__mj_fail(c, node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }
 

@@ -64,9 +64,10 @@ static phys_status add_ground(const char *file, const phys_load_options *lo, phy
   if (!phys_world_add_static_geom(*out, &g, NULL)) return PHYS_OK;
   char what[300];
   snprintf(what, sizeof what, "ground plane: %s", phys_world_last_error(*out));
+  phys_status st = phys__last_status_or(*out, PHYS_E_INVALID);
   phys_world_destroy(*out);
   *out = NULL;
-  return fail(err, PHYS_E_INVALID, file, 0, "mujoco", what);
+  return fail(err, st, file, 0, "mujoco", what);
 }
 
 /* The document buf[0 .. len) by its root element. from_file: `file` is its path. */

@@ -117,7 +117,8 @@ phys_status phys__ur_load(const char *buf, size_t len, const char *file, const c
       g.type = PHYS_GEOM_PLANE;
       g.size[0] = g.size[1] = g.size[2] = 1.0;
       if (phys_world_add_static_geom(c.world, &g, NULL))
-        st = phys__ur_fail(&c, root, PHYS_E_INVALID, "ground plane: %s", phys_world_last_error(c.world));
+        st = phys__ur_fail(&c, root, phys__last_status_or(c.world, PHYS_E_INVALID),
+                           "ground plane: %s", phys_world_last_error(c.world));
     }
     if (!st) st = phys__ur_build(&c, root);
   }

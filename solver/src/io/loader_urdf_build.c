@@ -236,15 +236,18 @@ static phys_status group_add(ur_ctx *c, int g, phys_geom_desc **geoms, int *capg
       added = phys_world_add_link(c->world, parent, &b, &jd, *geoms, ngeom, &id);
     }
   }
-  if (added) return phys__ur_fail(c, where, PHYS_E_INVALID, "link '%s': %s", l->name,
+  if (added) return phys__ur_fail(c, where, phys__last_status_or(c->world, PHYS_E_INVALID),
+                                  "link '%s': %s", l->name,
                             phys_world_last_error(c->world));
   if (phys_body_set_name(c->world, id, l->name))
-    return phys__ur_fail(c, l->node, PHYS_E_INVALID, "link '%s': %s", l->name,
+    return phys__ur_fail(c, l->node, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "link '%s': %s", l->name,
                    phys_world_last_error(c->world));
   /* the joint keeps the name the file gives it (a group's joint is the one into its head link) */
   if (gr->kind == UR_G_LINK && gr->joint >= 0 &&
       phys_link_set_joint_name(c->world, id, c->joints[gr->joint].name))
-    return phys__ur_fail(c, where, PHYS_E_INVALID, "joint '%s': %s", c->joints[gr->joint].name,
+    return phys__ur_fail(c, where, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "joint '%s': %s", c->joints[gr->joint].name,
                    phys_world_last_error(c->world));
   gr->id = id;
   gr->ngeom = ngeom;
@@ -253,7 +256,8 @@ static phys_status group_add(ur_ctx *c, int g, phys_geom_desc **geoms, int *capg
   if (gr->kind == UR_G_LINK && gr->parent >= 0 && c->groups[gr->parent].kind == UR_G_STATIC &&
       c->groups[gr->parent].ngeom > 0 && ngeom > 0 &&
       phys_world_exclude_contact(c->world, parent, id))
-    return phys__ur_fail(c, where, PHYS_E_INVALID, "link '%s': %s", l->name,
+    return phys__ur_fail(c, where, phys__last_status_or(c->world, PHYS_E_INVALID),
+                         "link '%s': %s", l->name,
                    phys_world_last_error(c->world));
   return PHYS_OK;
 }

@@ -136,7 +136,8 @@ static phys_status exclude_groups(ur_ctx *c, int g, int h, const unsigned char *
       const ur_group *ga = &c->groups[c->links[a].group], *gb = &c->groups[c->links[b].group];
       if (ga == gb || ga->ngeom == 0 || gb->ngeom == 0) continue; /* nothing to collide */
       if (phys_world_exclude_contact(c->world, ga->id, gb->id))
-        return phys__ur_fail(c, where, PHYS_E_INVALID, "links '%s' and '%s': %s",
+        return phys__ur_fail(c, where, phys__last_status_or(c->world, PHYS_E_INVALID),
+                             "links '%s' and '%s': %s",
                              c->links[a].name, c->links[b].name, phys_world_last_error(c->world));
       (*npairs)++;
     }

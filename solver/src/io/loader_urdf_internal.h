@@ -11,6 +11,7 @@
 
 #include <libxml/tree.h>
 #include "phys/phys.h"
+#include "core/last_status.h"
 
 /* URDF joint types. */
 typedef enum ur_jtype {

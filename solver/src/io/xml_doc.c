@@ -52,15 +52,31 @@ static void first_error_cb(void *user, xmlErrorPtr err) {
   if (!f || f->have || !err || err->level < XML_ERR_ERROR) return;
   f->have = 1;
   f->line = err->line;
+  if (err->code == XML_ERR_NO_MEMORY) f->nomem = 1;
   snprintf(f->msg, sizeof f->msg, "%s", err->message ? err->message : "error");
   size_t n = strlen(f->msg);
   while (n && (f->msg[n - 1] == '\n' || f->msg[n - 1] == ' ')) f->msg[--n] = '\0';
 }
 
+/* libxml2 generic-error callback that drops the text (the failure is read from the last
+ * error instead). */
+static void quiet_cb(void *ctx, const char *msg, ...) {
+  (void)ctx;
+  (void)msg;
+}
+
 xmlDocPtr phys__xml_doc_parse(const char *buf, size_t len, const char *name, xml_doc_error *e) {
   memset(e, 0, sizeof *e);
+  /* libxml2 reports some failures (a parser context or a buffer it cannot allocate) through
+   * its generic handler, which prints to stderr, not through the parser's: silenced for this
+   * parse (the handler is per thread) and read back from the thread's last error */
+  xmlGenericErrorFunc old_fn = xmlGenericError;
+  void *old_ctx = xmlGenericErrorContext;
+  xmlSetGenericErrorFunc(NULL, quiet_cb);
+  xmlResetLastError();
   xmlParserCtxtPtr pc = xmlNewParserCtxt();
   if (!pc) {
+    xmlSetGenericErrorFunc(old_ctx, old_fn);
     e->nomem = 1;
     return NULL;
   }
@@ -69,8 +85,11 @@ xmlDocPtr phys__xml_doc_parse(const char *buf, size_t len, const char *name, xml
   xmlDocPtr doc = xmlCtxtReadMemory(pc, buf, (int)len, name, NULL,
                                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                                     XML_PARSE_BIG_LINES);
+  const xmlError *last = xmlGetLastError();
+  if (last && last->code == XML_ERR_NO_MEMORY) e->nomem = 1;
+  xmlSetGenericErrorFunc(old_ctx, old_fn);
   xmlFreeParserCtxt(pc);
-  if (doc && e->have) {
+  if (doc && (e->have || e->nomem)) {
     xmlFreeDoc(doc);
     doc = NULL;
   }

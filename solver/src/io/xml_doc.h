@@ -14,7 +14,9 @@
  * NULL, is set to 1 when the failure came from reading an opened file, else 0. */
 int phys__xml_read_file(const char *path, char **buf, size_t *len, int *in_read);
 
-/* Why phys__xml_doc_parse failed: no memory for the parser, or the first libxml2 error (have = 0 and
+/* Why phys__xml_doc_parse failed: no memory (for the parser, or libxml2 reported
+ * XML_ERR_NO_MEMORY anywhere in the parse: nomem = 1, the document is NULL), or the first
+ * libxml2 error (have = 0 and
  * line = 0 when libxml2 reported none). */
 typedef struct xml_doc_error {
   int nomem;

@@ -1,0 +1,131 @@
+/* fault_util.c - helpers of the fault injection tests (see fault_util.h). */
+#define _GNU_SOURCE
+#include "fault_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int fu_daemon_start_out(wc_daemon *d, const char *const *extra, const char *out_path) {
+  memset(d, 0, sizeof *d);
+  snprintf(d->dir, sizeof d->dir, "/tmp/physd-fault-XXXXXX");
+  if (!mkdtemp(d->dir)) return -1;
+  snprintf(d->sock, sizeof d->sock, "%s/physd.sock", d->dir);
+  snprintf(d->log, sizeof d->log, "%s/physd.log", d->dir);
+  const char *bin = getenv("PHYSD_BIN");
+  if (!bin || !*bin) bin = "build/server/physd";
+  const char *argv[64];
+  int n = 0;
+  argv[n++] = bin;
+  argv[n++] = "--socket";
+  argv[n++] = d->sock;
+  argv[n++] = "--allowed-root";
+  argv[n++] = d->dir;
+  for (int i = 0; extra && extra[i] && n < 62; i++) argv[n++] = extra[i];
+  argv[n] = NULL;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  d->pid = pid;
+  for (int i = 0; i < 3000; i++) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      d->pid = 0;
+      return -1;
+    }
+    wc_conn c;
+    if (wc_connect_unix(&c, d->sock, 0) == 0) {
+      wc_close(&c);
+      return 0;
+    }
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  d->pid = 0;
+  return -1;
+}
+
+long fu_rss_kib(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  long kib = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "VmRSS:", 6) == 0) {
+      kib = strtol(line + 6, NULL, 10);
+      break;
+    }
+  fclose(f);
+  return kib;
+}
+
+int fu_log_count(const wc_daemon *d, const char *needle) {
+  FILE *f = fopen(d->log, "r");
+  if (!f) return 0;
+  char line[2048];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) n += strstr(line, needle) != NULL;
+  fclose(f);
+  return n;
+}
+
+int fu_log_wait(const wc_daemon *d, const char *needle, int n, int timeout_ms) {
+  uint64_t end = wc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+  for (;;) {
+    if (fu_log_count(d, needle) >= n) return 1;
+    if (wc_now_ns() >= end) return 0;
+    usleep(1000);
+  }
+}
+
+const char *fu_pile_world(const wc_daemon *d, const char *name, int nx, int ny, int nz) {
+  size_t cap = 256 + (size_t)nx * ny * nz * 160;
+  char *xml = malloc(cap);
+  if (!xml) return NULL;
+  size_t len = (size_t)snprintf(xml, cap, "<mujoco model=\"pile\">\n  <option timestep=\"0.002\"/>\n"
+                                "  <worldbody>\n    <geom type=\"plane\" size=\"20 20 0.1\"/>\n");
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < ny; j++)
+      for (int k = 0; k < nz; k++)
+        len += (size_t)snprintf(xml + len, cap - len,
+                                "    <body pos=\"%.3f %.3f %.3f\"><freejoint/><geom type=\"box\" "
+                                "size=\"0.1 0.1 0.1\"/></body>\n",
+                                i * 0.199, j * 0.199, 0.1 + k * 0.199);
+  snprintf(xml + len, cap - len, "  </worldbody>\n</mujoco>\n");
+  const char *path = wc_write_file(d, name, xml);
+  free(xml);
+  return path;
+}
+
+uint64_t fu_hash(const uint8_t *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t fu_snapshot_hash(wc_conn *c, size_t *len) {
+  size_t n = 0;
+  uint8_t *s = wc_snapshot(c, &n);
+  if (!s) return 0;
+  uint64_t h = fu_hash(s, n);
+  free(s);
+  if (len) *len = n;
+  return h;
+}
