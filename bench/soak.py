@@ -41,8 +41,10 @@ physd's RSS (/proc/PID/status VmRSS) every second and its least-squares slope in
 drift of sim time against wall time over the real-time phases; for every client the requests
 sent, replies received, error replies by code and lost replies (a request with no answer: a
 timeout or a connection closed while waiting); per subscriber the frames received, the frames
-physd reports dropped for it (StateFrame.dropped) and any frames neither received nor reported
-dropped; the non-reader's frames and drops; physd's warn/error log lines by message; CPU of the
+physd reports dropped for it (StateFrame.dropped), any frames neither received nor reported
+dropped (one frame is due per period crossed) and the frames that carry a later step than the
+multiple they are for (off_grid: the loop thread saw the next snapshot first, by design); the
+non-reader's frames and drops; physd's warn/error log lines by message; CPU of the
 daemon and of this script. Prints one JSON object on stdout, progress on stderr.
 
 Exit status 1 (with "failures" listing why) on a lost reply, a client whose connection broke,
@@ -50,6 +52,9 @@ an RSS slope above --rss-slope-max KB/min, frames a subscriber neither got nor w
 dropped, or physd dying or exiting non-zero on SIGTERM. CI runs the two-minute version:
 
   bench/soak.py --duration 120 --physd build-ci/server/physd
+
+--sched-fifo PRIO runs physd under `chrt -f PRIO`: on a loaded machine its overruns and drift
+then measure the daemon, not the other work that takes the cores from it.
 """
 import argparse
 import collections
@@ -162,6 +167,8 @@ class FrameCount:
         self.n = 0
         self.first = self.last = None   # (step, dropped)
         self.backwards = 0
+        self.off_grid = []       # steps of frames off the period's multiples (first 10)
+        self.n_off_grid = 0
         self.overrun_flags = 0
         self.stale_flags = 0
         self.latest = None
@@ -171,6 +178,10 @@ class FrameCount:
         with self.cond:
             if self.last is not None and frame.step <= self.last[0]:
                 self.backwards += 1
+            if frame.step % self.period_steps:
+                self.n_off_grid += 1
+                if len(self.off_grid) < 10:
+                    self.off_grid.append(frame.step)
             if self.first is None:
                 self.first = (frame.step, frame.dropped)
             self.last = (frame.step, frame.dropped)
@@ -190,12 +201,16 @@ class FrameCount:
 
     def report(self):
         with self.cond:
-            out = {"frames": self.n, "dropped": 0, "unaccounted": 0, "backwards": self.backwards}
+            out = {"frames": self.n, "dropped": 0, "unaccounted": 0, "backwards": self.backwards,
+                   "off_grid": self.n_off_grid, "off_grid_steps": self.off_grid}
             if self.first is None:
                 return out
             dropped = self.last[1] - self.first[1]
-            # frames published from the first received to the last received, both included
-            published = (self.last[0] - self.first[0]) // self.period_steps + 1
+            # frames published from the first received to the last received, both included: one
+            # per period crossed (a frame may carry a later step than the multiple it is for,
+            # when the loop thread saw the next snapshot first: counted in off_grid)
+            p = self.period_steps
+            published = self.last[0] // p - self.first[0] // p + 1
             out.update(dropped=self.last[1], unaccounted=published - self.n - dropped,
                        first_step=self.first[0], last_step=self.last[0])
             return out
@@ -478,6 +493,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="physd --threads")
     ap.add_argument("--progress", type=float, default=10.0, help="seconds between progress lines")
     ap.add_argument("--log", help="keep physd's log here (default: a temporary file)")
+    ap.add_argument("--sched-fifo", type=int, metavar="PRIO",
+                    help="run physd under `chrt -f PRIO` (SCHED_FIFO; needs the privilege): "
+                    "its threads then preempt the machine's other work, as a real-time "
+                    "deployment would run it")
     args = ap.parse_args()
     if args.warmup is None:
         args.warmup = min(300.0, args.duration / 4)
@@ -494,7 +513,9 @@ def main():
         log_path = args.log or os.path.join(tmp, "physd.log")
         with open(log_path, "w") as logf:
             proc = start_physd(args.physd, sock, ["--world", args.world, "--mode", "realtime",
-                                                  "--threads", str(args.threads)], stderr=logf)
+                                                  "--threads", str(args.threads)], stderr=logf,
+                               wrapper=["chrt", "-f", str(args.sched_fifo)]
+                               if args.sched_fifo is not None else ())
         try:
             out = run(args, sock, proc, failures)
         finally:
@@ -631,6 +652,7 @@ def run(args, sock, proc, failures):
     return {
         "bench": "soak", "world": os.path.relpath(args.world, ROOT),
         "duration_s": round(wall, 1), "warmup_s": args.warmup, "threads": args.threads,
+        "sched_fifo": args.sched_fifo,
         "cycle": {"realtime_s": args.realtime_s, "lockstep_steps": args.lockstep_steps,
                   "barrier_steps": args.barrier_steps},
         "rss_kb_first": rss[0][1] if rss else None, "rss_kb_last": rss[-1][1] if rss else None,

@@ -67,11 +67,12 @@ def self_cpu():
     return t.user + t.system
 
 
-def start_physd(physd, sock, extra, stderr=subprocess.DEVNULL):
-    """Start physd on Unix socket `sock` with the extra arguments; returns the Popen once the
-    socket exists (plus 0.2 s for the world to load). Raises RuntimeError if it exits first.
-    Also used by soak.py."""
-    proc = subprocess.Popen([physd, "--socket", sock] + list(extra),
+def start_physd(physd, sock, extra, stderr=subprocess.DEVNULL, wrapper=()):
+    """Start physd on Unix socket `sock` with the extra arguments, under `wrapper` (a command
+    that execs it, e.g. ["chrt", "-f", "10"], so the pid stays physd's); returns the Popen once
+    the socket exists (plus 0.2 s for the world to load). Raises RuntimeError if it exits
+    first. Also used by soak.py."""
+    proc = subprocess.Popen(list(wrapper) + [physd, "--socket", sock] + list(extra),
                             stdout=subprocess.DEVNULL, stderr=stderr)
     for _ in range(500):
         if os.path.exists(sock) or proc.poll() is not None:
