@@ -67,8 +67,26 @@ def self_cpu():
     return t.user + t.system
 
 
+def start_physd(physd, sock, extra, stderr=subprocess.DEVNULL, wrapper=()):
+    """Start physd on Unix socket `sock` with the extra arguments, under `wrapper` (a command
+    that execs it, e.g. ["chrt", "-f", "10"], so the pid stays physd's); returns the Popen once
+    the socket exists (plus 0.2 s for the world to load). Raises RuntimeError if it exits
+    first. Also used by soak.py."""
+    proc = subprocess.Popen(list(wrapper) + [physd, "--socket", sock] + list(extra),
+                            stdout=subprocess.DEVNULL, stderr=stderr)
+    for _ in range(500):
+        if os.path.exists(sock) or proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.2)
+    if proc.poll() is not None:
+        raise RuntimeError("physd exited with status %d before it listened" % proc.returncode)
+    return proc
+
+
 class RawSubscribers:
-    """N bare connections subscribed to every body; frames are read and thrown away."""
+    """N bare connections subscribed to every body; frames are read and thrown away (soak.py
+    uses one that it never pumps: a subscriber that never reads)."""
 
     def __init__(self, pb, sock_path, n, period_ns):
         self.sel = selectors.DefaultSelector()
@@ -114,16 +132,10 @@ class RawSubscribers:
 def one_run(args, pc):
     with tempfile.TemporaryDirectory(prefix="physd-subs-") as tmp:
         sock = os.path.join(tmp, "physd.sock")
-        proc = subprocess.Popen([args.physd, "--socket", sock, "--world", args.world,
-                                 "--mode", "max", "--threads", str(args.threads),
-                                 "--max-clients", str(args.clients + 8)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = start_physd(args.physd, sock, ["--world", args.world, "--mode", "max",
+                                              "--threads", str(args.threads),
+                                              "--max-clients", str(args.clients + 8)])
         try:
-            for _ in range(500):
-                if os.path.exists(sock):
-                    break
-                time.sleep(0.01)
-            time.sleep(0.2)
             ctl = pc.Client.connect_unix(sock, name="subscribers-bench")
             a0 = thread_cpu(proc.pid)
             s_a0 = ctl.get_stats()

@@ -31,6 +31,7 @@ static const key_info keys[] = {
     {"max_steps_per_call", NULL, "N", "largest n of Step / StepAndObserve (default 100000)"},
     {"handshake_timeout_ms", NULL, "MS", "close a connection that has not sent Hello after MS, 0 = off, at most 3600000 (default 5000)"},
     {"idle_timeout_ms", NULL, "MS", "close a connection idle this long (no bytes in, no request in flight, no subscription), 0 = off (default), at most 86400000"},
+    {"stream_overflow_quiet_ms", NULL, "MS", "sim time a subscription's frames must fit before another overflow of max_frame_bytes is reported, 0 = at once, at most 3600000 (default 1000)"},
     {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: configs/worlds and .)"},
     {"world", NULL, "FILE.xml", "MJCF world loaded at start (default: an empty world)"},
     {"threads", NULL, "N", "engine threads per step (default 1)"},
@@ -65,6 +66,7 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   c->max_steps_per_call = 100000;
   c->handshake_timeout_ms = 5000;
   c->idle_timeout_ms = 0;
+  c->stream_overflow_quiet_ms = 1000;
   if (worlds_dir && *worlds_dir) add_root(c, worlds_dir);
   add_root(c, ".");
   c->threads = 1;
@@ -120,6 +122,7 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "max_steps_per_call") == 0) U(max_steps_per_call, 1, 100000000);
   else if (strcmp(key, "handshake_timeout_ms") == 0) U(handshake_timeout_ms, 0, 3600000);
   else if (strcmp(key, "idle_timeout_ms") == 0) U(idle_timeout_ms, 0, 86400000);
+  else if (strcmp(key, "stream_overflow_quiet_ms") == 0) U(stream_overflow_quiet_ms, 0, 3600000);
   else if (strcmp(key, "allowed_root") == 0) {
     if (!c->roots_from_user) {
       config_free(c);

@@ -32,6 +32,9 @@ typedef struct physd_config {
   uint32_t idle_timeout_ms;       /* an established connection with nothing in flight, no
                                      subscription and no bytes received this long is closed;
                                      0 = off (default) */
+  uint32_t stream_overflow_quiet_ms; /* a subscription's overflow episode ends after its frames
+                                        have fit for this much sim time (default 1000; 0 = at
+                                        the first frame that fits) */
   char *allowed_roots[PHYSD_MAX_ROOTS]; /* owned strings */
   int n_allowed_roots;
   int roots_from_user;            /* 1 once a root was given explicitly (defaults dropped) */

@@ -563,15 +563,18 @@ static const frame_cache_entry *cached_state(frame_cache *c, const state_snap *s
  * it was queued (the caller flushes). */
 static int report_oversize(session *s, const subscription *sub, size_t len, uint64_t step) {
   net *n = s->net;
-  char msg[512];
+  char msg[1024];
   snprintf(msg, sizeof msg,
            "subscription %u: state frame of %zu bytes at step %llu exceeds max_frame_bytes %u; "
            "frames for this subscription are dropped (counted in StateFrame.dropped and "
            "Stats.stream_frames_dropped) until they fit again, then resume with no new "
-           "Subscribe; select fewer bodies or fields (contacts, joints, sensors), or raise "
-           "max_frame_bytes (overflow episode %llu, %llu frames dropped for their size so far)",
+           "Subscribe; this overflow episode is reported once and ends after the frames have "
+           "fit for %u ms of sim time (stream_overflow_quiet_ms) or a load, reset or restore; "
+           "select fewer bodies or fields (contacts, joints, sensors), or raise max_frame_bytes "
+           "(overflow episode %llu, %llu frames dropped for their size so far)",
            sub->id, len, (unsigned long long)step, n->cfg->max_frame_bytes,
-           (unsigned long long)sub->episodes, (unsigned long long)sub->oversize);
+           n->cfg->stream_overflow_quiet_ms, (unsigned long long)sub->episodes,
+           (unsigned long long)sub->oversize);
   log_info("stream frame over max_frame_bytes; subscriber told",
            "session=%llu subscription=%u bytes=%zu max_frame_bytes=%u episode=%llu",
            (unsigned long long)s->id, sub->id, len, n->cfg->max_frame_bytes,
@@ -591,6 +594,22 @@ static int report_oversize(session *s, const subscription *sub, size_t len, uint
     return 0;
   }
   return net_queue_reply(s, buf, blen) == 0; /* a full queue closes the connection */
+}
+
+/* A frame of `sub`, in an overflow episode, fits: does the episode end? Yes once the frames
+ * have fit for stream_overflow_quiet_ms of sim time since the first fitting one (hysteresis: a
+ * size oscillating around the limit stays one episode), or at once after a LoadWorld, Reset or
+ * Restore since the last oversize frame (the command epoch counts them: a new world state, not
+ * an oscillation; SetBodyState, AddBody and RemoveBody do not count, a client moving mocap
+ * bodies every step would otherwise defeat the rule). */
+static int overflow_episode_ends(subscription *sub, const state_snap *snap,
+                                 const physd_config *cfg) {
+  if (snap->cmd_epoch != sub->over_epoch) return 1;
+  if (!sub->fitting || snap->sim_time_ns < sub->fit_since_ns) {
+    sub->fitting = 1;
+    sub->fit_since_ns = snap->sim_time_ns;
+  }
+  return snap->sim_time_ns - sub->fit_since_ns >= (uint64_t)cfg->stream_overflow_quiet_ms * 1000000u;
 }
 
 void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
@@ -632,17 +651,21 @@ void session_on_state(session *s, const state_snap *snap, frame_cache *cache) {
       sub->dropped++;
       sub->oversize++;
       atomic_fetch_add(&n->counters.frames_dropped, 1);
+      sub->fitting = 0;
+      sub->over_epoch = snap->cmd_epoch;
       if (!sub->over) {
         sub->over = 1;
         sub->episodes++;
         queued |= report_oversize(s, sub, len, snap->step);
         if (s->closing) return;
       }
-    } else if (sub->pending) {
-      if (sub->over)
-        log_info("stream frames fit again", "session=%llu subscription=%u oversize_dropped=%llu",
-                 (unsigned long long)s->id, sub->id, (unsigned long long)sub->oversize);
+    } else if (sub->pending && sub->over && overflow_episode_ends(sub, snap, n->cfg)) {
+      log_info("stream frames fit again; overflow episode over",
+               "session=%llu subscription=%u episode=%llu oversize_dropped=%llu",
+               (unsigned long long)s->id, sub->id, (unsigned long long)sub->episodes,
+               (unsigned long long)sub->oversize);
       sub->over = 0;
+      sub->fitting = 0;
     }
     queued |= sub->pending != NULL;
   }

@@ -9,7 +9,9 @@
  * are counted as drops. A frame above max_frame_bytes is never sent: it counts as a drop, and
  * the first of an overflow episode is reported to the subscriber by an Error event (req_id 0,
  * subscription_id) queued like a reply; the subscription stays and its frames resume once
- * they fit. A Subscribe whose frames are bound to exceed the limit is refused.
+ * they fit. The episode (and so the next report) ends only after the frames have fit for
+ * stream_overflow_quiet_ms of sim time, or after a load, reset or restore. A Subscribe whose frames
+ * are bound to exceed the limit is refused.
  */
 #ifndef PHYSD_SESSION_H
 #define PHYSD_SESSION_H
@@ -37,9 +39,15 @@ typedef struct subscription {
   uint8_t *pending;         /* the unsent frame (owned), latest wins */
   size_t pending_len;
   uint64_t dropped;
-  /* frames above max_frame_bytes (1.7): reported once per episode, the episode ends at the
-   * next frame that fits */
-  int over;                 /* in an overflow episode (reported, frames dropped) */
+  /* frames above max_frame_bytes (1.7): reported once per episode; the episode ends once its
+   * frames have fit for stream_overflow_quiet_ms of sim time, or at the first frame that fits
+   * after a LoadWorld, Reset or Restore, so a frame size that crosses the limit back and forth
+   * is reported once, not at every crossing */
+  int over;                 /* in an overflow episode (reported; oversize frames dropped) */
+  int fitting;              /* in an episode: a frame fitted since the last oversize one */
+  uint64_t fit_since_ns;    /* sim time of that first fitting frame */
+  uint64_t over_epoch;      /* command epoch (loads, resets, restores) of the episode's last
+                               oversize frame */
   uint64_t oversize;        /* frames dropped for their size so far */
   uint64_t episodes;        /* overflow episodes so far */
 } subscription;

@@ -44,7 +44,7 @@ typedef struct contact_snap {
 
 typedef struct state_snap {
   uint64_t seq;             /* publication counter (0 = never published) */
-  uint64_t world_gen;       /* changes on load, reset, restore, add and remove */
+  uint64_t world_gen;       /* changes on load, reset, restore, add, remove, SetBodyState */
   uint64_t cmd_epoch;       /* the simulation's command epoch (sim_internal.h) */
   uint64_t step, sim_time_ns, wall_mono_ns;
   int overrun, stale_command;
