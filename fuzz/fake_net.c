@@ -5,8 +5,8 @@
  * send_queue_frames and overflows by closing, net_fail queues its error and closes after the
  * flush, net_close drops the subscriptions and tells the simulation. What differs: a "write"
  * is immediate and goes to fake_wire_check, which aborts unless every frame is
- * [u32 length][an Envelope that unpacks] within max_frame_bytes (the Welcome excepted); a closed session stays
- * allocated (the target frees it, as net.c's close callback would).
+ * [u32 length][an Envelope that unpacks] within max_frame_bytes (the Welcome excepted); a
+ * closed session stays allocated (the target frees it, as net.c's close callback would).
  */
 #include "fake_net.h"
 

@@ -16,13 +16,13 @@
  *
  * Switches (byte 1): 1 TCP session with a token ("fuzz-token") to give in Hello; 2 pump after
  * every read (else once, at the end); 4 a small max_frame_bytes, 1024 + 1024 * (byte 1 >> 5)
- * (Subscribe refusals, oversize replies and stream frames); 8 small limits (2 subscriptions, a send queue of 4 frames, a
- * command queue of 2); 16 the client reads nothing until the end of its bytes (the send queue
- * fills up).
+ * (Subscribe refusals, oversize replies and stream frames); 8 small limits (2 subscriptions,
+ * a send queue of 4 frames, a command queue of 2); 16 the client reads nothing until the end
+ * of its bytes (the send queue fills up).
  *
- * Checked: every frame written unpacks and fits max_frame_bytes (the Welcome excepted); after the session is closed and the
- * simulation drained, the stream counters it fed (subscriptions, contacts/joints/actuators/
- * sensors wanted) are back to zero and no memory leaked (ASan). Seeds:
+ * Checked: every frame written unpacks and fits max_frame_bytes (the Welcome excepted); after
+ * the session is closed and the simulation drained, the stream counters it fed (subscriptions,
+ * contacts/joints/actuators/sensors wanted) are back to zero and no memory leaked (ASan). Seeds:
  * tests/fuzz/corpus/session/ (tests/fuzz/make_session_seeds.py). */
 #include <stdint.h>
 #include <stdio.h>

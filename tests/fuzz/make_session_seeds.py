@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""make_session_seeds.py - write the seed inputs of fuzz/fuzz_session.c into tests/fuzz/corpus/session/.
+"""make_session_seeds.py - write the seeds of fuzz/fuzz_session.c into tests/fuzz/corpus/session/.
 
 Each seed is one byte (the read chunk size - 1), one byte of switches (fuzz_session.c: 1 TCP
 with the token "fuzz-token", 2 pump after every read, 4 max_frame_bytes 1024 + 1024 * (byte >> 5),
@@ -48,6 +48,8 @@ def hello(req_id=1, token=""):
 ALL = pb.Selector(all_bodies=True, contacts=True, stats=True, all_joints=True, actuators=True,
                   sensors=True)
 
+BODIES = pb.Selector(all_bodies=True)
+
 # name: (switches, frames)
 seeds = {
     "ping": (0, frames([hello(), env(2, ping=pb.Ping(client_time_ns=5)), env(3, ping=pb.Ping())])),
@@ -76,8 +78,8 @@ seeds = {
     "small_limits": (8 | 16, frames([hello()] + [env(i, ping=pb.Ping()) for i in range(2, 8)] +
                                     [env(8, step=pb.Step(n=1)), env(9, step=pb.Step(n=1)),
                                      env(10, step=pb.Step(n=1))] +
-                                    [env(11 + i, subscribe=pb.Subscribe(
-                                        selector=pb.Selector(all_bodies=True))) for i in range(3)])),
+                                    [env(11 + i, subscribe=pb.Subscribe(selector=BODIES))
+                                     for i in range(3)])),
     "tiny_frames": (4 | 2, frames([hello(), env(2, subscribe=pb.Subscribe(selector=ALL)),
                                    env(3, get_model_info=pb.GetModelInfo())])),
     "no_hello": (0, frames([env(1, ping=pb.Ping())])),
