@@ -14,7 +14,7 @@
 # thread counts, run in-process). Only their executables are built. No suppressions: physd's
 # own code and the libraries it calls (libuv, OpenBLAS with one thread, CHOLMOD) run clean.
 # Exit status: that of `meson test` (1 when a test failed), or 1 when setup or build failed
-# (then no testlog.json is written). About 5 minutes on 2 cores from a clean directory.
+# (then no testlog.json is written). About 5 to 7 minutes on 2 cores from a clean directory.
 set -eu
 cd "$(dirname "$0")/.."
 build=${TSAN_BUILD_DIR:-build-tsan}
