@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 60); TARGET names among fuzz_mjcf fuzz_urdf fuzz_snapshot
-# fuzz_frames (default: all). Each runs over its seed corpus tests/fuzz/corpus/<name>/ (read
+# fuzz_frames fuzz_session (default: all). Each runs over its seed corpus tests/fuzz/corpus/<name>/ (read
 # only) plus a scratch corpus in $FUZZ_WORK (default: a new temporary directory), where new
 # inputs and crash reproducers are written; the repository is never written. A crash, leak,
 # sanitizer report or timeout (-timeout, 10 s per input) stops that target: the script prints
@@ -15,7 +15,7 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-fuzz_mjcf fuzz_urdf fuzz_snapshot fuzz_frames}
+targets=${*:-fuzz_mjcf fuzz_urdf fuzz_snapshot fuzz_frames fuzz_session}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work=${FUZZ_WORK:-$(mktemp -d /tmp/physd-fuzz.XXXXXX)}
 

@@ -12,11 +12,12 @@ set -eu
 # CANAL: CHOLMOD (libsuitesparse-dev) for the sparse Hessian of large islands;
 # plots: python3-matplotlib (bench/plot_singlestep.py and its test);
 # fuzzing: clang, its runtimes (libclang-rt-14-dev: libFuzzer, ASan, UBSan; only recommended by
-# clang, and apt runs without recommends) and libomp-dev (OpenMP under clang): scripts/fuzz.sh.
+# clang, and apt runs without recommends) and libomp-dev (OpenMP under clang): scripts/fuzz.sh;
+# ThreadSanitizer: libomp-14-dev, whose libarcher.so tells TSan about OpenMP (scripts/tsan.sh).
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
 libopenblas-dev libxml2-dev libuv1-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
 libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib
-clang libclang-rt-14-dev libomp-dev"
+clang libclang-rt-14-dev libomp-dev libomp-14-dev"
 
 # Print the packages that dpkg does not report as installed.
 missing_packages() {

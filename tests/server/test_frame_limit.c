@@ -1,6 +1,8 @@
 /* test_frame_limit.c - a request whose reply cannot fit in max_frame_bytes is refused before it
  * acts: a StepAndObserve of a world too big for the limit leaves the step index, sim time and
- * last_cmd_seq as they were (a retrying client does not step twice), and one that fits works. */
+ * last_cmd_seq as they were (a retrying client does not step twice), and one that fits works.
+ * The Welcome is the one frame above the limit (it tells the client the limit; found by
+ * fuzz_session): a client still gets it, and the session works. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +124,30 @@ static void test_refused_before_stepping(void) {
   wc_free(r);
 }
 
+/* under max_frame_bytes 1024 the Welcome (about 3 KB with the solver table) still comes */
+static void test_welcome_above_limit(void) {
+  wc_conn c2;
+  CU_ASSERT_FATAL(wc_connect_unix(&c2, D.sock, 1) == 0);
+  Physd__V1__Envelope *w = wc_hello(&c2, 1, NULL);
+  CU_ASSERT_FATAL(w && w->msg_case == PHYSD__V1__ENVELOPE__MSG_WELCOME);
+  size_t len = physd__v1__envelope__get_packed_size(w);
+  printf("\n    Welcome of %zu bytes under max_frame_bytes %u\n", len,
+         w->welcome->limits->max_frame_bytes);
+  CU_ASSERT_EQUAL(w->welcome->limits->max_frame_bytes, 1024);
+  CU_ASSERT(len > 1024);
+  wc_free(w);
+  /* and the session goes on */
+  Physd__V1__Envelope *r = wc_req_empty(&c2, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_STATS);
+  wc_free(r);
+  wc_close(&c2);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_frame_limit", setup, teardown);
   if (!s) return -1;
-  if (!CU_add_test(s, "refused_before_stepping", test_refused_before_stepping)) return -1;
+  if (!CU_add_test(s, "refused_before_stepping", test_refused_before_stepping) ||
+      !CU_add_test(s, "welcome_above_limit", test_welcome_above_limit))
+    return -1;
   return 0;
 }
