@@ -29,7 +29,7 @@ expect 0 '"canal.newton_max":1,' $run --solver canal --set canal.newton_max=1
 expect 0 '"solver_options":{"subadmm.penalty_rule":1, "subadmm.beta_scale":2, "subadmm.over_relaxation":1.5,' \
   $run --penalty paper --beta-scale 2 --alpha 1.5
 expect 0 '"subadmm.penalty_rule":1,' $run --set subadmm.penalty_rule=paper
-expect 0 '"solver_options":{"pgs.relaxation":1.25}' $run --solver pgs --set pgs.relaxation=1.25
+expect 0 '"solver_options":{"pgs.relaxation":1.25, "pgs.dense_rows":48}' $run --solver pgs --set pgs.relaxation=1.25
 expect 0 'canal.newton_tol' "$physbench" --list-solvers
 expect 2 'canal.zeta must be in (0, 1)' $run --set canal.zeta=1
 expect 2 'unknown solver option "canal.nope"' $run --set canal.nope=1

@@ -167,7 +167,7 @@ run load-urdf-pkg-outside 1 "physctl: load" $P load "$dir/arm2.urdf" --package-p
 run load-bad-format 2 "unknown --format" $P load "$dir/arm2.urdf" --format obj
 run load-bad-option 2 "unknown option" $P load "$dir/arm2.urdf" --frobnicate
 # protocol 1.2: the solver table, SetSolver, and the solver in force in info / stats
-run solvers 0 '^\[{"name":"subadmm","summary":"[^"]\{10,\}","options":\[{"name":"subadmm.penalty_rule".*{"name":"subadmm-nosub".*{"name":"pgs","summary":"[^"]\{10,\}","options":\[{"name":"pgs.relaxation","default":1,"range":"(0, 2)","integer":false,"summary":"[^"]*"}\]}\]$' $P solvers
+run solvers 0 '^\[{"name":"subadmm","summary":"[^"]\{10,\}","options":\[{"name":"subadmm.penalty_rule".*{"name":"subadmm-nosub".*{"name":"pgs","summary":"[^"]\{10,\}","options":\[{"name":"pgs.relaxation","default":1,"range":"(0, 2)","integer":false,"summary":"[^"]*"},{"name":"pgs.dense_rows","default":48,[^}]*"integer":true,"summary":"[^"]*"}\]}\]$' $P solvers
 run solvers-canal-option 0 '{"name":"canal.beta_scale","default":30,"range":"\[0, inf)","integer":false' $P solvers
 run solver-set 0 '^{"name":"subadmm-nobody","max_iterations":25,"tolerance":0,"options":{"subadmm.penalty_rule":0,"subadmm.beta_scale":4,"subadmm.over_relaxation":1.8,"subadmm.adapt_gamma":10}}$' \
   $P solver subadmm-nobody --iterations 25 --tolerance 0
@@ -198,7 +198,7 @@ run solver-option-value 2 "bad value 'fast' for canal.kappa" $P solver canal --s
 run load-solver 0 '"bodies":' $P load "$dir/arm2.urdf" --solver subadmm-nosub --iterations 40
 run info-load-solver 0 '"solver":{"name":"subadmm-nosub","max_iterations":40,' $P info
 run load-solver-option 0 '"bodies":' $P load "$dir/arm2.urdf" --solver pgs --solver-option pgs.relaxation=1.5
-run info-load-option 0 '"solver":{"name":"pgs",.*"options":{"pgs.relaxation":1.5}}' $P info
+run info-load-option 0 '"solver":{"name":"pgs",.*"options":{"pgs.relaxation":1.5,"pgs.dense_rows":48}}' $P info
 run load-solver-option-bad 1 "pgs.relaxation must be in (0, 2)" $P load "$dir/arm2.urdf" --solver pgs --solver-option pgs.relaxation=2
 run load-solver-unknown 1 "known solvers: subadmm, subadmm-nosub, subadmm-nobody, canal, pgs" $P load "$dir/arm2.urdf" --solver warp
 # protocol 1.3: a menagerie-style robot by path (include, meshdir, meshes beside the file),

@@ -146,7 +146,7 @@ class Session(Base):
         self.assertEqual(got["canal.beta_scale"], 12.0)
         self.c.load_world(path=D.world, solver="pgs", solver_options={"pgs.relaxation": 1.5})
         mi = self.c.model_info()
-        self.assertEqual([(o.name, o.value) for o in mi.solver.options], [("pgs.relaxation", 1.5)])
+        self.assertEqual([(o.name, o.value) for o in mi.solver.options], [("pgs.relaxation", 1.5), ("pgs.dense_rows", 48.0)])
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""

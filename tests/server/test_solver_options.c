@@ -235,8 +235,9 @@ static void test_load_with_options(void) {
   wc_free(r);
   r = stats(&C);
   CU_ASSERT_STRING_EQUAL(r->stats->solver->name, "pgs");
-  CU_ASSERT_EQUAL(r->stats->solver->n_options, 1);
+  CU_ASSERT_EQUAL(r->stats->solver->n_options, 2); /* pgs.relaxation, pgs.dense_rows */
   CU_ASSERT_EQUAL(opt_of(r->stats->solver, "pgs.relaxation"), 1.25);
+  CU_ASSERT_EQUAL(opt_of(r->stats->solver, "pgs.dense_rows"), 48.0);
   wc_free(r);
   CU_ASSERT_EQUAL(wc_take_ack(wc_req_step(&C, 2)), 1);
   size_t na, nb;

@@ -274,6 +274,10 @@ typedef struct phys_canal_options {
 typedef struct phys_pgs_options {
   double relaxation;        /* omega in (0, 2): each row set's step lambda - omega D w before its
                                projection (1: plain PGS, > 1: over-relaxed); default 1 */
+  int dense_rows;           /* an island of at most this many rows, whose rows reach on average
+                               at least half as many dofs as it has rows, sweeps on its dense
+                               Delassus matrix J A^-1 J^T formed once per step (0: never);
+                               default 48; the same result up to rounding */
 } phys_pgs_options;
 
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the

@@ -39,48 +39,99 @@
 
 /* ---- one row set's rows on the island's velocity ------------------------------------------ */
 
-/* J vh of record ci: the rows it uses (first_row .. 2), the others 0 */
-static void record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci, double jv[3]) {
+/* sum_i a[i] b[i] in index order from 0.0 (the order every path here uses, so the fast cases
+ * below give the same bits as the plain loop) */
+static inline double dot_m(const double *a, const double *b, int m) {
+  double sum = 0.0;
+  if (m == 6) {
+    sum += a[0] * b[0];
+    sum += a[1] * b[1];
+    sum += a[2] * b[2];
+    sum += a[3] * b[3];
+    sum += a[4] * b[4];
+    sum += a[5] * b[5];
+    return sum;
+  }
+  for (int i = 0; i < m; i++) sum += a[i] * b[i];
+  return sum;
+}
+
+/* v += g x over m entries */
+static inline void axpy_m(double *v, const double *g, double x, int m) {
+  if (m == 6) {
+    for (int i = 0; i < 6; i++) v[i] += g[i] * x;
+    return;
+  }
+  for (int i = 0; i < m; i++) v[i] += g[i] * x;
+}
+
+void phys__pgs_record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci,
+                         const double *v0, double jv[3]) {
   const phys_con *c = &s->con[ci];
   const phys_dense *d = &isl->d;
   v3_zero(jv);
   if (phys__con_on_dof(c)) {
     int off = d->off[s->tree[c->tree].root_sb - d->b0];
-    jv[2] = phys__con_dof_jv(c, isl->vh + off);
+    jv[2] = phys__con_dof_jv(c, v0 + off);
     return;
   }
   for (int j = 0; j < c->np; j++) {
     int pi = c->p0 + j, off, m;
     phys__dense_sub_range(s, d, s->piece[pi].sb, &off, &m);
-    const double *J = d->rows + d->row_adr[pi - d->p0], *v = isl->vh + off;
-    for (int r = phys__dense_first_row(c); r < 3; r++) {
-      double sum = 0.0;
-      for (int i = 0; i < m; i++) sum += J[(size_t)r * m + i] * v[i];
-      jv[r] += sum;
-    }
+    const double *J = d->rows + d->row_adr[pi - d->p0], *v = v0 + off;
+    for (int r = phys__dense_first_row(c); r < 3; r++) jv[r] += dot_m(J + (size_t)r * m, v, m);
   }
 }
 
-/* vh += G dl: the velocity change of an impulse change dl of record ci */
-static void record_push(const phys_problem *s, phys_pgs_island *isl, int ci, const double dl[3]) {
+void phys__pgs_record_push(const phys_problem *s, const phys_pgs_island *isl, int ci,
+                           const double dl[3], double *v0) {
   const phys_con *c = &s->con[ci];
   const phys_dense *d = &isl->d;
   if (phys__con_on_dof(c)) {
     const phys_tree_solve *t = &s->tree[c->tree];
     int off = d->off[t->root_sb - d->b0];
     const double *g = isl->G + pgs_ws(s)->lim_adr[ci];
-    for (int i = 0; i < t->nv; i++) isl->vh[off + i] += g[i] * dl[2];
+    for (int i = 0; i < t->nv; i++) v0[off + i] += g[i] * dl[2];
     return;
   }
   for (int j = 0; j < c->np; j++) {
     int pi = c->p0 + j, off, m;
     phys__dense_sub_range(s, d, s->piece[pi].sb, &off, &m);
     const double *G = isl->G + d->row_adr[pi - d->p0];
-    double *v = isl->vh + off;
-    for (int r = phys__dense_first_row(c); r < 3; r++) {
-      if (dl[r] == 0.0) continue;
-      for (int i = 0; i < m; i++) v[i] += G[(size_t)r * m + i] * dl[r];
-    }
+    double *v = v0 + off;
+    for (int r = phys__dense_first_row(c); r < 3; r++)
+      if (dl[r] != 0.0) axpy_m(v, G + (size_t)r * m, dl[r], m);
+  }
+}
+
+/* J vh of record ci (rows first_row .. 2, the others 0): blockwise from vh, or on the dense
+ * path the island's u */
+static inline void record_jv(const phys_problem *s, const phys_pgs_island *isl, int ci,
+                             double jv[3]) {
+  if (!isl->nrow) {
+    phys__pgs_record_jv(s, isl, ci, isl->vh, jv);
+    return;
+  }
+  const phys_con *c = &s->con[ci];
+  int r0 = phys__dense_first_row(c), row = isl->row0[ci - s->isl_con_start[isl->d.k]];
+  v3_zero(jv);
+  for (int r = r0; r < 3; r++) jv[r] = isl->u[row + r - r0];
+}
+
+/* the velocity change of an impulse change dl of record ci: vh += G dl, or on the dense path
+ * u += D dl (D's rows are its columns) */
+static void record_push(const phys_problem *s, phys_pgs_island *isl, int ci, const double dl[3]) {
+  if (!isl->nrow) {
+    phys__pgs_record_push(s, isl, ci, dl, isl->vh);
+    return;
+  }
+  const phys_con *c = &s->con[ci];
+  int r0 = phys__dense_first_row(c), row = isl->row0[ci - s->isl_con_start[isl->d.k]];
+  int n = isl->nrow;
+  for (int r = r0; r < 3; r++) {
+    if (dl[r] == 0.0) continue;
+    const double *Dr = isl->D + (size_t)(row + r - r0) * n;
+    for (int i = 0; i < n; i++) isl->u[i] += Dr[i] * dl[r];
   }
 }
 
@@ -105,15 +156,13 @@ static int solve3_spd(const double M[9], const double b[3], double x[3]) {
 }
 
 /* 1/x, or 0 for a row the dynamics cannot move (no step on it) */
-static inline double inv_or_zero(double x) { return x > 0.0 ? 1.0 / x : 0.0; }
-
-/* the PGS step of a contact record's rows: lambda - omega diag(rho_t, rho_t, rho_n) w */
-static void contact_step(const phys_con *c, const double W[9], const double w[3], double omega,
+/* the PGS step of a contact record's rows: lambda - omega diag(rho_t, rho_t, rho_n) w, with
+ * rho = (rho_t, rho_n) from setup (pgs_delassus.c) */
+static void contact_step(const phys_con *c, const double rho[2], const double w[3], double omega,
                          double x[3]) {
-  double rho_n = inv_or_zero(W[8]), rho_t = c->dim == 3 ? 2.0 * inv_or_zero(W[0] + W[4]) : 0.0;
-  x[0] = c->lambda[0] - omega * rho_t * w[0];
-  x[1] = c->lambda[1] - omega * rho_t * w[1];
-  x[2] = c->lambda[2] - omega * rho_n * w[2];
+  x[0] = c->lambda[0] - omega * rho[0] * w[0];
+  x[1] = c->lambda[1] - omega * rho[0] * w[1];
+  x[2] = c->lambda[2] - omega * rho[1] * w[2];
   if (c->dim == 1) x[0] = x[1] = 0.0;
 }
 
@@ -146,10 +195,37 @@ static void record_apply(phys_problem *s, phys_pgs_island *isl, int ci, const do
   for (int r = phys__dense_first_row(c); r < 3; r++) c->lambda[r] = lam[r];
 }
 
+/* a frictionless contact's update, one row: w = J_n vh + e_n, lambda_n = max(0, lambda_n -
+ * omega rho_n w), vh += G_n dlambda_n (the tangent impulses stay 0). The same operations in the
+ * same order as the general path on such a record, so the same bits. */
+static void unit_normal(phys_problem *s, phys_pgs_island *isl, int ci, double omega) {
+  phys_con *c = &s->con[ci];
+  const phys_dense *d = &isl->d;
+  double jv = 0.0;
+  for (int j = 0; j < c->np; j++) {
+    int pi = c->p0 + j, off, m;
+    phys__dense_sub_range(s, d, s->piece[pi].sb, &off, &m);
+    jv += dot_m(d->rows + d->row_adr[pi - d->p0] + 2 * (size_t)m, isl->vh + off, m);
+  }
+  double x = c->lambda[2] - omega * pgs_ws(s)->rho[2 * (size_t)ci + 1] * (jv + c->e[2]);
+  double ln = x > 0.0 ? x : 0.0, dl = ln - c->lambda[2];
+  if (dl != 0.0)
+    for (int j = 0; j < c->np; j++) {
+      int pi = c->p0 + j, off, m;
+      phys__dense_sub_range(s, d, s->piece[pi].sb, &off, &m);
+      axpy_m(isl->vh + off, isl->G + d->row_adr[pi - d->p0] + 2 * (size_t)m, dl, m);
+    }
+  c->lambda[2] = ln;
+}
+
 /* one PGS update of sweep unit ci (a row set, or a condim 4/6 contact's two records) */
 static void sweep_unit(phys_problem *s, phys_pgs_island *isl, int ci, double omega) {
   const phys_con *c = &s->con[ci];
-  const double *W = pgs_ws(s)->W + 9 * (size_t)ci;
+  if (!isl->nrow && c->kind == PHYS_CON_CONTACT && c->dim == 1 && c->cdim <= 3) {
+    unit_normal(s, isl, ci, omega);
+    return;
+  }
+  const double *W = pgs_ws(s)->W + 9 * (size_t)ci, *rho = pgs_ws(s)->rho + 2 * (size_t)ci;
   double jv[3], w[3], x[3], lam[3];
   record_jv(s, isl, ci, jv);
   if (c->kind == PHYS_CON_CONNECT) {
@@ -158,13 +234,13 @@ static void sweep_unit(phys_problem *s, phys_pgs_island *isl, int ci, double ome
     return;
   }
   v3_add(w, jv, c->e);
-  contact_step(c, W, w, omega, x); /* a limit is one normal row */
+  contact_step(c, rho, w, omega, x); /* a limit is one normal row */
   if (c->kind == PHYS_CON_CONTACT && c->cdim > 3) {
     /* condim 4/6: the angular record (no error term) with its own scalars, one projection */
     const phys_con *ca = &s->con[ci + 1];
     double xa[3], lama[3];
     record_jv(s, isl, ci + 1, jv);
-    contact_step(ca, W + 9, jv, omega, xa);
+    contact_step(ca, rho + 2, jv, omega, xa);
     project_cone6(c->cdim, c->mu, c->mus, c->mur, x, xa, lam, lama);
     record_apply(s, isl, ci, lam);
     record_apply(s, isl, ci + 1, lama);
@@ -261,12 +337,23 @@ void phys__pgs_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     phys_slice(team, b0, b1, &lo, &hi);
     for (int sb = lo; sb < hi; sb++) phys__pgs_start_velocity(w, s, isl, sb);
     phys_team_barrier(team);
+    int lead = !team || omp_get_thread_num() == 0;
+    if (isl->nrow) {
+      /* the dense path: D and u, then every sweep on one thread (all rows share u) */
+      if (lead) phys__pgs_dense_setup(s, isl, k);
+      phys_team_barrier(team);
+    }
 
     /* sweeps until the metric meets the tolerance or the cap */
     int next_check = 0, prev_check = 0, tracing = phys__trace_on(s);
     double prev_res = -1.0;
     for (it = 0; it < o->max_iterations; it++) {
-      sweep(s, isl, o->pgs.relaxation, team);
+      if (!isl->nrow) {
+        sweep(s, isl, o->pgs.relaxation, team);
+      } else {
+        if (lead) sweep(s, isl, o->pgs.relaxation, 0);
+        phys_team_barrier(team);
+      }
       int check = it == next_check || it + 1 == o->max_iterations;
       if (!check && !tracing) continue;
       double metric = island_metric(w, s, k, team);
@@ -282,6 +369,11 @@ void phys__pgs_solve_island(const phys_world *w, phys_problem *s, int k, int tea
       prev_check = it;
     }
     phys_slice(team, b0, b1, &lo, &hi);
+    if (isl->nrow) {
+      /* the dense path kept u, not vh: vh = A^-1 (b + J^T lambda) of the final impulses */
+      for (int sb = lo; sb < hi; sb++) phys__pgs_start_velocity(w, s, isl, sb);
+      phys_team_barrier(team);
+    }
     scatter(w, s, isl, lo, hi);
   }
   phys_team_barrier(team);
@@ -311,7 +403,8 @@ static int setup_island(phys_world *w, phys_problem *s, int k, unsigned long lon
   isl->G = ARENA_NEW(ar, double, size > 0 ? size : 1);
   isl->vh = ARENA_NEW(ar, double, isl->d.n > 0 ? isl->d.n : 1);
   if (!isl->G || !isl->vh) return -1;
-  return phys__pgs_color(s, k, ar, mask, isl);
+  if (phys__pgs_color(s, k, ar, mask, isl)) return -1;
+  return phys__pgs_dense_plan(w, s, k, ar, isl);
 }
 
 phys_status phys__pgs_prepare(phys_world *w, phys_problem *s) {
@@ -321,9 +414,10 @@ phys_status phys__pgs_prepare(phys_world *w, phys_problem *s) {
   s->ws = ws;
   ws->isl = ARENA_ZNEW(ar, phys_pgs_island, s->nislands > 0 ? s->nislands : 1);
   ws->W = ARENA_NEW(ar, double, 9 * (size_t)(s->ncon > 0 ? s->ncon : 1));
+  ws->rho = ARENA_NEW(ar, double, 2 * (size_t)(s->ncon > 0 ? s->ncon : 1));
   ws->lim_adr = ARENA_ZNEW(ar, size_t, s->ncon > 0 ? s->ncon : 1);
   unsigned long long *mask = ARENA_ZNEW(ar, unsigned long long, s->nb > 0 ? s->nb : 1);
-  if (!ws->isl || !ws->W || !ws->lim_adr || !mask)
+  if (!ws->isl || !ws->W || !ws->rho || !ws->lim_adr || !mask)
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   for (int k = 0; k < s->nislands; k++)
     if (setup_island(w, s, k, mask))

@@ -21,7 +21,14 @@ static void sub_solve(const phys_world *w, const phys_problem *s, int sb, double
   v3_copy(x + 3, ang);
 }
 
-/* G and W of one record (a row set) */
+/* a contact's or limit's step scalars from its block W: rho_t = 2 / trace(W_tt) (0 for a
+ * one-row record), rho_n = 1 / W_nn */
+static void set_rho(const phys_con *c, const double W[9], double rho[2]) {
+  rho[0] = c->dim == 3 ? 2.0 * inv_or_zero(W[0] + W[4]) : 0.0;
+  rho[1] = inv_or_zero(W[8]);
+}
+
+/* G, W and rho of one record (a row set) */
 static void record_delassus(const phys_world *w, const phys_problem *s, phys_pgs_island *isl,
                             int ci) {
   const phys_con *c = &s->con[ci];
@@ -36,16 +43,19 @@ static void record_delassus(const phys_world *w, const phys_problem *s, phys_pgs
     phys__con_dof_add(c, 1.0, g); /* a tendon limit: +-coef on its dofs */
     phys__tree_ltdl_solve_packed(&t->Afp, g);
     W[8] = c->nt ? phys__con_dof_jv(c, g) : sign * g[c->dof];
+    set_rho(c, W, pgs_ws(s)->rho + 2 * (size_t)ci);
     return;
   }
-  /* each piece's three rows through its subsystem's inverse */
+  /* each piece's rows through its subsystem's inverse (a frictionless contact: the normal
+   * only; its tangent rows of G are never read) */
+  int r0 = phys__dense_first_row(c);
   for (int j = 0; j < c->np; j++) {
     int pi = c->p0 + j, off, m;
     phys__dense_sub_range(s, d, s->piece[pi].sb, &off, &m);
     const double *J = d->rows + d->row_adr[pi - d->p0];
     double *G = isl->G + d->row_adr[pi - d->p0];
-    memcpy(G, J, 3 * (size_t)m * sizeof(double));
-    for (int r = 0; r < 3; r++) sub_solve(w, s, s->piece[pi].sb, G + (size_t)r * m);
+    memcpy(G + (size_t)r0 * m, J + (size_t)r0 * m, (size_t)(3 - r0) * m * sizeof(double));
+    for (int r = r0; r < 3; r++) sub_solve(w, s, s->piece[pi].sb, G + (size_t)r * m);
   }
   /* W = sum over piece pairs on a common subsystem of J_p G_q^T */
   for (int jp = 0; jp < c->np; jp++)
@@ -55,13 +65,14 @@ static void record_delassus(const phys_world *w, const phys_problem *s, phys_pgs
       phys__dense_sub_range(s, d, s->piece[pp].sb, &off, &m);
       const double *J = d->rows + d->row_adr[pp - d->p0];
       const double *G = isl->G + d->row_adr[pq - d->p0];
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
+      for (int a = r0; a < 3; a++)
+        for (int b = r0; b < 3; b++) {
           double sum = 0.0;
           for (int i = 0; i < m; i++) sum += J[(size_t)a * m + i] * G[(size_t)b * m + i];
           W[3 * a + b] += sum;
         }
     }
+  set_rho(c, W, pgs_ws(s)->rho + 2 * (size_t)ci);
 }
 
 void phys__pgs_delassus(const phys_world *w, const phys_problem *s, phys_pgs_island *isl,

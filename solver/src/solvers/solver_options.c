@@ -53,6 +53,9 @@ static const option_row rows[] = {
     D, 0.3, 0.0, INF, 0, 0, NULL}, OFF(canal.newton_eta)},
   {{"pgs.relaxation", "pgs", "relaxation omega (1: plain PGS, > 1: over-relaxed)",
     D, 1.0, 0.0, 2.0, 1, 1, NULL}, OFF(pgs.relaxation)},
+  {{"pgs.dense_rows", "pgs",
+    "islands of at most this many rows sweep on their dense Delassus matrix when cheaper (0: never)",
+    I, 48, 0, 4096, 0, 0, NULL}, OFF(pgs.dense_rows)},
 };
 
 #undef D

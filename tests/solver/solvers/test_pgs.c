@@ -3,8 +3,9 @@
  * slides with the Coulomb acceleration above), the residual falling with iterations and PGS
  * stalling on a mass-ratio-50 stack where SubADMM converges, bit-identical results for 1 and 2
  * threads (a team-solved pile, a tree in a team-solved island, the quadrupeds), a joint limit,
- * hard and soft connects, a weld, torsional friction (condim 4), selection and option
- * validation. */
+ * hard and soft connects, a weld, torsional friction (condim 4), frictionless contacts (one
+ * row, zero tangent impulse), the dense path of small islands against the blockwise one,
+ * selection and option validation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,6 +588,147 @@ static void test_selection_and_options(void) {
   phys_world_destroy(w);
 }
 
+/* ---- frictionless contacts and the dense path ------------------------------------------- */
+
+/* the largest |a - b| over the live bodies' positions and velocities of two worlds built alike */
+static double state_diff(const phys_world *a, const phys_world *b) {
+  double worst = 0.0;
+  for (phys_id id = 0; id < phys_world_body_id_bound(a); id++) {
+    double pa[3], pb[3], va[3], vb[3];
+    if (phys_body_get_state(a, id, pa, NULL, va, NULL) != PHYS_OK) continue;
+    CU_ASSERT_EQUAL_FATAL(phys_body_get_state(b, id, pb, NULL, vb, NULL), PHYS_OK);
+    for (int k = 0; k < 3; k++) worst = fmax(worst, fmax(fabs(pa[k] - pb[k]), fabs(va[k] - vb[k])));
+  }
+  return worst;
+}
+
+/* the tangential part of a contact's world-frame impulse, relative to its size (0 when it has
+ * none); the solver's tangent rows are exactly 0, the frame change rounds */
+static double tangent_part(const phys_contact_info *c) {
+  double dot = 0.0, t2 = 0.0, n2 = 0.0;
+  for (int k = 0; k < 3; k++) dot += c->impulse[k] * c->normal[k];
+  for (int k = 0; k < 3; k++) {
+    double t = c->impulse[k] - dot * c->normal[k];
+    t2 += t * t;
+    n2 += c->impulse[k] * c->impulse[k];
+  }
+  return n2 > 0.0 ? sqrt(t2 / n2) : 0.0;
+}
+
+/* a frictionless box (1 kg) on a frictionless ground with a frictionless sphere (0.5 kg)
+ * resting on it, and a lone frictionless sphere (0.5 kg): PGS with opt.pgs.dense_rows =
+ * dense_rows on `threads` threads */
+static phys_world *frictionless_world(int dense_rows, int threads) {
+  phys_world_options o = pgs_options();
+  o.pgs.dense_rows = dense_rows;
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.0);
+  double pb[3] = {0.0, 0.0, 0.1}, ps[3] = {0.02, 0.01, 0.25}, pl[3] = {1.0, 0.0, 0.1};
+  add_box(w, pb, NULL, 0.1, 1.0, 0.0);
+  add_sphere(w, ps, 0.05, 0.5, 0.0);
+  add_sphere(w, pl, 0.1, 0.5, 0.0);
+  return w;
+}
+
+/* frictionless contacts (one row each in PGS): over 300 steps every contact's tangent impulse
+ * is 0 (exactly in the contact frame; below 1e-14 of the impulse in the world frame), the ground carries the 2 kg's m g h per step to 1e-4, and the one-row update
+ * (the blockwise path, dense_rows 0) and the general three-row update (the dense path, which
+ * projects all three rows with mu = 0) give the same states to 1e-10 and the same impulses to
+ * 1e-9 relative */
+static void test_frictionless(void) {
+  phys_world *a = frictionless_world(0, 1), *b = frictionless_world(48, 1);
+  double mgh = 2.0 * 9.81 * phys_world_get_options(a).timestep, imp_err = 0.0, diff = 0.0,
+         lam_diff = 0.0, tangent = 0.0;
+  int ncon = 0;
+  for (int i = 0; i < 300; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    ncon = phys_world_contact_count(a);
+    CU_ASSERT_EQUAL_FATAL(ncon, phys_world_contact_count(b));
+    for (int c = 0; c < ncon; c++) {
+      phys_contact_info ca, cb;
+      CU_ASSERT_EQUAL_FATAL(phys_world_get_contact(a, c, &ca), PHYS_OK);
+      CU_ASSERT_EQUAL_FATAL(phys_world_get_contact(b, c, &cb), PHYS_OK);
+      tangent = fmax(tangent, fmax(tangent_part(&ca), tangent_part(&cb)));
+      lam_diff = fmax(lam_diff, fabs(ca.impulse[2] - cb.impulse[2]) / mgh);
+    }
+    if (i >= 100) imp_err = fmax(imp_err, fabs(ground_impulse(a) - mgh) / mgh);
+    diff = fmax(diff, state_diff(a, b));
+  }
+  printf("\n  frictionless: %d contacts, tangent impulse max %.1e, ground impulse error %.1e, "
+         "one-row vs three-row: state %.1e, impulse %.1e",
+         ncon, tangent, imp_err, diff, lam_diff);
+  CU_ASSERT_TRUE(ncon >= 6); /* 4 box-ground, sphere-box, sphere-ground */
+  CU_ASSERT_TRUE(tangent < 1e-14);
+  CU_ASSERT_TRUE(imp_err < 1e-4);
+  CU_ASSERT_TRUE(diff < 1e-10);
+  CU_ASSERT_TRUE(lam_diff < 1e-9);
+  CU_ASSERT_TRUE(all_finite(a) && all_finite(b));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
+/* a tilted box (0.5 rad about x and 0.2 about y, friction 0.8) dropped on the ground, and
+ * MuJoCo's humanoid when its model directory is installed: PGS with opt.pgs.dense_rows =
+ * dense_rows on `threads` threads (*humanoid: 1 when the humanoid was loaded) */
+static phys_world *dense_world(int dense_rows, int threads, int *humanoid) {
+  phys_world_options o = pgs_options();
+  o.pgs.dense_rows = dense_rows;
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  const char *path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  phys_world *w = NULL;
+  phys_error err;
+  *humanoid = 0;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(phys_load_mjcf(path, &o, &w, &err), PHYS_OK);
+    *humanoid = 1;
+  } else {
+    w = make_world(&o);
+    add_ground(w, 0.8);
+  }
+  double p[3] = {3.0, 0.0, 0.3}, q[4] = {cos(0.25) * cos(0.1), sin(0.25) * cos(0.1),
+                                         cos(0.25) * sin(0.1), -sin(0.25) * sin(0.1)};
+  add_box(w, p, q, 0.1, 1.0, 0.8);
+  return w;
+}
+
+/* the dense path (small islands swept on J A^-1 J^T) against the blockwise path (dense_rows
+ * 0): 300 steps of a box falling tilted onto the ground and landing (and of the humanoid
+ * falling, when installed) stay within 1e-6 of each other; the dense path did run (the bits
+ * differ at some step); on 1 and 2 threads the dense path is bit-identical */
+static void test_dense_path(void) {
+  int hum;
+  phys_world *a = dense_world(0, 1, &hum), *b = dense_world(48, 1, &hum);
+  phys_world *c = dense_world(48, 2, &hum);
+  double diff = 0.0;
+  int differ = 0, same12 = 1, contacts = 0;
+  for (int i = 0; i < 300; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(c), PHYS_OK);
+    diff = fmax(diff, state_diff(a, b));
+    differ |= phys_world_state_hash(a) != phys_world_state_hash(b);
+    same12 &= phys_world_state_hash(b) == phys_world_state_hash(c);
+    if (phys_world_contact_count(b) > contacts) contacts = phys_world_contact_count(b);
+  }
+  printf("\n  dense vs blockwise%s: %d contacts max, largest difference %.1e; 1 and 2 threads %s",
+         hum ? " (box and humanoid)" : " (box; humanoid.xml not installed: not run)", contacts,
+         diff, same12 ? "bit-identical" : "DIFFER");
+  CU_ASSERT_TRUE(contacts >= 4);
+  CU_ASSERT_TRUE(diff < 1e-6);
+  CU_ASSERT_TRUE(differ);
+  CU_ASSERT_TRUE(same12);
+  CU_ASSERT_TRUE(all_finite(b));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+  phys_world_destroy(c);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("pgs", NULL, NULL);
   if (!s) return -1;
@@ -601,6 +743,8 @@ int register_tests(void) {
       !CU_add_test(s, "hard and soft connects", test_connect) ||
       !CU_add_test(s, "a weld holds", test_weld) ||
       !CU_add_test(s, "condim 4: torsional friction stops a spin", test_torsion) ||
+      !CU_add_test(s, "frictionless contacts: one row, zero tangent impulse", test_frictionless) ||
+      !CU_add_test(s, "small islands: dense path = blockwise, 1 = 2 threads", test_dense_path) ||
       !CU_add_test(s, "selection and option validation", test_selection_and_options))
     return -1;
   return 0;
