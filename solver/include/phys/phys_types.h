@@ -179,8 +179,7 @@ typedef struct phys_actuator_desc {
 
 /* A fixed tendon (MuJoCo's <tendon><fixed>): the length L = sum coef_i q_i over hinge or slide
  * joints of one articulation, its velocity Ldot = sum coef_i qd_i. limited: L is kept inside
- * range by a unilateral constraint row whose Jacobian is the coef vector (every solver but
- * CANAL, which refuses a step with an active tendon limit). stiffness/damping: the passive force f = -stiffness (L - springlength)
+ * range by a unilateral constraint row whose Jacobian is the coef vector (every solver). stiffness/damping: the passive force f = -stiffness (L - springlength)
  * - damping Ldot, applied as coef_i f on each joint (explicitly, at the start-of-step state). */
 #define PHYS_TENDON_MAX_JOINTS 16
 typedef struct phys_tendon_desc {
