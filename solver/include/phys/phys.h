@@ -292,7 +292,8 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
 phys_status phys_actuator_get_length(const phys_world *w, int id, double *length);
 
 /* The description actuator `id` was added with (type, gear, gains, ranges) into *out (not
- * NULL). Rejected: unknown id. */
+ * NULL), with gear6 filled in: a site actuator's six-value gear, {gear, 0, 0, 0, 0, 0} for a
+ * joint or tendon actuator (see phys_actuator_desc). Rejected: unknown id, NULL out. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
 
 /* ---- tendons (fixed and spatial) ---------------------------------------------------------- */

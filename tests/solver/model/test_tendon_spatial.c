@@ -16,6 +16,8 @@
  * bit-identical for all five solvers (with a site motor too). Site motors: on a free body without gravity, one step from rest gives
  * a = F R g_lin / m and alpha = I^-1 (R g_ang F + r x F R g_lin) (1e-6 relative); on a hinge
  * the arm moves as under a joint motor with tau = axis . (r x f + t) (1e-12 relative).
+ * phys_actuator_get_desc reports a site motor's six gear values in gear6 ({gear, 0, ...} for a
+ * joint motor), a read-back descriptor is accepted again and a foreign gear6 refused.
  * Loader: refsite, cranksite, wrapping <geom>, <pulley> and a site on a free body are refused
  * naming file, line and element. */
 #include <math.h>
@@ -446,6 +448,58 @@ static void test_site_hinge(void) {
   phys_world_destroy(b);
 }
 
+/* phys_actuator_get_desc reports a site motor's six-value gear in gear6 (and {gear, 0...} for a
+ * joint motor); a read-back descriptor can be passed again, a gear6 that is not the actuator's
+ * is refused with the world unchanged */
+static void test_site_gear_desc(void) {
+  const char *xml =
+    "<mujoco><worldbody><body name='l' pos='0 0 1'><joint name='j' type='hinge'/>"
+    "<geom type='sphere' size='0.05' pos='0.2 0 0' mass='1'/><site name='s' pos='0.25 0 0'/>"
+    "</body></worldbody><actuator><motor name='ms' site='s' gear='0.5 1 -0.3 0.2 0 0.4'/>"
+    "<motor name='mj' joint='j' gear='2.5'/></actuator></mujoco>";
+  phys_world *w = must_load(xml);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  const double g[6] = {0.5, 1, -0.3, 0.2, 0, 0.4}, gj[6] = {2.5, 0, 0, 0, 0, 0};
+  phys_actuator_desc d, dj;
+  int ms = phys_world_find_actuator(w, "ms"), mj = phys_world_find_actuator(w, "mj");
+  CU_ASSERT_EQUAL_FATAL(phys_actuator_get_desc(w, ms, &d), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(phys_actuator_get_desc(w, mj, &dj), PHYS_OK);
+  int same = 1, samej = 1;
+  for (int k = 0; k < 6; k++) {
+    same &= d.gear6[k] == g[k];
+    samej &= dj.gear6[k] == gj[k];
+  }
+  printf("\n  site motor gear6 (%g %g %g %g %g %g), desc.gear %g; joint motor gear6 (%g %g ...)",
+         d.gear6[0], d.gear6[1], d.gear6[2], d.gear6[3], d.gear6[4], d.gear6[5], d.gear,
+         dj.gear6[0], dj.gear6[1]);
+  CU_ASSERT(same);
+  CU_ASSERT(samej);
+  CU_ASSERT_EQUAL(d.gear, 1.0);
+  /* the read-back descriptor again: accepted, and reported the same */
+  int site = phys_world_find_site(w, "s"), id = -1, n = phys_world_actuator_count(w);
+  CU_ASSERT_EQUAL(phys_world_add_site_actuator(w, site, g, &d, &id), PHYS_OK);
+  CU_ASSERT_EQUAL(id, n);
+  phys_actuator_desc back;
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, id, &back), PHYS_OK);
+  CU_ASSERT_EQUAL(memcmp(back.gear6, g, sizeof g), 0);
+  CU_ASSERT_EQUAL(phys_world_add_actuator(w, phys_world_find_joint(w, "j"), &dj, NULL), PHYS_OK);
+  /* a gear6 that is not the new actuator's: refused, nothing added */
+  n = phys_world_actuator_count(w);
+  const double other[6] = {0, 0, 1, 0, 0, 0};
+  CU_ASSERT_EQUAL(phys_world_add_site_actuator(w, site, other, &d, NULL), PHYS_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "gear6"));
+  CU_ASSERT_EQUAL(phys_world_add_actuator(w, phys_world_find_joint(w, "j"), &d, NULL),
+                  PHYS_E_INVALID); /* a site's six values on a joint motor */
+  CU_ASSERT_EQUAL(phys_world_actuator_count(w), n);
+  /* the default's zeros: accepted for every transmission */
+  phys_actuator_desc z = phys_actuator_desc_default();
+  CU_ASSERT_EQUAL(phys_world_add_site_actuator(w, site, other, &z, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_actuator_get_desc(w, n, &back), PHYS_OK);
+  CU_ASSERT_EQUAL(back.gear6[2], 1.0);
+  CU_ASSERT_EQUAL(back.gear6[0], 0.0);
+  phys_world_destroy(w);
+}
+
 /* loader refusals name file, line and element */
 static void test_loader(void) {
   static const char *head =
@@ -546,6 +600,7 @@ int register_tests(void) {
       !CU_add_test(s, "canal holds a spatial tendon's stop, as subadmm", test_canal) ||
       !CU_add_test(s, "a site motor on a free body: F / m and I^-1 tau", test_site_free_body) ||
       !CU_add_test(s, "a site motor on a hinge: tau = axis . (r x f + t)", test_site_hinge) ||
+      !CU_add_test(s, "phys_actuator_get_desc: a site motor's gear6", test_site_gear_desc) ||
       !CU_add_test(s, "loader: refusals name file, line and element", test_loader) ||
       !CU_add_test(s, "API refusals", test_api))
     return -1;
