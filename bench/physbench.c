@@ -60,6 +60,7 @@ typedef struct run_result {
   double contacts_sum, islands_sum, iterations_sum, residual_sum, threads_sum;
   double residual_max, penetration_max, drift_max, wall_s;
   int iterations_max, bodies, asleep_end;
+  int steps_at_cap;          /* timed steps whose iterations_max reached the iteration cap */
   uint64_t hash, allocations;
   phys_world_options opt;    /* options in force during the run */
   /* the solver's own figures over the timed steps (phys_step_stats' per-solver blocks) */
@@ -509,6 +510,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->iterations_sum += s->iterations_mean;
   r->residual_sum += s->residual_mean;
   if (s->iterations_max > r->iterations_max) r->iterations_max = s->iterations_max;
+  if (s->iterations_max >= phys_world_get_options(w).max_iterations) r->steps_at_cap++;
   if (s->residual > r->residual_max) r->residual_max = s->residual;
   if (s->penetration_max > r->penetration_max) r->penetration_max = s->penetration_max;
   r->subadmm_refactor += s->subadmm.refactorizations;
@@ -617,6 +619,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->canal_status_worst = r->pgs_colors_max = r->pgs_overflow_max = 0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
+  r->steps_at_cap = 0;
   rc = warm_up(w, a, tag);
   int bound = phys_world_body_id_bound(w);
   double *pos0 = malloc(sizeof(double) * 3 * (size_t)(bound > 0 ? bound : 1));
@@ -685,6 +688,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "threads_used_mean", r->threads_sum / (double)n);
   json_num(&j, "iterations_mean", r->iterations_sum / (double)n);
   json_int(&j, "iterations_max", r->iterations_max);
+  json_int(&j, "steps_at_cap", r->steps_at_cap);
   json_num(&j, "residual_mean", r->residual_sum / (double)n);
   json_num(&j, "residual_max", r->residual_max);
   json_num(&j, "penetration_max_m", r->penetration_max);

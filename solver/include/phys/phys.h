@@ -292,7 +292,8 @@ phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_i
 phys_status phys_actuator_get_length(const phys_world *w, int id, double *length);
 
 /* The description actuator `id` was added with (type, gear, gains, ranges) into *out (not
- * NULL). Rejected: unknown id. */
+ * NULL), with gear6 filled in: a site actuator's six-value gear, {gear, 0, 0, 0, 0, 0} for a
+ * joint or tendon actuator (see phys_actuator_desc). Rejected: unknown id, NULL out. */
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out);
 
 /* ---- tendons (fixed and spatial) ---------------------------------------------------------- */
@@ -305,8 +306,8 @@ phys_tendon_desc phys_tendon_desc_default(void);
  * more than PHYS_TENDON_MAX_JOINTS, a joint that is not a hinge or slide link, joints of two
  * articulations or repeated, zero or non-finite coefficients, a bad range, negative or
  * non-finite stiffness or damping, a duplicate or too long name. *out_id (nullable): its
- * index. A limited tendon's row is solved by SubADMM (all variants) and PGS; under CANAL,
- * phys_world_step fails with PHYS_E_INVALID (world unchanged) while a tendon limit is active.
+ * index. A limited tendon's row is solved by every solver (SubADMM and its ablations, CANAL,
+ * PGS) and warm-started from the previous step's impulse (state: kept in snapshots).
  * Model data: not part of state snapshots. Not thread-safe (as every call on a world). */
 phys_status phys_world_add_tendon(phys_world *w, const phys_tendon_desc *desc, const char *name,
                                   int *out_id);
@@ -325,8 +326,8 @@ phys_spatial_tendon_desc phys_spatial_tendon_desc_default(void);
  * the root, a bad range, negative or non-finite stiffness or damping, a duplicate or too long
  * name. *out_id (nullable): its index. Length and Jacobian are recomputed from the current
  * poses every step (phys_tendon_get_length reads the current state); a segment of zero length
- * contributes nothing to the Jacobian. Solvers as for fixed tendons (CANAL refuses an active
- * limit). Not thread-safe (as every call on a world). */
+ * contributes nothing to the Jacobian. Solvers and warm start as for fixed tendons. Not
+ * thread-safe (as every call on a world). */
 phys_status phys_world_add_spatial_tendon(phys_world *w, const phys_spatial_tendon_desc *desc,
                                           const char *name, int *out_id);
 

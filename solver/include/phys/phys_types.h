@@ -167,6 +167,17 @@ typedef enum phys_actuator_type {
   PHYS_ACT_VELOCITY = 2
 } phys_actuator_type;
 
+/* gear6: the six-value gear of a site transmission (force gear along the site's x, y, z, then
+ * torque gear about them; phys_world_add_site_actuator). phys_actuator_get_desc writes it for
+ * every actuator: a site actuator's six values, {gear, 0, 0, 0, 0, 0} for a joint or tendon
+ * actuator. The add functions accept it all zero (phys_actuator_desc_default's) or equal to
+ * what phys_actuator_get_desc would report for the new actuator (a descriptor read back can be
+ * passed again); anything else is refused with PHYS_E_INVALID (a site actuator's gear is the
+ * `gear` argument of phys_world_add_site_actuator, never this field).
+ * ABI: gear6 was appended after forcerange (issue 10), so the earlier members keep their
+ * offsets but the struct is 48 bytes larger: libphys is a static library without a stable ABI,
+ * and code built against an older phys_types.h must be recompiled with this one (an old
+ * caller's smaller struct would be overrun by phys_actuator_get_desc). */
 typedef struct phys_actuator_desc {
   phys_actuator_type type;
   double gear;           /* non-zero; default 1 */
@@ -175,12 +186,12 @@ typedef struct phys_actuator_desc {
   double ctrlrange[2];
   int forcelimited;
   double forcerange[2];
+  double gear6[6];       /* see above; default all zero */
 } phys_actuator_desc;
 
 /* A fixed tendon (MuJoCo's <tendon><fixed>): the length L = sum coef_i q_i over hinge or slide
  * joints of one articulation, its velocity Ldot = sum coef_i qd_i. limited: L is kept inside
- * range by a unilateral constraint row whose Jacobian is the coef vector (every solver but
- * CANAL, which refuses a step with an active tendon limit). stiffness/damping: the passive force f = -stiffness (L - springlength)
+ * range by a unilateral constraint row whose Jacobian is the coef vector (every solver). stiffness/damping: the passive force f = -stiffness (L - springlength)
  * - damping Ldot, applied as coef_i f on each joint (explicitly, at the start-of-step state). */
 #define PHYS_TENDON_MAX_JOINTS 16
 typedef struct phys_tendon_desc {

@@ -141,9 +141,10 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->mu = 0.0;
       m3_identity(c->R);
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-      /* no warm start: a tendon's impulse is not part of the saved state (snapshots restore
-       * joint limits' warm starts, not this), so a restored world steps as the original */
+      /* warm-started like a joint limit, from the last step's impulse of this side (state:
+       * snapshots keep it, so a restored world steps as the original) */
       v3_zero(c->lambda);
+      c->lambda[2] = tn->limit_lambda[c->side];
       phys__tendon_row(w, c->src, &c->nt, &c->tdof, &c->tcoef);
       c->tree = -1;
     } else if (c->kind == PHYS_CON_DOF_FRICTION) {

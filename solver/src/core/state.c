@@ -35,8 +35,8 @@
 #define STATE_MAGIC 0x54535950u /* "PYST" */
 /* 2: six impulses per equality (welds); 3: the field table (state_table.c): sleeping, sensor
  * records, command and actuator forces, no padding bytes; 4: the dof friction warm start;
- * 5: the header's checksum */
-#define STATE_VERSION 5u
+ * 5: the header's checksum; 6: the tendon limits' warm start */
+#define STATE_VERSION 6u
 
 typedef struct state_header {
   uint32_t magic, version;

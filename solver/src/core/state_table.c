@@ -22,6 +22,7 @@
  *   cmd_force             articulation: last command force x      x     x
  *   ctrl                  actuator: control                x      x
  *   force                 actuator: last force             x      x     x
+ *   limit_lambda          tendon: limit warm start         x      x
  *   step_index, time      world                            x      x
  *   island, nislands      body, world: the last step's                   x
  *                         islands (phys_body_island)
@@ -103,6 +104,7 @@ static const phys_state_field fields_table[] = {
   ARR("artic.cmd_force", PHYS_SC_NV, cmd_force, SNAP | STEP, FIN),
   ONE("actuator.ctrl", PHYS_SG_ACTUATOR, phys_actuator, ctrl, SNAP, FIN),
   ONE("actuator.force", PHYS_SG_ACTUATOR, phys_actuator, force, SNAP | STEP, FIN),
+  ONE("tendon.limit_lambda", PHYS_SG_TENDON, phys_tendon, limit_lambda, SNAP, FIN),
   ONE("world.step_index", PHYS_SG_WORLD, phys_world, step_index, SNAP, PHYS_SR_STEP_INDEX),
   ONE("world.time", PHYS_SG_WORLD, phys_world, time, SNAP, FIN),
   ONE("world.nislands", PHYS_SG_WORLD, phys_world, nislands, STEP, PHYS_SR_BODY_LABEL),
@@ -139,6 +141,9 @@ static group_view group_of(const phys_world *w, phys_state_group g, int nwarm) {
     case PHYS_SG_ARTIC: v = (group_view){(char *)w->artics, w->nartics, sizeof(phys_artic)}; break;
     case PHYS_SG_ACTUATOR:
       v = (group_view){(char *)w->actuators, w->nactuators, sizeof(phys_actuator)};
+      break;
+    case PHYS_SG_TENDON:
+      v = (group_view){(char *)w->tendons, w->ntendons, sizeof(phys_tendon)};
       break;
     case PHYS_SG_WORLD: v = (group_view){(char *)w, 1, 0}; break;
     case PHYS_SG_WARM: v = (group_view){(char *)w->warm, nwarm, sizeof(phys_warm)}; break;

@@ -2,7 +2,7 @@
  * iterate it: size, write, read (restore), check, validate and hash.
  *
  * Every field names where it lives (a group: the world, each body, connect, articulation,
- * actuator or warm-start record; and an offset in that group's struct), its size, and the sets
+ * actuator, tendon or warm-start record; and an offset in that group's struct), its size, and the sets
  * it belongs to:
  *  - PHYS_STATE_SNAPSHOT: phys_world_save_state / phys_world_load_state (state.c);
  *  - PHYS_STATE_HASH: phys_world_state_hash (the same fields as the snapshot: equal hashes mean
@@ -39,6 +39,7 @@ typedef enum phys_state_group {
   PHYS_SG_CONNECT,     /* w->connects */
   PHYS_SG_ARTIC,       /* w->artics: arrays behind pointers, nq or nv long */
   PHYS_SG_ACTUATOR,    /* w->actuators */
+  PHYS_SG_TENDON,      /* w->tendons */
   PHYS_SG_WORLD,       /* the phys_world itself */
   PHYS_SG_WARM,        /* w->warm, w->nwarm records */
   PHYS_SG_COUNT

@@ -258,6 +258,8 @@ static void store_impulses(phys_world *w, const phys_problem *s) {
     memset(w->artics[i].limit_lambda, 0, 2 * sizeof(double) * (size_t)w->artics[i].t.nv);
     memset(w->artics[i].friction_lambda, 0, sizeof(double) * (size_t)w->artics[i].t.nv);
   }
+  for (int i = 0; i < w->ntendons; i++)
+    w->tendons[i].limit_lambda[0] = w->tendons[i].limit_lambda[1] = 0.0;
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];
     if (c->kind == PHYS_CON_CONTACT)
@@ -265,7 +267,7 @@ static void store_impulses(phys_world *w, const phys_problem *s) {
     else if (c->kind == PHYS_CON_CONNECT)
       v3_copy(w->connects[c->src].lambda + 3 * c->ang, c->lambda);
     else if (c->kind == PHYS_CON_TENDON_LIMIT)
-      continue; /* not warm-started (problem.c) */
+      w->tendons[c->src].limit_lambda[c->side] = c->lambda[2];
     else if (c->kind == PHYS_CON_DOF_FRICTION)
       w->artics[c->src].friction_lambda[c->dof] = c->lambda[2];
     else w->artics[c->src].limit_lambda[2 * c->dof + c->side] = c->lambda[2];

@@ -173,6 +173,8 @@ typedef struct phys_tendon {
   int jdof[PHYS__TENDON_MAX_DOFS];    /* non-zero entries jcoef[j] on dofs jdof[j]
                                          (phys__tendon_refresh) */
   double jcoef[PHYS__TENDON_MAX_DOFS];
+  double limit_lambda[2];             /* the limit rows' impulses of the last step (lower,
+                                         upper): their warm start, state like a joint limit's */
   char name[64];
 } phys_tendon;
 

@@ -29,10 +29,30 @@ static int range_ok(const double r[2]) {
   return isfinite(r[0]) && isfinite(r[1]) && r[0] < r[1];
 }
 
-/* add an actuator on body's joint (tendon1 0) or on tendon tendon1 - 1 (body its first joint) */
+/* desc->gear6 is all zero or equals `want` (what phys_actuator_get_desc reports for the new
+ * actuator); 0 or -1 */
+static int gear6_ok(const phys_actuator_desc *d, const double want[6]) {
+  int zero = 1, same = 1;
+  for (int k = 0; k < 6; k++) {
+    zero &= d->gear6[k] == 0.0;
+    same &= d->gear6[k] == want[k];
+  }
+  return zero || same ? 0 : -1;
+}
+
+/* add an actuator on body's joint (tendon1 0) or on tendon tendon1 - 1 (body its first joint);
+ * site_gear: a site actuator's six values, NULL for the others */
 static phys_status add_actuator(phys_world *w, phys_id body, int tendon1,
-                                const phys_actuator_desc *d, int *out_id) {
+                                const phys_actuator_desc *d, const double *site_gear,
+                                int *out_id) {
   if (!d) return phys__fail(w, PHYS_E_INVALID, "actuator: NULL description");
+  double want[6] = {d->gear, 0.0, 0.0, 0.0, 0.0, 0.0};
+  if (site_gear) memcpy(want, site_gear, sizeof want);
+  if (gear6_ok(d, want))
+    return phys__fail(w, PHYS_E_INVALID, "actuator: desc.gear6 must be all zero or (%g %g %g %g "
+                      "%g %g), the gear this actuator has; a site actuator's six values are "
+                      "phys_world_add_site_actuator's gear argument", want[0], want[1], want[2],
+                      want[3], want[4], want[5]);
   if ((int)d->type < PHYS_ACT_MOTOR || d->type > PHYS_ACT_VELOCITY)
     return phys__fail(w, PHYS_E_INVALID, "actuator: unknown type %d", (int)d->type);
   if (!isfinite(d->gear) || d->gear == 0.0)
@@ -52,6 +72,7 @@ static phys_status add_actuator(phys_world *w, phys_id body, int tendon1,
   act->tendon1 = tendon1;
   act->site = -1;
   act->desc = *d;
+  memset(act->desc.gear6, 0, sizeof act->desc.gear6); /* reported from gear / sgear */
   /* the control starts at 0 clamped into its range, as MuJoCo clamps it (a knee whose range
    * is [-2.8, -0.9] is not driven toward 0 before its first command) */
   if (d->ctrllimited) act->ctrl = fmin(fmax(0.0, d->ctrlrange[0]), d->ctrlrange[1]);
@@ -64,7 +85,7 @@ phys_status phys_world_add_actuator(phys_world *w, phys_id body, const phys_actu
                                     int *out_id) {
   if (link_dof(w, body) < 0)
     return phys__fail(w, PHYS_E_NOT_FOUND, "actuator: body %d is not a hinge or slide link", body);
-  return add_actuator(w, body, 0, d, out_id);
+  return add_actuator(w, body, 0, d, NULL, out_id);
 }
 
 phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
@@ -74,7 +95,7 @@ phys_status phys_world_add_tendon_actuator(phys_world *w, int tendon,
   const phys_tendon *t = &w->tendons[tendon];
   /* a spatial tendon's actuator names its articulation's root link */
   phys_id body = t->spatial ? w->artics[t->artic].body[0] : t->desc.joint[0];
-  return add_actuator(w, body, tendon + 1, d, out_id);
+  return add_actuator(w, body, tendon + 1, d, NULL, out_id);
 }
 
 /* the explicit force of actuator act at actuator length len and velocity vel (clamped to its
@@ -117,7 +138,7 @@ phys_status phys_world_add_site_actuator(phys_world *w, int site, const double g
     return phys__fail(w, PHYS_E_INVALID, "actuator: a site actuator's desc.gear must be 1 (the "
                                          "six-vector gear replaces it), got %g", d->gear);
   int id;
-  phys_status st = add_actuator(w, b, 0, d, &id);
+  phys_status st = add_actuator(w, b, 0, d, gear, &id);
   if (st) return st;
   w->actuators[id].site = site;
   memcpy(w->actuators[id].sgear, gear, sizeof w->actuators[id].sgear);
@@ -182,7 +203,11 @@ phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_de
   if (id < 0 || id >= w->nactuators)
     return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
   if (!out) return phys__fail((phys_world *)w, PHYS_E_INVALID, "actuator %d: NULL output", id);
-  *out = w->actuators[id].desc;
+  const phys_actuator *act = &w->actuators[id];
+  *out = act->desc;
+  memset(out->gear6, 0, sizeof out->gear6);
+  if (act->site >= 0) memcpy(out->gear6, act->sgear, sizeof out->gear6);
+  else out->gear6[0] = act->desc.gear;
   return PHYS_OK;
 }
 

@@ -52,8 +52,8 @@ static void setup_row(const phys_problem *s, int ci, phys_newton_row *rw) {
   } else if (c->kind == PHYS_CON_CONTACT) {
     rw->type = c->dim == 1 ? CANAL_ROW_NORMAL : CANAL_ROW_CONE;
     rw->par[0] = c->mu;
-  } else if (c->kind == PHYS_CON_LIMIT) {
-    rw->type = CANAL_ROW_NORMAL;
+  } else if (c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_TENDON_LIMIT) {
+    rw->type = CANAL_ROW_NORMAL; /* one-sided: a tendon's over its Jacobian (newton_rows.h) */
   } else if (c->kind == PHYS_CON_DOF_FRICTION) {
     rw->type = CANAL_ROW_BOX;
     rw->par[0] = c->fbound;

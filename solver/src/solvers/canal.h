@@ -10,7 +10,7 @@
 /* row-set model types (phys_newton_row.type) */
 enum {
   CANAL_ROW_CONE = 0,   /* 3-row contact: prox onto { ||x_t|| <= mu x_n }, par[0] = mu */
-  CANAL_ROW_NORMAL = 1, /* one row (frictionless contact, joint limit): max(0, x_n) */
+  CANAL_ROW_NORMAL = 1, /* one row (frictionless contact, joint or tendon limit): max(0, x_n) */
   CANAL_ROW_FREE = 2,   /* hard bilateral rows (connect, weld): lambda = x */
   CANAL_ROW_SOFT = 3,   /* spring-damper rows: lambda = c x / (c + beta), par = c per row */
   CANAL_ROW_DISK = 4,   /* a condim 4/6 contact's angular rows: rolling (t1, t2) in the disk of

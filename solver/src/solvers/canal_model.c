@@ -4,7 +4,8 @@
  *
  *  - contact (3 rows, t1 t2 n): the Euclidean projection (prox) onto the friction cone C; D is
  *    (23) with the off-diagonal blocks as derived (symmetric; the paper prints them transposed)
- *  - frictionless contact, joint limit: max(0, x_n), D = [x_n > 0]
+ *  - frictionless contact, joint limit, tendon limit (its row over the tendon's Jacobian):
+ *    max(0, x_n), D = [x_n > 0]
  *  - a dof's dry friction: x_n clamped to the fixed interval [-f h, f h], D = [|x_n| < f h]
  *  - hard connect / weld rows: lambda = x, D = I
  *  - soft connect rows: lambda = c x / (c + beta), D = c / (c + beta) (x without the error term:

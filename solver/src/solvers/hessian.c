@@ -17,6 +17,16 @@ static void add_row_set(phys_newton *nt, int i, double *T) {
   int nz = 0;
   for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
   if (!nz) return;
+  if (phys__con_on_dof(c) && c->nt) {
+    /* a tendon limit: W coef_i coef_j on its dofs' pairs, lower triangle (row >= column) */
+    int off = nr_tree_off(nt, c);
+    for (int a = 0; a < c->nt; a++)
+      for (int b = 0; b < c->nt; b++) {
+        int row = off + c->tdof[a], col = off + c->tdof[b];
+        if (row >= col) nt->H[(size_t)col * n + row] += W[8] * c->tcoef[a] * c->tcoef[b];
+      }
+    return;
+  }
   if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);

@@ -343,6 +343,16 @@ int phys__sparse_hessian_factor(phys_newton *nt) {
     int nz = 0;
     for (int q = 0; q < 9; q++) nz |= (W[q] = nt->beta * D[q]) != 0.0;
     if (!nz) continue;
+    if (phys__con_on_dof(c) && c->nt) {
+      /* a tendon limit: W coef_a coef_b inside its tree's block (lower triangle) */
+      int off = d->off[s->tree[c->tree].root_sb - d->b0];
+      for (int a = 0; a < c->nt; a++)
+        for (int b = 0; b < c->nt; b++) {
+          int row = off + c->tdof[a], col = off + c->tdof[b];
+          if (row >= col) *diag_slot(sp, row, col) += W[8] * c->tcoef[a] * c->tcoef[b];
+        }
+      continue;
+    }
     if (phys__con_on_dof(c)) {
       int dof = d->off[s->tree[c->tree].root_sb - d->b0] + c->dof;
       *diag_slot(sp, dof, dof) += W[8];

@@ -23,15 +23,6 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s) {
   int *big = ARENA_NEW(ar, int, nisl), *small = ARENA_NEW(ar, int, nisl);
   if (nisl && (!big || !small))
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
-  /* tendon limits (rows over several dofs) are solved by SubADMM (all three variants) and PGS;
-   * CANAL's Newton rows are built for single-dof rows, so it refuses them rather than solve a
-   * different problem */
-  if (def->kind == PHYS_SOLVER_CANAL)
-    for (int ci = 0; ci < s->ncon; ci++)
-      if (s->con[ci].kind == PHYS_CON_TENDON_LIMIT)
-        return phys__fail(w, PHYS_E_INVALID, "step: solver '%s' does not support tendon limits "
-                                             "(tendon %d is at a stop); use subadmm or pgs",
-                          def->name, s->con[ci].src);
   phys_status st = phys__trace_begin(w, s);
   if (st) return st;
   st = def->prepare(w, s);

@@ -20,11 +20,20 @@ static inline int nr_limit_dof(const phys_newton *nt, const phys_con *c, double 
   return nt->d->off[nt->s->tree[c->tree].root_sb - nt->d->b0] + c->dof;
 }
 
+/* the island-vector offset of the tree of dof row c (its dofs start there) */
+static inline int nr_tree_off(const phys_newton *nt, const phys_con *c) {
+  return nt->d->off[nt->s->tree[c->tree].root_sb - nt->d->b0];
+}
+
 /* out[r] = J_r v for rows r0..2 of row set `rw` (0 below r0) */
 static inline void nr_dot(const phys_newton *nt, const phys_newton_row *rw, const double *v,
                           double out[3]) {
   const phys_con *c = &nt->s->con[rw->ci];
   out[0] = out[1] = out[2] = 0.0;
+  if (phys__con_on_dof(c) && c->nt) { /* a tendon limit: +-coef over its tree's dofs */
+    out[2] = phys__con_dof_jv(c, v + nr_tree_off(nt, c));
+    return;
+  }
   if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);
@@ -47,6 +56,10 @@ static inline void nr_dot(const phys_newton *nt, const phys_newton_row *rw, cons
 static inline void nr_add(const phys_newton *nt, const phys_newton_row *rw, const double g[3],
                           double *out) {
   const phys_con *c = &nt->s->con[rw->ci];
+  if (phys__con_on_dof(c) && c->nt) {
+    phys__con_dof_add(c, g[2], out + nr_tree_off(nt, c));
+    return;
+  }
   if (phys__con_on_dof(c)) {
     double sign;
     int dof = nr_limit_dof(nt, c, &sign);

@@ -2,7 +2,7 @@
  * nothing (issue 11, item 2).
  *
  * A scene with contacts (boxes on the ground), an articulation (hinge then ball), a connect,
- * an actuator and sensors is stepped 50 steps and saved. Then:
+ * a limited fixed tendon on the hinge (its warm start is state), an actuator and sensors is stepped 50 steps and saved. Then:
  *  - every 8-byte word of the snapshot written over with NaN, and separately every bit of it
  *    flipped: each load must be refused, the state hash must not change, and a step after it
  *    must succeed (0 accepted corruptions);
@@ -44,6 +44,8 @@ static const char scene_xml[] =
     "      <geom type='sphere' size='0.05' mass='0.5' contype='0' conaffinity='0'/></body>"
     "  </worldbody>"
     "  <equality><connect body1='hang' anchor='0.2 0 0'/></equality>"
+    "  <tendon><fixed name='t1' limited='true' range='-0.25 0.25'><joint joint='j1' coef='1'/>"
+    "</fixed></tendon>"
     "  <actuator><motor name='m1' joint='j1' gear='1'/></actuator>"
     "  <sensor><touch site='s1'/><accelerometer site='tip'/><jointpos joint='j1'/></sensor>"
     "</mujoco>";
@@ -183,6 +185,7 @@ static int group_count(const fixture *f, phys_state_group g) {
     case PHYS_SG_CONNECT: return w->nconnects;
     case PHYS_SG_ARTIC: return w->nartics;
     case PHYS_SG_ACTUATOR: return w->nactuators;
+    case PHYS_SG_TENDON: return w->ntendons;
     case PHYS_SG_WORLD: return 1;
     case PHYS_SG_WARM: return f->nwarm;
     default: return 0;
