@@ -359,7 +359,7 @@ int phys__sparse_hessian_factor(phys_newton *nt) {
         const double *ga = d->rows + d->row_adr[ia - d->p0];
         const double *gb = d->rows + d->row_adr[ib - d->p0];
         /* two free bodies: the same sums with the sizes constant, so the compiler unrolls them
-         * (a quarter of the assembly's instructions on pyramid_wall_20) */
+         * (about a quarter of the assembly's instructions on pyramid_wall_20) */
         if (ma == 6 && mb == 6) add_piece_pair(sp, ga, Ia, 6, gb, Ib, 6, W, sp->rs_cum[ri]);
         else add_piece_pair(sp, ga, Ia, ma, gb, Ib, mb, W, sp->rs_cum[ri]);
       }
