@@ -4,17 +4,6 @@
 #include "constraints/dense.h"
 #include "core/math3.h"
 
-void phys__dense_sub_range(const phys_problem *s, const phys_dense *d, int sb, int *off, int *m) {
-  int t = s->sb_tree[sb];
-  if (t < 0) {
-    *off = d->off[sb - d->b0];
-    *m = 6;
-  } else {
-    *off = d->off[s->tree[t].root_sb - d->b0];
-    *m = s->tree[t].nv;
-  }
-}
-
 /* the three rows (over the subsystem's m dofs) of piece p, into row[3 * m] */
 static void piece_rows(const phys_world *w, const phys_problem *s, const phys_piece *p,
                        double *row, int m) {

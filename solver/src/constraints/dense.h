@@ -34,8 +34,20 @@ typedef struct phys_dense {
 int phys__dense_build(const phys_world *w, const phys_problem *s, int k, phys_arena *ar,
                       int max_dofs, phys_dense *d);
 
-/* the dof offset and dof count of solver body sb's subsystem in the island's vector */
-void phys__dense_sub_range(const phys_problem *s, const phys_dense *d, int sb, int *off, int *m);
+/* the dof offset and dof count of solver body sb's subsystem in the island's vector (inline:
+ * the Newton solvers' row loops call it for every piece of every row set, several times per
+ * Newton step) */
+static inline void phys__dense_sub_range(const phys_problem *s, const phys_dense *d, int sb,
+                                         int *off, int *m) {
+  int t = s->sb_tree[sb];
+  if (t < 0) {
+    *off = d->off[sb - d->b0];
+    *m = 6;
+  } else {
+    *off = d->off[s->tree[t].root_sb - d->b0];
+    *m = s->tree[t].nv;
+  }
+}
 
 /* the rows of constraint ci that a solver uses: first_row = 2 for a frictionless contact and a
  * limit, else 0 (rows first_row..2) */

@@ -46,6 +46,10 @@ double phys__newton_eval(phys_newton *nt) {
     b2 += nt->b[i] * nt->b[i];
     nt->r[i] -= nt->b[i];
   }
+  /* inexact stop: ||J^T (lambda - lam_ref)||, the impulse change of this solve in r's units,
+   * summed into tmp in the same pass over the rows as r */
+  int inexact = nt->eta > 0.0 && nt->lam_ref;
+  if (inexact) memset(nt->tmp, 0, (size_t)n * sizeof(double));
   for (int i = 0; i < nt->nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
     double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, g[3];
@@ -57,19 +61,18 @@ double phys__newton_eval(phys_newton *nt) {
     for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
     nt->eval(rw, beta, x, lam, nt->D + 9 * i);
     for (int r = 0; r < 3; r++) g[r] = -lam[r];
-    nr_add(nt, rw, g, nt->r);
+    if (inexact) {
+      double g2[3];
+      for (int r = 0; r < 3; r++) g2[r] = lam[r] - nt->lam_ref[3 * i + r];
+      nr_add2(nt, rw, g, nt->r, g2, nt->tmp);
+    } else {
+      nr_add(nt, rw, g, nt->r);
+    }
   }
   double r2 = 0.0;
   for (int i = 0; i < n; i++) r2 += nt->r[i] * nt->r[i];
   nt->dlnorm = 0.0;
-  if (nt->eta > 0.0 && nt->lam_ref) {
-    /* ||J^T (lambda - lam_ref)||: the impulse change of this solve, in r's units */
-    memset(nt->tmp, 0, (size_t)n * sizeof(double));
-    for (int i = 0; i < nt->nrow; i++) {
-      double g[3];
-      for (int r = 0; r < 3; r++) g[r] = nt->lam[3 * i + r] - nt->lam_ref[3 * i + r];
-      nr_add(nt, &nt->row[i], g, nt->tmp);
-    }
+  if (inexact) {
     double d2 = 0.0;
     for (int i = 0; i < n; i++) d2 += nt->tmp[i] * nt->tmp[i];
     nt->dlnorm = sqrt(d2);
@@ -153,7 +156,7 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     double ga = g0;
     for (int i = 0; i < 3 * nt->nrow; i++) ga += nt->jd[i] * nt->lam[i];
     int bracketed = 1;
-    double alpha = phys__newton_line_search(nt, ga, q, &bracketed);
+    double alpha = phys__newton_line_search(nt, ga, q, g0, &bracketed);
     if (!bracketed) nt->ls_failures++;
     if (!(alpha > 0.0) || !isfinite(alpha)) {
       nt->status = PHYS_NEWTON_NON_FINITE;

@@ -110,10 +110,12 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
 /* ---- linesearch.c ---- */
 
 /* the exact line search (26) along nt->dv from nt->v, with g0 = d^T (A v - b), q = d^T A d,
- * nt->jd = J d and nt->x0 = x(v) set: rtsafe on phi'(alpha). Returns alpha > 0; *bracketed = 0
- * when phi' stayed negative up to 2^10 (alpha is then that largest trial). Writes nt->x, lam,
- * D as scratch. */
-double phys__newton_line_search(phys_newton *nt, double g0, double q, int *bracketed);
+ * dphi0 = phi'(0) = d^T r (the scale of its stop test |phi'| <= 1e-10 |phi'(0)|), nt->jd = J d
+ * and nt->x0 = x(v) set: rtsafe on phi'(alpha). Returns alpha > 0; *bracketed = 0 when phi'
+ * stayed negative up to 2^10 (alpha is then that largest trial). Writes nt->x, lam, D as
+ * scratch. */
+double phys__newton_line_search(phys_newton *nt, double g0, double q, double dphi0,
+                                int *bracketed);
 
 /* phi'(alpha) and phi''(alpha) of the line search (exposed for tests) */
 double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, double *ddphi);

@@ -78,6 +78,32 @@ static inline void nr_add(const phys_newton *nt, const phys_newton_row *rw, cons
   }
 }
 
+/* out += sum_r g[r] J_r^T and out2 += sum_r g2[r] J_r^T over rows r0..2 of row set `rw`, in one
+ * pass over its pieces (the same sums as two nr_add calls, in the same order) */
+static inline void nr_add2(const phys_newton *nt, const phys_newton_row *rw, const double g[3],
+                           double *out, const double g2[3], double *out2) {
+  const phys_con *c = &nt->s->con[rw->ci];
+  if (phys__con_on_dof(c)) {
+    double sign;
+    int dof = nr_limit_dof(nt, c, &sign);
+    out[dof] += sign * g[2];
+    out2[dof] += sign * g2[2];
+    return;
+  }
+  for (int p = 0; p < c->np; p++) {
+    int off, m;
+    const double *gp = nr_piece_rows(nt, c->p0 + p, &off, &m);
+    double *y = out + off, *y2 = out2 + off;
+    for (int r = rw->r0; r < 3; r++) {
+      const double *gr = gp + (size_t)r * (size_t)m;
+      if (g[r] != 0.0)
+        for (int j = 0; j < m; j++) y[j] += g[r] * gr[j];
+      if (g2[r] != 0.0)
+        for (int j = 0; j < m; j++) y2[j] += g2[r] * gr[j];
+    }
+  }
+}
+
 /* T (3 x mb, row-major) = W gb for the 3 x 3 W and the rows gb (3 x mb) */
 static inline void nr_weigh(const double W[9], const double *gb, int mb, double *T) {
   for (int r = 0; r < 3; r++)
