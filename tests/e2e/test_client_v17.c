@@ -17,6 +17,10 @@
 #include "physclient.h"
 
 #define STEPS 250 /* 0.5 s: the boxes land at about 0.29 s */
+/* a Step long enough to be running when SIGTERM comes (steps of this world take microseconds,
+ * and resting boxes sleep) */
+#define LONG_STEP 100000000u
+#define LONG_STEP_TEXT "100000000"
 
 static e2e_daemon g_d;
 static char g_scene[8192];
@@ -40,7 +44,8 @@ static void build_scene(void) {
 
 static int suite_init(void) {
   build_scene();
-  static const char *const extra[] = {"--max-frame-bytes", "1024", NULL};
+  static const char *const extra[] = {"--max-frame-bytes", "1024", "--max-steps-per-call",
+                                      LONG_STEP_TEXT, NULL};
   return e2e_start_args(&g_d, g_scene, extra) == 0 ? 0 : -1;
 }
 
@@ -159,7 +164,7 @@ typedef struct long_step {
 
 static void *run_long_step(void *arg) {
   long_step *l = arg;
-  l->status = physclient_step(l->c, 100000, &l->err);
+  l->status = physclient_step(l->c, LONG_STEP, &l->err);
   return NULL;
 }
 
@@ -173,13 +178,13 @@ static void test_shutdown_steps_done(void) {
   sleep_ms(500);
   CU_ASSERT_EQUAL(kill(g_d.pid, SIGTERM), 0);
   pthread_join(t, NULL);
-  printf("\n    Step{100000} cut short: %s, code %s, steps_done %u: %s\n",
+  printf("\n    Step{" LONG_STEP_TEXT "} cut short: %s, code %s, steps_done %u: %s\n",
          physclient_status_name(l.status), physclient_code_name(l.err.code), l.err.steps_done,
          l.err.message);
   CU_ASSERT_EQUAL(l.status, PHYSCLIENT_ESERVER);
   CU_ASSERT_EQUAL(l.err.code, PHYSCLIENT_CODE_SHUTTING_DOWN);
   CU_ASSERT_STRING_EQUAL(physclient_code_name(l.err.code), "SHUTTING_DOWN");
-  CU_ASSERT(l.err.steps_done > 0 && l.err.steps_done < 100000);
+  CU_ASSERT(l.err.steps_done > 0 && l.err.steps_done < LONG_STEP);
   physclient_close(c);
   /* a second SIGTERM during the stop changes nothing: exit 0 */
   CU_ASSERT_EQUAL(e2e_stop(&g_d), 0);

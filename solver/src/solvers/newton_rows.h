@@ -83,11 +83,9 @@ static inline void nr_add(const phys_newton *nt, const phys_newton_row *rw, cons
 static inline void nr_add2(const phys_newton *nt, const phys_newton_row *rw, const double g[3],
                            double *out, const double g2[3], double *out2) {
   const phys_con *c = &nt->s->con[rw->ci];
-  if (phys__con_on_dof(c)) {
-    double sign;
-    int dof = nr_limit_dof(nt, c, &sign);
-    out[dof] += sign * g[2];
-    out2[dof] += sign * g2[2];
+  if (phys__con_on_dof(c)) { /* a row on one dof or a tendon's few: nothing to share */
+    nr_add(nt, rw, g, out);
+    nr_add(nt, rw, g2, out2);
     return;
   }
   for (int p = 0; p < c->np; p++) {
