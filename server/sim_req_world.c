@@ -23,20 +23,34 @@ int sim_check_selector(sim *s, const Physd__V1__Selector *sel, perr *e) {
   return 0;
 }
 
+/* a load may take seconds: say in the log that one has started, and from what */
+static void log_load_start(const Physd__V1__LoadWorld *m) {
+  char shown[700];
+  if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH)
+    log_info("loading world", "path=\"%s\"", text_escape(shown, sizeof shown, m->path));
+  else
+    log_info("loading world", "bytes=%zu name=\"%s\"", m->data.len,
+             text_escape(shown, sizeof shown, m->name));
+}
+
 void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *req) {
   const Physd__V1__LoadWorld *m = req->load_world;
   perr e;
   int rc;
-  if (!text_utf8_valid(m->name))
+  int is_path = m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH;
+  int is_data = m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_DATA;
+  if (!text_utf8_valid(m->name)) {
     /* checked before anything is read: the world in force stays as it is */
     rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld.name is not valid UTF-8");
-  else if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_PATH)
-    rc = world_load_path(&s->wc, m->path, m, s->cfg->allowed_roots, s->cfg->n_allowed_roots,
-                         &e);
-  else if (m->source_case == PHYSD__V1__LOAD_WORLD__SOURCE_DATA)
-    rc = world_load_bytes(&s->wc, m->data.data, m->data.len, m->name, m, s->cfg->allowed_roots,
-                          s->cfg->n_allowed_roots, &e);
-  else rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld needs a path or data");
+  } else if (!is_path && !is_data) {
+    rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld needs a path or data");
+  } else {
+    log_load_start(m);
+    rc = is_path ? world_load_path(&s->wc, m->path, m, s->cfg->allowed_roots,
+                                   s->cfg->n_allowed_roots, &e)
+                 : world_load_bytes(&s->wc, m->data.data, m->data.len, m->name, m,
+                                    s->cfg->allowed_roots, s->cfg->n_allowed_roots, &e);
+  }
   if (rc) {
     char shown[700];
     log_info("load refused", "code=%d reason=\"%s\"", e.code,

@@ -35,6 +35,18 @@ static const char *heavy_world(const wc_daemon *d, int nx, int ny, int nz) {
   return path;
 }
 
+/* lines of the daemon's log containing needle */
+static int log_count(const wc_daemon *d, const char *needle) {
+  FILE *f = fopen(d->log, "r");
+  if (!f) return 0;
+  char line[4096];
+  int n = 0;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, needle)) n++;
+  fclose(f);
+  return n;
+}
+
 static Physd__V1__Envelope *step_env(Physd__V1__Step *st, Physd__V1__Envelope *env, uint32_t n) {
   physd__v1__step__init(st);
   st->n = n;
@@ -152,7 +164,12 @@ static void test_sigterm_during_load(void) {
   CU_ASSERT_FATAL(wc_send_env(&a, &env) == 0);
   uint64_t step_id = send_step(&a, 10);
   uint64_t stats_id = send_empty(&a, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
-  usleep((useconds_t)(load_ms * 300.0)); /* about a third of the way into the parse */
+  /* the daemon has taken the second load (its "loading world" line; a slow build may take
+   * longer than a third of the load to read the request), then a third of the way in */
+  for (int waited = 0; waited < 20000 && log_count(&d, "msg=\"loading world\"") < 2; waited += 5)
+    usleep(5000);
+  CU_ASSERT_EQUAL_FATAL(log_count(&d, "msg=\"loading world\""), 2);
+  usleep((useconds_t)(load_ms * 300.0));
   uint64_t k0 = wc_now_ns();
   kill(d.pid, SIGTERM);
   int rc = wc_daemon_wait_exit(&d, 30000);
