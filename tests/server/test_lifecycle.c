@@ -13,40 +13,11 @@
 #include <unistd.h>
 
 #include "cunit_main.h"
+#include "fault_util.h"
 #include "wire_client.h"
 
 /* a pile of boxes on a plane: each step costs milliseconds (contacts between every pair of
  * neighbours), so a Step{100000} runs for minutes unless it is cut short */
-static const char *heavy_world(const wc_daemon *d, int nx, int ny, int nz) {
-  size_t cap = 256 + (size_t)nx * ny * nz * 160;
-  char *xml = malloc(cap);
-  size_t len = (size_t)snprintf(xml, cap, "<mujoco model=\"pile\">\n  <option timestep=\"0.002\"/>\n"
-                                "  <worldbody>\n    <geom type=\"plane\" size=\"20 20 0.1\"/>\n");
-  for (int i = 0; i < nx; i++)
-    for (int j = 0; j < ny; j++)
-      for (int k = 0; k < nz; k++)
-        len += (size_t)snprintf(xml + len, cap - len,
-                                "    <body pos=\"%.3f %.3f %.3f\"><freejoint/><geom type=\"box\" "
-                                "size=\"0.1 0.1 0.1\"/></body>\n",
-                                i * 0.199, j * 0.199, 0.1 + k * 0.199);
-  snprintf(xml + len, cap - len, "  </worldbody>\n</mujoco>\n");
-  const char *path = wc_write_file(d, "pile.xml", xml);
-  free(xml);
-  return path;
-}
-
-/* lines of the daemon's log containing needle */
-static int log_count(const wc_daemon *d, const char *needle) {
-  FILE *f = fopen(d->log, "r");
-  if (!f) return 0;
-  char line[4096];
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    if (strstr(line, needle)) n++;
-  fclose(f);
-  return n;
-}
-
 static Physd__V1__Envelope *step_env(Physd__V1__Step *st, Physd__V1__Envelope *env, uint32_t n) {
   physd__v1__step__init(st);
   st->n = n;
@@ -80,7 +51,7 @@ static void test_sigterm_cuts_steps_short(void) {
   CU_ASSERT_FATAL(wc_daemon_start(&d, NULL) == 0);
   CU_ASSERT_FATAL(wc_open(&a, &d) == 0);
   CU_ASSERT_FATAL(wc_open(&b, &d) == 0);
-  CU_ASSERT_FATAL(wc_load_world(&a, heavy_world(&d, 10, 10, 3)) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&a, fu_pile_world(&d, "pile.xml", 10, 10, 3)) == 0);
 
   /* the cost of one step, measured on this machine and build */
   uint64_t t0 = wc_now_ns();
@@ -149,7 +120,7 @@ static void test_sigterm_during_load(void) {
   wc_conn a;
   CU_ASSERT_FATAL(wc_daemon_start(&d, NULL) == 0);
   CU_ASSERT_FATAL(wc_open(&a, &d) == 0);
-  const char *path = heavy_world(&d, 40, 40, 6); /* 9600 bodies */
+  const char *path = fu_pile_world(&d, "pile.xml", 40, 40, 6); /* 9600 bodies */
   uint64_t t0 = wc_now_ns();
   CU_ASSERT_FATAL(wc_load_world(&a, path) == 0);
   double load_ms = (double)(wc_now_ns() - t0) / 1e6;
@@ -166,9 +137,8 @@ static void test_sigterm_during_load(void) {
   uint64_t stats_id = send_empty(&a, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
   /* the daemon has taken the second load (its "loading world" line; a slow build may take
    * longer than a third of the load to read the request), then a third of the way in */
-  for (int waited = 0; waited < 20000 && log_count(&d, "msg=\"loading world\"") < 2; waited += 5)
-    usleep(5000);
-  CU_ASSERT_EQUAL_FATAL(log_count(&d, "msg=\"loading world\""), 2);
+  CU_ASSERT_FATAL(fu_log_wait(&d, "msg=\"loading world\"", 2, 20000));
+  CU_ASSERT_EQUAL_FATAL(fu_log_count(&d, "msg=\"loading world\""), 2);
   usleep((useconds_t)(load_ms * 300.0));
   uint64_t k0 = wc_now_ns();
   kill(d.pid, SIGTERM);
@@ -267,7 +237,7 @@ static void test_idle_timeout(void) {
   Physd__V1__Envelope env, *r;
   /* the busy client loads a world and measures its step (each reply restarts its idle time) */
   CU_ASSERT_FATAL(wc_open(&busy, &d) == 0);
-  CU_ASSERT_FATAL(wc_load_world(&busy, heavy_world(&d, 10, 10, 2)) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&busy, fu_pile_world(&d, "pile.xml", 10, 10, 2)) == 0);
   uint64_t t1 = wc_now_ns();
   CU_ASSERT_FATAL(wc_take_ack(wc_req_step(&busy, 10)) == 1);
   double step_ms = (double)(wc_now_ns() - t1) / 1e6 / 10.0;
