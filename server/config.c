@@ -32,6 +32,7 @@ static const key_info keys[] = {
     {"handshake_timeout_ms", NULL, "MS", "close a connection that has not sent Hello after MS, 0 = off, at most 3600000 (default 5000)"},
     {"idle_timeout_ms", NULL, "MS", "close a connection idle this long (no bytes in, no request in flight, no subscription), 0 = off (default), at most 86400000"},
     {"stream_overflow_quiet_ms", NULL, "MS", "sim time a subscription's frames must fit before another overflow of max_frame_bytes is reported, 0 = at once, at most 3600000 (default 1000)"},
+    {"shutdown_drain_ms", NULL, "MS", "at SIGTERM, close connections that have not taken their last replies MS after the simulation stopped, 0..600000 (default 3000)"},
     {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: configs/worlds and .)"},
     {"world", NULL, "FILE.xml", "MJCF world loaded at start (default: an empty world)"},
     {"threads", NULL, "N", "engine threads per step (default 1)"},
@@ -67,6 +68,7 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   c->handshake_timeout_ms = 5000;
   c->idle_timeout_ms = 0;
   c->stream_overflow_quiet_ms = 1000;
+  c->shutdown_drain_ms = 3000;
   if (worlds_dir && *worlds_dir) add_root(c, worlds_dir);
   add_root(c, ".");
   c->threads = 1;
@@ -123,6 +125,7 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "handshake_timeout_ms") == 0) U(handshake_timeout_ms, 0, 3600000);
   else if (strcmp(key, "idle_timeout_ms") == 0) U(idle_timeout_ms, 0, 86400000);
   else if (strcmp(key, "stream_overflow_quiet_ms") == 0) U(stream_overflow_quiet_ms, 0, 3600000);
+  else if (strcmp(key, "shutdown_drain_ms") == 0) U(shutdown_drain_ms, 0, 600000);
   else if (strcmp(key, "allowed_root") == 0) {
     if (!c->roots_from_user) {
       config_free(c);

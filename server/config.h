@@ -35,6 +35,8 @@ typedef struct physd_config {
   uint32_t stream_overflow_quiet_ms; /* a subscription's overflow episode ends after its frames
                                         have fit for this much sim time (default 1000; 0 = at
                                         the first frame that fits) */
+  uint32_t shutdown_drain_ms;     /* at shutdown, connections still holding replies this long
+                                     after the simulation stopped are closed (default 3000) */
   char *allowed_roots[PHYSD_MAX_ROOTS]; /* owned strings */
   int n_allowed_roots;
   int roots_from_user;            /* 1 once a root was given explicitly (defaults dropped) */

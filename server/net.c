@@ -20,7 +20,6 @@
 #include "stats.h"
 
 #define WRITE_BATCH 64           /* buffers handed to one uv_write */
-#define SHUTDOWN_GRACE_MS 3000   /* connections still open after this are closed hard */
 #define NET_SPIN_NS 50000ull     /* how long the loop polls for a reply after a request */
 
 /* a write in flight: owns its buffers */
@@ -36,6 +35,7 @@ static void handle_closed(uv_handle_t *h) {
 }
 
 static void maybe_finish(net *n);
+static void on_drain_timeout(uv_timer_t *t);
 
 /* ---- closing ------------------------------------------------------------------------------ */
 
@@ -196,7 +196,7 @@ void net_read_pause(session *s) {
 }
 
 void net_read_resume(session *s) {
-  if (s->reading || s->closing || s->failed || s->net->shutting_down) return;
+  if (s->reading || s->closing || s->failed) return;
   if (uv_read_start(&s->h.stream, alloc_cb, read_cb) == 0) s->reading = 1;
 }
 
@@ -350,6 +350,9 @@ static void on_wake(uv_async_t *a) {
       s->close_after_flush = 1;
       net_flush(s);
     }
+    /* the drain is timed from here, not from the signal: a load or step that outlasts it is
+     * still answered */
+    if (n->sessions) uv_timer_start(&n->shutdown_timer, on_drain_timeout, n->cfg->shutdown_drain_ms, 0);
     maybe_finish(n);
   }
 }
@@ -372,11 +375,10 @@ static void maybe_finish(net *n) {
   log_info("stopped", NULL);
 }
 
-static void on_grace_timeout(uv_timer_t *t) {
+static void on_drain_timeout(uv_timer_t *t) {
   net *n = t->data;
-  log_warn("closing connections that did not drain in time", NULL);
-  /* the loop ends once the simulation thread has finished too (on_wake), never before: it
-   * may still ring the doorbell */
+  log_warn("closing connections that did not take their last replies in time",
+           "shutdown_drain_ms=%u", n->cfg->shutdown_drain_ms);
   for (session *s = n->sessions, *next; s; s = next) {
     next = s->next;
     net_close(s, "shutdown");
@@ -394,11 +396,11 @@ void net_shutdown(net *n) {
     unlink(n->socket_path);
   }
   if (n->has_tcp) uv_close((uv_handle_t *)&n->tcp_listener, handle_closed);
-  for (session *s = n->sessions; s; s = s->next) net_read_pause(s);
+  /* connections keep being read: what they send for the simulation from now on is answered
+   * SHUTTING_DOWN by the loop thread (session.c), behind the replies still to come */
   net_timeout_stop(n);
   /* the simulation finishes its step and answers what is queued; on_wake does the rest */
   sim_request_stop(n->sim);
-  uv_timer_start(&n->shutdown_timer, on_grace_timeout, SHUTDOWN_GRACE_MS, 0);
 }
 
 static void on_signal(uv_signal_t *sig, int signum) {

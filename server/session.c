@@ -426,6 +426,13 @@ static int on_frame(void *ctx, const uint8_t *data, size_t len) {
     slot_error(s, slot, 0, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "req_id must be non-zero");
   } else if (r && r->on_loop) {
     r->on_loop(s, slot, env);
+  } else if (r && r->on_sim && s->net->shutting_down) {
+    /* read after SIGTERM: the simulation takes nothing more; answered in its turn, behind
+     * the replies still to come from the simulation */
+    char msg[160];
+    snprintf(msg, sizeof msg, "server shutting down; %s was not run (it came after the signal)",
+             r->name);
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__SHUTTING_DOWN, msg);
   } else if (r && r->on_sim && s->slot_tail - s->slot_head - 1 >= session_queue_share(s->net)) {
     /* one connection may hold at most 3/4 of the shared command queue: a client pipelining
      * requests without reading its replies cannot lock the others out of the simulation */

@@ -109,7 +109,13 @@ static void *sim_main(void *arg) {
       free_cmd(&batch[i]);
     }
     if (stop) {
-      if (n == BATCH) continue; /* answer the rest of the queue first */
+      /* answer the rest of the queue first: a full batch left some, and requests submitted
+       * while this batch ran (a long load) are queued behind it. The loop thread submits
+       * nothing after the stop, so the queue runs dry */
+      pthread_mutex_lock(&s->mu);
+      int more = s->qcount > 0;
+      pthread_mutex_unlock(&s->mu);
+      if (more) continue;
       break;
     }
     if (n > 0) s->last_batch_ns = mono_now_ns();

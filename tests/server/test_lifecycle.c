@@ -2,7 +2,8 @@
  * in progress and queued (the simulation stops within one step, every request is answered with
  * SHUTTING_DOWN and its steps_done, the process exits 0 quickly), SIGTERM while a LoadWorld
  * parses (the load is answered, the requests behind it SHUTTING_DOWN, exit 0 within the
- * load's time plus the drain), the handshake timeout (silent
+ * load's time plus the drain), shutdown_drain_ms for a client that does not read, the
+ * handshake timeout (silent
  * connections that fill max_clients are closed, a new client then gets in, an established one
  * stays) and the optional idle timeout (idle clients are closed; subscribers, clients with a
  * request in flight and clients that keep talking are not). */
@@ -111,14 +112,17 @@ static void test_sigterm_cuts_steps_short(void) {
   wc_close(&b);
 }
 
-/* SIGTERM while a LoadWorld parses a big document, with a Step and a GetState queued behind
- * it: the load is not interrupted (it is one unit: the world is replaced whole or not at
- * all) and is answered as it ends; the queued requests get SHUTTING_DOWN with steps_done 0;
- * the process exits 0 within the load's time plus the drain */
+/* SIGTERM while a LoadWorld parses a big document, with a Step and a GetStats queued behind
+ * it and a Step sent after the signal: the load is not interrupted (it is one unit: the world
+ * is replaced whole or not at all) and is answered as it ends, even though it outlasts
+ * shutdown_drain_ms (the drain is timed from the simulation's stop, not from the signal); the
+ * other requests get SHUTTING_DOWN with steps_done 0, in order; the process exits 0 within the
+ * load's time plus the drain */
 static void test_sigterm_during_load(void) {
   wc_daemon d;
   wc_conn a;
-  CU_ASSERT_FATAL(wc_daemon_start(&d, NULL) == 0);
+  const char *args[] = {"--shutdown-drain-ms", "10", NULL};
+  CU_ASSERT_FATAL(wc_daemon_start(&d, args) == 0);
   CU_ASSERT_FATAL(wc_open(&a, &d) == 0);
   const char *path = fu_pile_world(&d, "pile.xml", 40, 40, 6); /* 9600 bodies */
   uint64_t t0 = wc_now_ns();
@@ -135,13 +139,15 @@ static void test_sigterm_during_load(void) {
   CU_ASSERT_FATAL(wc_send_env(&a, &env) == 0);
   uint64_t step_id = send_step(&a, 10);
   uint64_t stats_id = send_empty(&a, PHYSD__V1__ENVELOPE__MSG_GET_STATS);
-  /* the daemon has taken the second load (its "loading world" line; a slow build may take
-   * longer than a third of the load to read the request), then a third of the way in */
+  /* the daemon has taken the second load (its "loading world" line), then a third of the
+   * way in */
   CU_ASSERT_FATAL(fu_log_wait(&d, "msg=\"loading world\"", 2, 20000));
   CU_ASSERT_EQUAL_FATAL(fu_log_count(&d, "msg=\"loading world\""), 2);
   usleep((useconds_t)(load_ms * 300.0));
   uint64_t k0 = wc_now_ns();
   kill(d.pid, SIGTERM);
+  uint64_t late_id = send_step(&a, 1); /* read during the shutdown (or just before the signal) */
+  CU_ASSERT(late_id != 0);
   int rc = wc_daemon_wait_exit(&d, 30000);
   double exit_ms = (double)(wc_now_ns() - k0) / 1e6;
   printf("\n  load %.0f ms; exit %.0f ms after SIGTERM; ", load_ms, exit_ms);
@@ -153,9 +159,10 @@ static void test_sigterm_during_load(void) {
   CU_ASSERT_EQUAL(r->req_id, load_id);
   CU_ASSERT_EQUAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED);
   wc_free(r);
-  uint64_t ids[2] = {step_id, stats_id};
-  for (int i = 0; i < 2; i++) {
+  uint64_t ids[3] = {step_id, stats_id, late_id};
+  for (int i = 0; i < 3; i++) {
     r = wc_recv(&a, 2000);
+    if (!r) printf("no reply %d; ", i);
     CU_ASSERT_FATAL(r != NULL);
     CU_ASSERT_EQUAL(r->req_id, ids[i]);
     CU_ASSERT_EQUAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__SHUTTING_DOWN);
@@ -166,7 +173,35 @@ static void test_sigterm_during_load(void) {
     wc_free(r);
   }
   CU_ASSERT(wc_wait_closed(&a, 2000));
-  printf("the load answered, the queued requests SHUTTING_DOWN\n");
+  printf("the load answered, the requests behind it SHUTTING_DOWN\n");
+  wc_close(&a);
+}
+
+/* a client that does not read its replies holds the shutdown for shutdown_drain_ms after the
+ * simulation stopped, then is closed; the process still exits 0 */
+static void test_sigterm_drain_timeout(void) {
+  wc_daemon d;
+  wc_conn a;
+  const char *args[] = {"--shutdown-drain-ms", "300", NULL};
+  CU_ASSERT_FATAL(wc_daemon_start(&d, args) == 0);
+  CU_ASSERT_FATAL(wc_open(&a, &d) == 0);
+  CU_ASSERT_FATAL(wc_load_world(&a, fu_pile_world(&d, "pile.xml", 20, 20, 5)) == 0);
+  /* GetStates of 2000 bodies, several times what the socket buffers hold, never read */
+  uint64_t last = 0;
+  for (int i = 0; i < 24; i++) last = send_empty(&a, PHYSD__V1__ENVELOPE__MSG_GET_STATE);
+  CU_ASSERT_FATAL(last != 0);
+  usleep(300000); /* answered by the simulation; the replies wait in the daemon */
+  uint64_t k0 = wc_now_ns();
+  kill(d.pid, SIGTERM);
+  /* the log is read before the exit (wc_daemon_wait_exit removes it) */
+  CU_ASSERT(fu_log_wait(&d, "did not take their last replies in time", 1, 20000));
+  CU_ASSERT(fu_log_count(&d, "shutdown_drain_ms=300") == 1);
+  int rc = wc_daemon_wait_exit(&d, 30000);
+  double exit_ms = (double)(wc_now_ns() - k0) / 1e6;
+  printf("\n  exit %.0f ms after SIGTERM with shutdown_drain_ms 300\n", exit_ms);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(exit_ms >= 250.0);
+  CU_ASSERT(exit_ms < 2500.0);
   wc_close(&a);
 }
 
@@ -316,6 +351,7 @@ int register_tests(void) {
   if (!s) return -1;
   if (!CU_add_test(s, "sigterm_cuts_steps_short", test_sigterm_cuts_steps_short) ||
       !CU_add_test(s, "sigterm_during_load", test_sigterm_during_load) ||
+      !CU_add_test(s, "sigterm_drain_timeout", test_sigterm_drain_timeout) ||
       !CU_add_test(s, "handshake_timeout", test_handshake_timeout) ||
       !CU_add_test(s, "idle_timeout", test_idle_timeout) ||
       !CU_add_test(s, "timeout_keys", test_timeout_keys))
