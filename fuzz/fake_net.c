@@ -2,8 +2,8 @@
  * for fuzz/fuzz_session.c (see fake_net.h).
  *
  * Each function keeps the contract of its net.c original (net.h): the reply queue is bounded by
- * send_queue_frames and overflows by closing, net_fail queues its error and closes after the
- * flush, net_close drops the subscriptions and tells the simulation. What differs: a "write"
+ * send_queue_frames and overflows by closing (net_queue_reply and net_fail are the daemon's own,
+ * server/net_reply.c), net_close drops the subscriptions and tells the simulation. What differs: a "write"
  * is immediate and goes to fake_wire_check, which aborts unless every frame is
  * [u32 length][an Envelope that unpacks] within max_frame_bytes (the Welcome excepted); a
  * closed session stays allocated (the target frees it, as net.c's close callback would).
@@ -51,35 +51,6 @@ void net_close(session *s, const char *reason) {
   n->nsessions--;
   session_drop_subs(s);
   sim_session_closed(n->sim, s->id);
-}
-
-void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
-  if (s->closing || s->failed) return;
-  size_t len;
-  uint8_t *buf = frame_pack_error(req_id, code, reason, &len);
-  net_read_pause(s);
-  if (!buf || net_queue_reply(s, buf, len)) {
-    net_close(s, NULL);
-    return;
-  }
-  s->failed = 1;
-  s->close_after_flush = 1;
-  net_flush(s);
-}
-
-int net_queue_reply(session *s, uint8_t *buf, size_t len) {
-  if (s->closing) {
-    free(buf);
-    return -1;
-  }
-  if (s->sq_count == s->sq_cap) {
-    free(buf);
-    net_close(s, "reply queue overflow");
-    return -1;
-  }
-  s->sendq[(s->sq_head + s->sq_count) % s->sq_cap] = (out_buf){buf, len};
-  s->sq_count++;
-  return 0;
 }
 
 void net_flush(session *s) {

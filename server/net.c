@@ -65,43 +65,9 @@ void net_close(session *s, const char *reason) {
   uv_close((uv_handle_t *)&s->h.stream, session_closed_cb);
 }
 
-void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
-  if (s->closing || s->failed) return;
-  /* the reason may hold client text: escaped for the log line and for the reply */
-  char logged[600], shown[600];
-  log_info("protocol error; closing after the error reply", "session=%llu peer=%s reason=\"%s\"",
-           (unsigned long long)s->id, s->peer, text_escape(logged, sizeof logged, reason));
-  text_escape_ex(shown, sizeof shown, reason, TEXT_ESC_KEEP_QUOTES);
-  size_t len;
-  uint8_t *buf = frame_pack_error(req_id, code, shown, &len);
-  net_read_pause(s);
-  if (!buf || net_queue_reply(s, buf, len)) {
-    net_close(s, NULL);
-    return;
-  }
-  s->failed = 1;
-  s->close_after_flush = 1;
-  net_flush(s);
-}
-
 /* ---- writing ------------------------------------------------------------------------------ */
 
 void *net_write_req_new(void) { return calloc(1, sizeof(write_req)); }
-
-int net_queue_reply(session *s, uint8_t *buf, size_t len) {
-  if (s->closing) {
-    free(buf);
-    return -1;
-  }
-  if (s->sq_count == s->sq_cap) {
-    free(buf);
-    net_close(s, "reply queue overflow: the client does not read its replies");
-    return -1;
-  }
-  s->sendq[(s->sq_head + s->sq_count) % s->sq_cap] = (out_buf){buf, len};
-  s->sq_count++;
-  return 0;
-}
 
 static void write_cb(uv_write_t *req, int status) {
   write_req *w = (write_req *)req;
