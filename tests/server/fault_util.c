@@ -2,64 +2,10 @@
 #define _GNU_SOURCE
 #include "fault_util.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-int fu_daemon_start_out(wc_daemon *d, const char *const *extra, const char *out_path) {
-  memset(d, 0, sizeof *d);
-  snprintf(d->dir, sizeof d->dir, "/tmp/physd-fault-XXXXXX");
-  if (!mkdtemp(d->dir)) return -1;
-  snprintf(d->sock, sizeof d->sock, "%s/physd.sock", d->dir);
-  snprintf(d->log, sizeof d->log, "%s/physd.log", d->dir);
-  const char *bin = getenv("PHYSD_BIN");
-  if (!bin || !*bin) bin = "build/server/physd";
-  const char *argv[64];
-  int n = 0;
-  argv[n++] = bin;
-  argv[n++] = "--socket";
-  argv[n++] = d->sock;
-  argv[n++] = "--allowed-root";
-  argv[n++] = d->dir;
-  for (int i = 0; extra && extra[i] && n < 62; i++) argv[n++] = extra[i];
-  argv[n] = NULL;
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  d->pid = pid;
-  for (int i = 0; i < 3000; i++) {
-    int status;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      d->pid = 0;
-      return -1;
-    }
-    wc_conn c;
-    if (wc_connect_unix(&c, d->sock, 0) == 0) {
-      wc_close(&c);
-      return 0;
-    }
-    usleep(10000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
-  d->pid = 0;
-  return -1;
-}
 
 long fu_rss_kib(pid_t pid) {
   char path[64], line[256];

@@ -12,9 +12,6 @@
 
 #include "wire_client.h"
 
-/* As wc_daemon_start, but the daemon's stdout and stderr go to `out_path` (e.g. "/dev/full"),
- * not to d->log (which is then never written). Returns 0 or -1. */
-int fu_daemon_start_out(wc_daemon *d, const char *const *extra, const char *out_path);
 
 /* Resident set size of a process in KiB (VmRSS), or -1. */
 long fu_rss_kib(pid_t pid);

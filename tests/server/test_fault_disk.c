@@ -131,7 +131,7 @@ static void test_snapshot_full_disk(void) {
 static void test_log_on_full_disk(void) {
   wc_daemon d;
   wc_conn c;
-  CU_ASSERT_FATAL(fu_daemon_start_out(&d, NULL, "/dev/full") == 0);
+  CU_ASSERT_FATAL(wc_daemon_start_out(&d, NULL, "/dev/full") == 0);
   CU_ASSERT_FATAL(wc_open(&c, &d) == 0);
   /* requests that log: loads, a refused load, steps, a client that goes away */
   for (int i = 0; i < 20; i++) {

@@ -213,6 +213,10 @@ static const char *physd_bin(void) {
 }
 
 int wc_daemon_start(wc_daemon *d, const char *const *extra) {
+  return wc_daemon_start_out(d, extra, NULL);
+}
+
+int wc_daemon_start_out(wc_daemon *d, const char *const *extra, const char *out_path) {
   memset(d, 0, sizeof *d);
   snprintf(d->dir, sizeof d->dir, "/tmp/physd-test-XXXXXX");
   if (!mkdtemp(d->dir)) return -1;
@@ -232,7 +236,7 @@ int wc_daemon_start(wc_daemon *d, const char *const *extra) {
   if (pid == 0) {
     /* the daemon dies with the test, and never holds the test runner's output pipes */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fd = open(out_path ? out_path : d->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);

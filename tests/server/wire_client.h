@@ -67,6 +67,10 @@ typedef struct wc_daemon {
  * (NULL-terminated, nullable); wait until the socket accepts. Returns 0 or -1. */
 int wc_daemon_start(wc_daemon *d, const char *const *extra);
 
+/* As wc_daemon_start, but the daemon's stdout and stderr go to `out_path` (e.g. "/dev/full";
+ * NULL = d->log as wc_daemon_start), and d->log is then never written. Returns 0 or -1. */
+int wc_daemon_start_out(wc_daemon *d, const char *const *extra, const char *out_path);
+
 /* Like wc_daemon_start but only run it and return its exit status (for flag errors). */
 int wc_daemon_run_status(const char *const *args, int timeout_ms);
 
