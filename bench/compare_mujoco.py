@@ -288,6 +288,19 @@ def machine():
     return {"cpu": cpu, "cores": os.cpu_count()}
 
 
+def report(doc, table, out, indent=2):
+    """Print the JSON document and the markdown table; write the table to `out` (a path or
+    None). The comparison scripts beside this one (compare_pgs.py, compare_solvers.py) end
+    the same way."""
+    print(json.dumps(doc, indent=indent))
+    print()
+    print(table, end="")
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(table)
+        log("wrote %s" % out)
+
+
 def parse_args():
     """Command line; resolves the programs, the MuJoCo tool and the scene files."""
     ap = argparse.ArgumentParser(
@@ -351,14 +364,7 @@ def main():
            "mjbench": args.mjbench if args.mujoco_tool == "mjbench" else None,
            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "wall_s": round(time.time() - start, 1),
            "scenes": entries}
-    table = markdown(doc)
-    print(json.dumps(doc, indent=2))
-    print()
-    print(table, end="")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(table)
-        log("wrote %s" % args.out)
+    report(doc, markdown(doc), args.out)
     return 1 if any(e["errors"] for e in entries) else 0
 
 

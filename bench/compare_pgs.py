@@ -28,7 +28,6 @@ stderr; exit status 1 when a run failed, 2 on bad arguments.
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -183,12 +182,7 @@ def main():
     rows = [compare_scene(args, p, i + 1, len(args.scenes)) for i, p in enumerate(args.scenes)]
     doc = {"machine": cm.machine(), "iterations": args.iterations, "steps": args.steps,
            "warmup": args.warmup, "repeat": args.repeat, "threads": args.threads, "rows": rows}
-    print(json.dumps(doc, indent=1))
-    table = markdown(args, rows)
-    print(table)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(table)
+    cm.report(doc, markdown(args, rows), args.out, indent=1)
     return 1 if any(r["errors"] for r in rows) else 0
 
 
