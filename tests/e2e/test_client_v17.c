@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cunit_main.h"
+#include "server/test_scene.h"
 #include "e2e_util.h"
 #include "physclient.h"
 
@@ -27,20 +28,7 @@ static char g_scene[8192];
 
 /* a hinged arm (body 0) and 24 free boxes 0.4 m above the ground: body 0 and no contacts fit in
  * 1024 bytes, the contacts of the landed boxes do not */
-static void build_scene(void) {
-  size_t n = (size_t)snprintf(g_scene, sizeof g_scene,
-                              "<mujoco model=\"drop\">\n  <option timestep=\"0.002\"/>\n"
-                              "  <worldbody>\n    <geom type=\"plane\" size=\"5 5 0.1\"/>\n"
-                              "    <body name=\"arm\" pos=\"0 0 1\"><joint name=\"h\" "
-                              "type=\"hinge\" axis=\"0 1 0\"/><geom type=\"capsule\" "
-                              "fromto=\"0 0 0 0.3 0 0\" size=\"0.03\"/></body>\n");
-  for (int i = 0; i < 24; i++)
-    n += (size_t)snprintf(g_scene + n, sizeof g_scene - n,
-                          "    <body name=\"b%d\" pos=\"%d %d 0.5\"><freejoint/><geom "
-                          "type=\"box\" size=\"0.1 0.1 0.1\"/></body>\n",
-                          i, -3 + i % 6, -2 + i / 6);
-  snprintf(g_scene + n, sizeof g_scene - n, "  </worldbody>\n</mujoco>\n");
-}
+static void build_scene(void) { test_scene_arm_boxes(g_scene, sizeof g_scene, "drop"); }
 
 static int suite_init(void) {
   build_scene();

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cunit_main.h"
+#include "test_scene.h"
 #include "wire_client.h"
 
 #define LIMIT "1024"
@@ -25,20 +26,7 @@ static char Scene[8192];
 
 /* a hinged arm (body 0) and 24 free boxes 0.4 m above the ground: every body in a frame, or
  * the contacts of the landed boxes, are far above 1024 bytes; body 0 alone is not */
-static void build_scene(void) {
-  size_t n = (size_t)snprintf(Scene, sizeof Scene,
-                              "<mujoco model=\"drop\">\n  <option timestep=\"0.002\"/>\n"
-                              "  <worldbody>\n    <geom type=\"plane\" size=\"5 5 0.1\"/>\n"
-                              "    <body name=\"arm\" pos=\"0 0 1\"><joint name=\"h\" "
-                              "type=\"hinge\" axis=\"0 1 0\"/><geom type=\"capsule\" "
-                              "fromto=\"0 0 0 0.3 0 0\" size=\"0.03\"/></body>\n");
-  for (int i = 0; i < 24; i++)
-    n += (size_t)snprintf(Scene + n, sizeof Scene - n,
-                          "    <body name=\"b%d\" pos=\"%d %d 0.5\"><freejoint/><geom "
-                          "type=\"box\" size=\"0.1 0.1 0.1\"/></body>\n",
-                          i, -3 + i % 6, -2 + i / 6);
-  snprintf(Scene + n, sizeof Scene - n, "  </worldbody>\n</mujoco>\n");
-}
+static void build_scene(void) { test_scene_arm_boxes(Scene, sizeof Scene, "drop"); }
 
 /* the daemon with max_frame_bytes LIMIT and, unless NULL, stream_overflow_quiet_ms */
 static int start(const char *quiet_ms) {
