@@ -9,6 +9,25 @@
 #include "requests.h"
 #include "sim_internal.h"
 
+/* Run n lock-step steps for request `what` (its name in the replies). Returns 0 when all n
+ * ran; otherwise it has answered (INTERNAL for a failed step, SHUTTING_DOWN with the steps
+ * done when the server stops) and returns -1. */
+static int run_steps(sim *s, const reply_to *to, const char *what, uint32_t n) {
+  phys_status st;
+  uint32_t done = sim_lockstep_run(s, n, &st);
+  if (st != PHYS_OK) {
+    sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INTERNAL,
+                    "step %u of %u failed, the world keeps its last good state: %s", done + 1, n,
+                    phys_world_last_error(s->wc.w));
+    return -1;
+  }
+  if (done < n) {
+    sim_reply_shutdown(s, to, what, done, n);
+    return -1;
+  }
+  return 0;
+}
+
 void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
   const Physd__V1__Step *m = env->step;
   uint32_t n = m->n ? m->n : 1; /* 0 (n unset) is read as 1, as in StepAndObserve */
@@ -56,23 +75,10 @@ void sim_req_step(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
     return; /* answered when the barrier step runs */
   }
   if (sim_check_lockstep(s, "Step", &e)) {
-      sim_reply_perr(s, to, &e);
-      return;
-    }
-  phys_status st;
-  uint32_t done = sim_lockstep_run(s, n, &st);
-  if (st != PHYS_OK)
-    {
-      sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INTERNAL,
-                       "step %u of %u failed, the world keeps its last good state: %s", done + 1,
-                       n, phys_world_last_error(s->wc.w));
-      return;
-    }
-  if (done < n) {
-    sim_reply_shutdown(s, to, "Step", done, n);
+    sim_reply_perr(s, to, &e);
     return;
   }
-  sim_reply_ack(s, to);
+  if (run_steps(s, to, "Step", n) == 0) sim_reply_ack(s, to);
 }
 
 void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
@@ -84,11 +90,10 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
   if (sim_check_lockstep(s, "StepAndObserve", &e) || sim_check_steps(s, n, &e) ||
       (m->command && sim_check_command(s, to->session, m->command, &e)) ||
       sim_check_selector(s, m->selector, &e) ||
-      (m->actuators && sim_check_actuators(s, to->session, m->actuators, &act_ids, &nact, &e)))
-    {
-      sim_reply_perr(s, to, &e);
-      return;
-    }
+      (m->actuators && sim_check_actuators(s, to->session, m->actuators, &act_ids, &nact, &e))) {
+    sim_reply_perr(s, to, &e);
+    return;
+  }
   /* the reply must fit before anything is done: a refused request leaves the world as it was */
   size_t bound;
   if (sim_state_frame_bound(s, m->selector, &bound)) {
@@ -106,8 +111,7 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
   }
   /* all wrenches are checked before any is applied */
   for (size_t i = 0; i < m->n_wrenches; i++)
-    if (!m->wrenches[i] || world_check_wrench(&s->wc, m->wrenches[i], &e))
-      {
+    if (!m->wrenches[i] || world_check_wrench(&s->wc, m->wrenches[i], &e)) {
       free(act_ids);
       sim_reply_perr(s, to, &e);
       return;
@@ -123,21 +127,9 @@ void sim_req_step_and_observe(sim *s, const reply_to *to, const Physd__V1__Envel
     sim_apply_command(s, to->session, m->command);
     has_seq = 1;
   }
-  phys_status st;
-  uint32_t done = sim_lockstep_run(s, n, &st);
-  if (st != PHYS_OK)
-    {
-      sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INTERNAL,
-                       "step %u of %u failed, the world keeps its last good state: %s", done + 1,
-                       n, phys_world_last_error(s->wc.w));
-      return;
-    }
-  if (done < n) {
-    sim_reply_shutdown(s, to, "StepAndObserve", done, n);
-    return;
-  }
+  if (run_steps(s, to, "StepAndObserve", n)) return;
   sess_state *ss = sim_sess_get(s, to->session, 0);
-  sim_reply_state_stepped(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq, done);
+  sim_reply_state_stepped(s, to, m->selector, ss ? ss->last_cmd_seq : 0, has_seq, n);
 }
 
 static int check_rtf(double f, int allow_zero, perr *e) {
