@@ -2,8 +2,8 @@
  * for fuzz/fuzz_session.c (see fake_net.h).
  *
  * Each function keeps the contract of its net.c original (net.h): the reply queue is bounded by
- * send_queue_frames and overflows by closing (net_queue_reply and net_fail are the daemon's own,
- * server/net_reply.c), net_close drops the subscriptions and tells the simulation. What differs: a "write"
+ * send_queue_frames and overflows by closing (net_queue_reply, net_fail and net_poll_state are
+ * the daemon's own, server/net_reply.c), net_close drops the subscriptions and tells the simulation. What differs: a "write"
  * is immediate and goes to fake_wire_check, which aborts unless every frame is
  * [u32 length][an Envelope that unpacks] within max_frame_bytes (the Welcome excepted); a
  * closed session stays allocated (the target frees it, as net.c's close callback would).
@@ -84,19 +84,6 @@ void net_read_pause(session *s) { s->reading = 0; }
 
 void net_read_resume(session *s) {
   if (!s->closing && !s->failed) s->reading = 1;
-}
-
-void net_poll_state(net *n) {
-  int fresh;
-  n->latest = sim_read_state(n->sim, &fresh);
-  if (!fresh || n->shutting_down) return;
-  frame_cache cache;
-  memset(&cache, 0, sizeof cache);
-  for (session *s = n->sessions, *next; s; s = next) {
-    next = s->next;
-    session_on_state(s, n->latest, &cache);
-  }
-  frame_cache_free(&cache);
 }
 
 /* a write request is never used here (writes are immediate); session.c only needs a block it

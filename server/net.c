@@ -263,20 +263,6 @@ static void take_replies(net *n) {
   }
 }
 
-void net_poll_state(net *n) {
-  int fresh;
-  n->latest = sim_read_state(n->sim, &fresh);
-  if (!fresh || n->shutting_down) return;
-  /* stream frames from the newest state, each selector packed once */
-  frame_cache cache;
-  memset(&cache, 0, sizeof cache);
-  for (session *s = n->sessions, *next; s; s = next) {
-    next = s->next;
-    session_on_state(s, n->latest, &cache);
-  }
-  frame_cache_free(&cache);
-}
-
 /* one poll of a bounded spin: yield the core, so that on a busy machine the spinning thread
  * lets the threads it waits for run (returns at once on an idle core) */
 static inline void cpu_relax(void) { sched_yield(); }

@@ -1,8 +1,10 @@
-/* net_reply.c - the reply half of a session's connection that needs no sockets: queueing a
- * reply frame (bounded by send_queue_frames) and failing a session with a last error reply.
- * Shared by the daemon (net.c does the writing) and fuzz/fake_net.c (fuzz_session), so the
- * fuzzer runs the daemon's own code here (see net.h). */
+/* net_reply.c - the parts of the loop thread's outgoing side that need no sockets: queueing a
+ * reply frame (bounded by send_queue_frames), failing a session with a last error reply, and
+ * fanning the newest state out to the subscribers. Shared by the daemon (net.c does the
+ * writing) and fuzz/fake_net.c (fuzz_session), so the fuzzer runs the daemon's own code here
+ * (see net.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "net.h"
@@ -41,4 +43,18 @@ void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
   s->failed = 1;
   s->close_after_flush = 1;
   net_flush(s);
+}
+
+void net_poll_state(net *n) {
+  int fresh;
+  n->latest = sim_read_state(n->sim, &fresh);
+  if (!fresh || n->shutting_down) return;
+  /* stream frames from the newest state, each selector packed once */
+  frame_cache cache;
+  memset(&cache, 0, sizeof cache);
+  for (session *s = n->sessions, *next; s; s = next) {
+    next = s->next;
+    session_on_state(s, n->latest, &cache);
+  }
+  frame_cache_free(&cache);
 }
