@@ -1,12 +1,12 @@
 /* fake_net.c - the loop thread's net.h calls that session.c makes, without libuv or sockets,
  * for fuzz/fuzz_session.c (see fake_net.h).
  *
- * Each function keeps the contract of its net.c original (net.h): the reply queue is bounded by
- * send_queue_frames and overflows by closing (net_queue_reply, net_fail and net_poll_state are
- * the daemon's own, server/net_reply.c), net_close drops the subscriptions and tells the simulation. What differs: a "write"
- * is immediate and goes to fake_wire_check, which aborts unless every frame is
- * [u32 length][an Envelope that unpacks] within max_frame_bytes (the Welcome excepted); a
- * closed session stays allocated (the target frees it, as net.c's close callback would).
+ * net_queue_reply, net_fail and net_poll_state are the daemon's own (server/net_reply.c). The
+ * rest keep the contract of their net.c originals (net.h): net_close drops the subscriptions
+ * and tells the simulation. What differs: a "write" is immediate and goes to fake_wire_check,
+ * which aborts unless every frame is [u32 length][an Envelope that unpacks] within
+ * max_frame_bytes (the Welcome excepted); a closed session stays allocated (the target frees
+ * it, as net.c's close callback would).
  */
 #include "fake_net.h"
 
