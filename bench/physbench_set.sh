@@ -8,19 +8,7 @@ set -u
 physbench=$1
 fail=0
 
-# Run "$@", expect exit status $1 and stdout + stderr containing $2.
-expect() {
-  want=$1 pattern=$2
-  shift 2
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
-    echo "FAIL: $* -> exit $rc (want $want, '$pattern'), output: $out"
-    fail=1
-  else
-    echo "ok: $*"
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 
 run="$physbench builtin:box_stack_10 --steps 20 --threads 1 --no-sleep --json"
 expect 0 '"solver_options":{"canal.beta0":10000, "canal.beta_scale":7,' \

@@ -10,19 +10,7 @@ quad=$data/quadruped_lg.urdf
 anymal=$data/anymal_like.urdf
 fail=0
 
-# Run "$@", expect exit status $1 and stdout + stderr containing $2.
-expect() {
-  want=$1 pattern=$2
-  shift 2
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
-    echo "FAIL: $* -> exit $rc (want $want, '$pattern'), output: $out"
-    fail=1
-  else
-    echo "ok: $* -> exit $rc"
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 
 run="$physbench --steps 5 --threads 1 --json"
 # the options take effect
