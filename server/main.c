@@ -30,7 +30,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: physd [--config FILE] [--socket PATH] [--tcp PORT] [--bind ADDR]\n"
-          "             [--token-file FILE] [--world FILE.xml] [--threads N]\n"
+          "             [--token-file FILE] [--viewer PORT] [--world FILE.xml] [--threads N]\n"
           "             [--mode lockstep|barrier|realtime|max] [--rtf X] [--allowed-root DIR]...\n"
           "             [--solver NAME] [--log-level debug|info|warn|error] [--help]\n\n"
           "physd %s (libphys %s): a physics simulation daemon speaking protocol %d.%d (see\n"
