@@ -22,7 +22,7 @@
 
 #define SUBPROTOCOL "foxglove.websocket.v1"
 #define MAX_RX (64 * 1024)  /* a client message larger than this closes its connection (1009) */
-#define TEXTQ 16            /* text messages (serverInfo, advertise, status) queued per viewer */
+#define TEXTQ 64            /* text messages (serverInfo, advertise, status) queued per viewer */
 
 enum { CH_STATE = 1, CH_TF = 2, CH_SCENE = 3, NCH = 4 };
 static const char *const ch_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene"};
@@ -55,6 +55,7 @@ typedef struct vclient {
   char *rx;                 /* a client message being reassembled */
   size_t rx_len;
   uint64_t sent, dropped;
+  int kill;                 /* close at the next writable callback */
 } vclient;
 
 struct viewer {
@@ -96,11 +97,17 @@ static void lws_log_to_ours(int level, const char *line) {
 /* ---- text messages ------------------------------------------------------------------------ */
 
 static void queue_text(vclient *c, const char *text) {
-  if (c->tq_n >= TEXTQ) return; /* a client that does not read its status messages: they are
-                                   advisory; the frames go on latest-wins */
+  if (c->kill) return;
   size_t len = strlen(text);
-  unsigned char *b = malloc(LWS_PRE + len);
-  if (!b) return;
+  unsigned char *b = c->tq_n < TEXTQ ? malloc(LWS_PRE + len) : NULL;
+  if (!b) {
+    /* a client that sends requests faster than it reads the answers (or out of memory): it is
+     * closed rather than its answers lost */
+    log_warn("viewer closed: it does not read its status messages", "queued=%d", c->tq_n);
+    c->kill = 1;
+    lws_callback_on_writable(c->wsi);
+    return;
+  }
   memcpy(b + LWS_PRE, text, len);
   int i = (c->tq_head + c->tq_n++) % TEXTQ;
   c->textq[i] = b;
@@ -508,6 +515,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
   }
   case LWS_CALLBACK_SERVER_WRITEABLE: {
+    if (c->kill) return -1;
     int rc = write_one(v, c);
     if (rc < 0) return -1;
     if (more_to_write(c)) lws_callback_on_writable(wsi);

@@ -11,7 +11,7 @@
  *    message; with a token, a viewer without `?token=` is refused and one with it is served;
  *  - a port in use stops the start naming the error;
  *  - a wrong subprotocol is refused, garbage gets an error status, an oversize message closes
- *    that connection only;
+ *    that connection only; SIGTERM with a viewer connected closes it and exits 0;
  *  - a viewer that never reads does not slow a lock-step client, and its frames are dropped
  *    (latest wins) rather than queued. */
 #define _GNU_SOURCE /* memmem */
@@ -408,9 +408,11 @@ static void test_bad_clients(void) {
   CU_ASSERT_PTR_NOT_NULL(m);
   if (m) CU_ASSERT(m->binary && m->data[0] == 0x01 && le(m->data + 1, 4) == 3);
   wsc_msg_free(m);
-  wsc_free(good);
   CU_ASSERT(wc_daemon_log_has(&d, "message over the limit"));
+  /* SIGTERM with a viewer connected: it is closed and the daemon exits cleanly */
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+  CU_ASSERT(wsc_closed(good, 5000));
+  wsc_free(good);
 }
 
 static double time_steps(wc_conn *conn, int n) {
