@@ -56,6 +56,12 @@ static uint64_t le(const unsigned char *p, int n) {
   return v;
 }
 
+/* 1 when `needle` occurs in hay[0 .. n - 1] */
+static int has_bytes(const char *hay, int n, const char *needle) {
+  if (!hay || n <= 0) return 0;
+  return memmem(hay, (size_t)n, needle, strlen(needle)) != NULL;
+}
+
 /* read serverInfo and advertise; fills the channel ids by topic; 0 or -1 */
 static int read_hello(wsc *c, int ids[4]) {
   wsc_msg *m = wsc_next(c, 5000);
@@ -97,10 +103,11 @@ static int read_hello(wsc *c, int ids[4]) {
       /* the schema: a base64 FileDescriptorSet of physd.proto */
       size_t cap = strlen(schema);
       char *raw = malloc(cap + 1);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(raw);
       int n = lws_b64_decode_string(schema, raw, (int)cap);
       CU_ASSERT(n > 1000);
-      CU_ASSERT(n > 0 && memmem(raw, (size_t)n, "physd.proto", 11) != NULL);
-      CU_ASSERT(n > 0 && memmem(raw, (size_t)n, "StateFrame", 10) != NULL);
+      CU_ASSERT(has_bytes(raw, n, "physd.proto"));
+      CU_ASSERT(has_bytes(raw, n, "StateFrame"));
       free(raw);
     } else if (strcmp(topic, "/tf") == 0) {
       ids[2] = id;
