@@ -102,6 +102,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (v->nclients++ == 0) net_viewer_active(v->net, 1);
     log_info("viewer connected", "viewers=%u", v->nclients);
     viewer_send_hello(v, c);
+    /* the clock at once, so a paused world shows its time */
+    if (v->net->latest && v->net->latest->seq) {
+      c->time_ns = v->net->latest->sim_time_ns;
+      c->time_pending = 1;
+    }
     return 0;
   case LWS_CALLBACK_CLOSED:
     client_free(v, c);
