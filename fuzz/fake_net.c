@@ -1,7 +1,7 @@
 /* fake_net.c - the loop thread's net.h calls that session.c makes, without libuv or sockets,
  * for fuzz/fuzz_session.c (see fake_net.h).
  *
- * net_queue_reply, net_fail and net_poll_state are the daemon's own (server/net_reply.c). The
+ * net_queue_reply, net_fail and net_stream_state are the daemon's own (server/net_reply.c). The
  * rest keep the contract of their net.c originals (net.h): net_close drops the subscriptions
  * and tells the simulation. What differs: a "write" is immediate and goes to fake_wire_check,
  * which aborts unless every frame is [u32 length][an Envelope that unpacks] within
@@ -85,6 +85,9 @@ void net_read_pause(session *s) { s->reading = 0; }
 void net_read_resume(session *s) {
   if (!s->closing && !s->failed) s->reading = 1;
 }
+
+/* the subscribers' frames as the daemon makes them; no viewers here */
+void net_poll_state(net *n) { net_stream_state(n); }
 
 /* a write request is never used here (writes are immediate); session.c only needs a block it
  * can free */

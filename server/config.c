@@ -21,6 +21,9 @@ static const key_info keys[] = {
     {"socket", NULL, "PATH", "Unix socket path (default $XDG_RUNTIME_DIR/physd.sock, else /tmp/physd-<uid>.sock)"},
     {"tcp_port", "tcp", "PORT", "also listen on TCP PORT (0 = off, default)"},
     {"bind", NULL, "ADDR", "TCP bind address (default 127.0.0.1; others need --token-file)"},
+    {"viewer_port", "viewer", "PORT", "serve the Foxglove WebSocket viewer on PORT (0 = off, default; docs/viewer.md)"},
+    {"viewer_bind", NULL, "ADDR", "viewer bind address (default 127.0.0.1; others need --token-file)"},
+    {"viewer_period_ms", NULL, "MS", "sim time between viewer frames, 1..1000 (default 20: 50 frames per simulated second)"},
     {"token_file", NULL, "FILE", "file holding the token clients must send in Hello (TCP)"},
     {"max_frame_bytes", NULL, "N", "largest frame accepted or sent (default 16777216)"},
     {"max_clients", NULL, "N", "connections at once (default 64)"},
@@ -58,6 +61,8 @@ static void add_root(physd_config *c, const char *dir) {
 void config_defaults(physd_config *c, const char *worlds_dir) {
   memset(c, 0, sizeof *c);
   snprintf(c->bind_addr, sizeof c->bind_addr, "127.0.0.1");
+  snprintf(c->viewer_bind, sizeof c->viewer_bind, "127.0.0.1");
+  c->viewer_period_ms = 20;
   c->max_frame_bytes = 16u << 20;
   c->max_clients = 64;
   c->command_queue = 256;
@@ -114,6 +119,9 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   if (strcmp(key, "socket") == 0) bad = copy_str(c->socket_path, sizeof c->socket_path, v);
   else if (strcmp(key, "tcp_port") == 0) U(tcp_port, 0, 65535);
   else if (strcmp(key, "bind") == 0) bad = copy_str(c->bind_addr, sizeof c->bind_addr, v);
+  else if (strcmp(key, "viewer_port") == 0) U(viewer_port, 0, 65535);
+  else if (strcmp(key, "viewer_bind") == 0) bad = copy_str(c->viewer_bind, sizeof c->viewer_bind, v);
+  else if (strcmp(key, "viewer_period_ms") == 0) U(viewer_period_ms, 1, 1000);
   else if (strcmp(key, "token_file") == 0) bad = copy_str(c->token_file, sizeof c->token_file, v);
   else if (strcmp(key, "max_frame_bytes") == 0) U(max_frame_bytes, 1024, 1u << 30);
   else if (strcmp(key, "max_clients") == 0) U(max_clients, 1, 4096);

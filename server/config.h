@@ -21,6 +21,9 @@ typedef struct physd_config {
   int tcp_port;                   /* 0 = no TCP listener */
   char bind_addr[64];             /* TCP bind address, default 127.0.0.1 */
   char token_file[PATH_MAX];      /* "" = no token */
+  int viewer_port;                /* Foxglove WebSocket viewer (viewer.c); 0 = off */
+  char viewer_bind[64];           /* its bind address, default 127.0.0.1 (others need a token) */
+  uint32_t viewer_period_ms;      /* sim time between viewer frames (default 20) */
   uint32_t max_frame_bytes;
   uint32_t max_clients;
   uint32_t command_queue;         /* capacity of the sim command queue */

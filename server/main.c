@@ -17,6 +17,7 @@
 #include "framing.h"
 #include "log.h"
 #include "net.h"
+#include "viewer.h"
 #include "phys/phys.h"
 #include "requests.h"
 #include "sim.h"
@@ -29,7 +30,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: physd [--config FILE] [--socket PATH] [--tcp PORT] [--bind ADDR]\n"
-          "             [--token-file FILE] [--world FILE.xml] [--threads N]\n"
+          "             [--token-file FILE] [--viewer PORT] [--world FILE.xml] [--threads N]\n"
           "             [--mode lockstep|barrier|realtime|max] [--rtf X] [--allowed-root DIR]...\n"
           "             [--solver NAME] [--log-level debug|info|warn|error] [--help]\n\n"
           "physd %s (libphys %s): a physics simulation daemon speaking protocol %d.%d (see\n"
@@ -209,6 +210,7 @@ int main(int argc, char **argv) {
   uv_run(&g_loop, UV_RUN_DEFAULT);
 
   /* the loop ended after an orderly shutdown */
+  viewer_free(g_net.viewer);
   sim_destroy(s);
   int rc = uv_loop_close(&g_loop);
   if (rc) log_warn("event loop closed with open handles", "error=\"%s\"", uv_strerror(rc));

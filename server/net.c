@@ -18,6 +18,7 @@
 #include "textesc.h"
 #include "session.h"
 #include "stats.h"
+#include "viewer.h"
 
 #define WRITE_BATCH 64           /* buffers handed to one uv_write */
 #define NET_SPIN_NS 50000ull     /* how long the loop polls for a reply after a request */
@@ -263,6 +264,18 @@ static void take_replies(net *n) {
   }
 }
 
+void net_poll_state(net *n) {
+  /* the subscribers' frames (net_reply.c), then the viewers' latest */
+  if (net_stream_state(n)) viewer_on_state(n->viewer, n->latest);
+}
+
+void net_viewer_active(net *n, int on) {
+  n->viewer_period_ns = on ? (uint64_t)n->cfg->viewer_period_ms * 1000000ull : 0;
+  if (on) atomic_fetch_add(&n->counters.subscriptions, 1);
+  else atomic_fetch_sub(&n->counters.subscriptions, 1);
+  session_update_publish_period(n);
+}
+
 /* one poll of a bounded spin: yield the core, so that on a busy machine the spinning thread
  * lets the threads it waits for run (returns at once on an idle core) */
 static inline void cpu_relax(void) { sched_yield(); }
@@ -348,6 +361,7 @@ void net_shutdown(net *n) {
     unlink(n->socket_path);
   }
   if (n->has_tcp) uv_close((uv_handle_t *)&n->tcp_listener, handle_closed);
+  viewer_stop(n->viewer); /* viewers are closed at once: they have no replies to wait for */
   /* connections keep being read: what they send for the simulation from now on is answered
    * SHUTTING_DOWN by the loop thread (session.c), behind the replies still to come */
   net_timeout_stop(n);
@@ -402,6 +416,9 @@ static int is_loopback(const char *addr) {
 int net_listen(net *n) {
   const physd_config *c = n->cfg;
   char tcp_desc[128] = "off";
+
+  /* the viewer first: once the Unix socket accepts, everything listens */
+  if (c->viewer_port && !(n->viewer = viewer_start(n))) return -1;
 
   /* the Unix socket, 0600 */
   if (c->socket_path[0]) snprintf(n->socket_path, sizeof n->socket_path, "%s", c->socket_path);

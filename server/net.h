@@ -17,6 +17,7 @@
 #include "statebuf.h"
 
 typedef struct session session;
+typedef struct viewer viewer;
 
 typedef struct net {
   const physd_config *cfg;
@@ -41,6 +42,8 @@ typedef struct net {
   int shutting_down, final_flush, closed;
   int handles_open;           /* handles not yet closed (for the end of the loop) */
   unsigned spin_misses, spin_skip; /* net_spin_for_replies back-off */
+  viewer *viewer;             /* the Foxglove WebSocket viewer (viewer.c); NULL = off */
+  uint64_t viewer_period_ns;  /* its publish period while a viewer is connected, else 0 */
 } net;
 
 /* Initialise `n` on `loop` (the async handle included, so the sim can be created with
@@ -78,8 +81,18 @@ void net_close(session *s, const char *reason);
 /* Send an error frame out of order and close the connection once it is written. */
 void net_fail(session *s, uint64_t req_id, int code, const char *reason);
 
-/* Read the newest published state and queue the stream frames it makes due. */
+/* The viewer gained its first connection (on 1) or lost its last (on 0): while a viewer is
+ * connected it counts as one subscription of period viewer_period_ms for the simulation's
+ * publishing (session_update_publish_period). */
+void net_viewer_active(net *n, int on);
+
+/* Read the newest published state and queue the stream frames it makes due, the viewers'
+ * included (net.c). */
 void net_poll_state(net *n);
+
+/* net_reply.c: read the newest published state into n->latest and queue the subscribers'
+ * frames it makes due; 1 when it was new (and the server is not shutting down), else 0. */
+int net_stream_state(net *n);
 
 /* After requests went to the simulation: poll its outbox for up to NET_SPIN_NS (50 us) and
  * hand over the replies, without waiting for the doorbell (uv_async) to wake the loop. */

@@ -1,6 +1,6 @@
 /* net_reply.c - the parts of the loop thread's outgoing side that need no sockets: queueing a
  * reply frame (bounded by send_queue_frames), failing a session with a last error reply, and
- * fanning the newest state out to the subscribers. Shared by the daemon (net.c does the
+ * fanning the newest state out to the subscribers (net_poll_state, in net.c, adds the viewers). Shared by the daemon (net.c does the
  * writing) and fuzz/fake_net.c (fuzz_session), so the fuzzer runs the daemon's own code here
  * (see net.h). */
 #include <stdlib.h>
@@ -45,10 +45,10 @@ void net_fail(session *s, uint64_t req_id, int code, const char *reason) {
   net_flush(s);
 }
 
-void net_poll_state(net *n) {
+int net_stream_state(net *n) {
   int fresh;
   n->latest = sim_read_state(n->sim, &fresh);
-  if (!fresh || n->shutting_down) return;
+  if (!fresh || n->shutting_down) return 0;
   /* stream frames from the newest state, each selector packed once */
   frame_cache cache;
   memset(&cache, 0, sizeof cache);
@@ -57,4 +57,5 @@ void net_poll_state(net *n) {
     session_on_state(s, n->latest, &cache);
   }
   frame_cache_free(&cache);
+  return 1;
 }

@@ -78,6 +78,11 @@ void session_update_publish_period(net *n) {
       g = gcd64(g, s->subs[i].period_ns);
       if (s->subs[i].period_ns < shortest) shortest = s->subs[i].period_ns;
     }
+  /* a connected viewer (net_viewer_active) publishes at its own period */
+  if (n->viewer_period_ns) {
+    g = gcd64(g, n->viewer_period_ns);
+    if (n->viewer_period_ns < shortest) shortest = n->viewer_period_ns;
+  }
   atomic_store(&n->counters.publish_period_ns, every_step ? 0 : g);
   atomic_store(&n->counters.publish_wall_ns, every_step || g == 0 ? 0 : shortest / 2);
 }

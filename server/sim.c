@@ -150,6 +150,7 @@ sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_co
   pthread_mutex_init(&s->mu, NULL);
   pthread_mutex_init(&s->out_mu, NULL);
   pthread_mutex_init(&s->clk_mu, NULL);
+  scene_slot_init(&s->scene);
   atomic_init(&s->finished, 0);
   atomic_init(&s->stop_flag, 0);
   tribuf_init(&s->tb);
@@ -239,6 +240,8 @@ void sim_reply_free(sim_reply *r) {
 
 const state_snap *sim_read_state(sim *s, int *fresh) { return tribuf_read(&s->tb, fresh); }
 
+scene_snap *sim_take_scene(sim *s) { return scene_slot_take(&s->scene); }
+
 void sim_clock_get(sim *s, sim_clock *out) {
   pthread_mutex_lock(&s->clk_mu);
   *out = s->clk;
@@ -281,6 +284,7 @@ void sim_destroy(sim *s) {
   pthread_mutex_destroy(&s->mu);
   pthread_mutex_destroy(&s->out_mu);
   pthread_mutex_destroy(&s->clk_mu);
+  scene_slot_destroy(&s->scene);
   pthread_cond_destroy(&s->cv);
   free(s);
 }

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "physd.pb-c.h"
+#include "scene_snap.h"
 #include "statebuf.h"
 #include "world.h"
 
@@ -90,6 +91,11 @@ void sim_reply_free(sim_reply *r);
 
 /* Loop thread: the newest published state (see tribuf_read). */
 const state_snap *sim_read_state(sim *s, int *fresh);
+
+/* Loop thread: the world's geometry captured at its last change (owned by the caller; free
+ * with scene_snap_free), or NULL when it did not change since the last call. Captured only
+ * when the viewer is on (config viewer_port). */
+scene_snap *sim_take_scene(sim *s);
 
 /* Any thread: the clock as last published. */
 void sim_clock_get(sim *s, sim_clock *out);

@@ -103,6 +103,7 @@ struct sim {
   uint64_t pub_wall_ns;     /* wall time of the last step publication */
   pthread_mutex_t clk_mu;
   sim_clock clk;
+  scene_slot scene;         /* the geometry for the viewer (captured only with viewer_port) */
 
   /* simulation thread only */
   int mode, paused;

@@ -72,6 +72,13 @@ void sim_publish(sim *s, uint64_t wall_ns, int step) {
   b->overrun = s->flag_overrun;
   b->stale_command = s->flag_stale;
   tribuf_publish(&s->tb);
+  /* a world change: the viewer's scene channel gets the geometry as it is now (captured here,
+   * where the world may be read; never after a step) */
+  if (!step && s->cfg->viewer_port) {
+    scene_snap *sc = scene_snap_capture(s->wc.w, s->wc.gen);
+    if (sc) scene_slot_put(&s->scene, sc);
+    else log_error("out of memory capturing the scene for the viewer", NULL);
+  }
   sim_update_clock(s);
   uv_async_send(s->wake); /* the loop reads the snapshot even while it polls for replies */
 }

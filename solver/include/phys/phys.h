@@ -460,6 +460,19 @@ int phys_world_body_count(const phys_world *w);
 int phys_world_body_id_bound(const phys_world *w);
 int phys_world_geom_count(const phys_world *w);
 
+/* ---- geometry (read-only; for viewers and exporters) ---------------------------------------- */
+
+/* The largest geom id + 1: geom ids 0 .. bound - 1 exist or were removed (removed ids are never
+ * reused). Never fails. Like every query here, not thread-safe with calls that change `w`. */
+int phys_world_geom_id_bound(const phys_world *w);
+
+/* Fill *out (non-NULL) with geom `geom`'s shape and where it sits: its type and size (as in
+ * phys_geom_desc), its owning body (PHYS_ID_NONE for a static world geom), its mesh id
+ * (PHYS_GEOM_MESH, else -1), and its pose in the owning body's frame (the frame
+ * phys_body_get_state reports), or in the world frame for a world geom. Reads only; keeps no
+ * pointer. Unknown or removed id: PHYS_E_NOT_FOUND, *out untouched. */
+phys_status phys_world_get_geom(const phys_world *w, phys_id geom, phys_geom_info *out);
+
 /* Simulated time in seconds and number of steps taken. */
 double phys_world_time(const phys_world *w);
 uint64_t phys_world_step_index(const phys_world *w);

@@ -87,6 +87,16 @@ typedef struct phys_geom_desc {
                        * reports are measured from that offset. */
 } phys_geom_desc;
 
+/* What phys_world_get_geom reports of a geom: its shape and its pose on its body. */
+typedef struct phys_geom_info {
+  phys_geom_type type;
+  double size[3];     /* as phys_geom_desc.size (unused entries 0) */
+  phys_id body;       /* owning body; PHYS_ID_NONE for a static world geom */
+  int mesh;           /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
+  double pos[3];      /* position in the owning body's frame (world frame for a world geom) */
+  double quat[4];     /* orientation (w, x, y, z), unit, in the same frame */
+} phys_geom_info;
+
 /* A free rigid body. The body frame is where the user puts it; the centre of mass and principal
  * axes are computed from the geoms (mass < 0) or given (mass > 0 with inertia, com and
  * inertia_quat in the body frame). */

@@ -1,0 +1,43 @@
+/* scene_snap.h - the geometry of a world (every geom's shape and pose on its body), captured by
+ * the simulation thread when the world changes and handed to the loop thread for the viewer's
+ * scene channel (viewer.c).
+ *
+ * The world belongs to the simulation thread, so the loop thread never asks libphys about it:
+ * the simulation thread captures a scene_snap after a load, reset, add, remove or pose change
+ * (not after steps: geoms do not move on their bodies) and puts it in a scene_slot, a one-entry
+ * mailbox guarded by a mutex held for a pointer swap. The newest capture wins; an older one not
+ * yet taken is freed.
+ */
+#ifndef PHYSD_SCENE_SNAP_H
+#define PHYSD_SCENE_SNAP_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "phys/phys.h"
+
+typedef struct scene_snap {
+  uint64_t world_gen;       /* the state snapshots' world_gen it was captured at */
+  int n;
+  phys_geom_info *geoms;    /* [n], in geom id order (removed geoms left out) */
+} scene_snap;
+
+/* Capture every live geom of `w` (simulation thread). Returns a malloc'd snapshot (free with
+ * scene_snap_free) or NULL when out of memory. */
+scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen);
+void scene_snap_free(scene_snap *s);
+
+typedef struct scene_slot {
+  pthread_mutex_t mu;
+  scene_snap *pending;      /* owned; NULL = nothing new */
+} scene_slot;
+
+void scene_slot_init(scene_slot *sl);
+/* Frees a pending snapshot too. */
+void scene_slot_destroy(scene_slot *sl);
+/* Any thread: put `s` (owned; NULL is ignored), freeing an older one not yet taken. */
+void scene_slot_put(scene_slot *sl, scene_snap *s);
+/* Any thread: the newest snapshot put since the last take (owned by the caller), or NULL. */
+scene_snap *scene_slot_take(scene_slot *sl);
+
+#endif

@@ -1,0 +1,39 @@
+/* viewer.h - the live view: a Foxglove WebSocket server (subprotocol foxglove.websocket.v1) on
+ * the daemon's libuv loop, through libwebsockets' libuv backend (docs/viewer.md).
+ *
+ * It advertises three channels: /physd/state (physd.v1.StateFrame, protobuf), /tf
+ * (foxglove.FrameTransforms, JSON) and /scene (foxglove.SceneUpdate, JSON), and drives the
+ * viewers' clock with simulation time (the `time` capability). It reads only what the loop
+ * thread already has: the newest state snapshot (net_poll_state) and the geometry the
+ * simulation thread captures at world changes (sim_take_scene), so it never touches the world
+ * and never makes the simulation wait. Each viewer keeps at most one unsent message per channel
+ * (latest wins: a newer frame replaces one not yet written, and the drop is counted); encoding
+ * happens once per frame on the loop thread, not per viewer.
+ *
+ * Everything here runs on the loop thread.
+ */
+#ifndef PHYSD_VIEWER_H
+#define PHYSD_VIEWER_H
+
+#include "statebuf.h"
+
+typedef struct net net;
+typedef struct viewer viewer;
+
+/* Start listening on cfg->viewer_bind:cfg->viewer_port on n's loop. A bind address other than
+ * loopback needs the token (n->token): viewers then pass it as the URL argument `token`.
+ * Returns the viewer, or NULL after logging why (bad address, port in use, no token). */
+viewer *viewer_start(net *n);
+
+/* A fresh state snapshot (valid until the next tribuf read): encode the channels someone is
+ * subscribed to and hand each viewer its newest frames. Also picks up a new scene. */
+void viewer_on_state(viewer *v, const state_snap *s);
+
+/* Close every viewer and the listener; the libuv handles close as the loop runs on. The
+ * viewer's memory is released once libwebsockets is done with it (or by viewer_free). */
+void viewer_stop(viewer *v);
+
+/* After uv_run returned: free what is left. NULL is ignored. */
+void viewer_free(viewer *v);
+
+#endif

@@ -1,0 +1,88 @@
+/* viewer_internal.h - what the viewer's files share (not a public header): the channels, the
+ * per-viewer state and the viewer itself (viewer.c: connections and libwebsockets;
+ * viewer_out.c: what is queued and written to viewers; viewer_req.c: what viewers send).
+ * Loop thread only. */
+#ifndef PHYSD_VIEWER_INTERNAL_H
+#define PHYSD_VIEWER_INTERNAL_H
+
+#include <libwebsockets.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "viewer.h"
+#include "viewer_enc.h"
+
+#define SUBPROTOCOL "foxglove.websocket.v1"
+#define MAX_RX (64 * 1024)  /* a client message larger than this closes its connection (1009) */
+#define TEXTQ 64            /* text messages (serverInfo, advertise, status) queued per viewer */
+
+enum { CH_STATE = 1, CH_TF = 2, CH_SCENE = 3, NCH = 4 };
+extern const char *const viewer_topic[NCH]; /* by channel id; [0] NULL */
+
+/* an encoded channel message shared by the viewers it is queued for */
+typedef struct vmsg {
+  int refs;
+  uint64_t log_ns;
+  size_t len;
+  unsigned char data[];
+} vmsg;
+
+typedef struct vclient {
+  struct vclient *prev, *next;
+  struct lws *wsi;
+  int linked;
+  uint32_t sub_id[NCH];
+  int subscribed[NCH];
+  vmsg *pending[NCH];       /* scene: the newest unsent scene message (latest wins) */
+  int due[NCH];             /* state, tf: a snapshot newer than the last one written is due;
+                               it is encoded when the viewer can take it, from the newest
+                               snapshot then, so a viewer that does not read costs nothing */
+  uint64_t time_ns;
+  int time_pending;
+  unsigned char *textq[TEXTQ]; /* each LWS_PRE + text, owned */
+  size_t textq_len[TEXTQ];
+  int tq_head, tq_n;
+  unsigned char *out;       /* LWS_PRE + header + payload scratch, grows to the largest */
+  size_t out_cap;
+  char *rx;                 /* a client message being reassembled */
+  size_t rx_len;
+  uint64_t sent, dropped;
+  int kill;                 /* close at the next writable callback */
+} vclient;
+
+struct viewer {
+  net *net;
+  struct lws_context *ctx;
+  struct lws_protocols protocols[2];
+  vclient *clients;
+  unsigned nclients;
+  int stopping;
+  vmsg *cache[NCH];         /* the newest encoded message per channel */
+  uint64_t cache_seq[NCH];  /* snapshot seq it was made from (state, tf) */
+  scene_snap *scene;        /* the newest geometry */
+  vbuf enc;
+  char *advertise;          /* the advertise message (built once) */
+};
+
+
+/* viewer_out.c */
+/* Drop a reference to a shared message (NULL is ignored). */
+void vmsg_unref(vmsg *m);
+/* Queue serverInfo and advertise for a new viewer. */
+void viewer_send_hello(viewer *v, vclient *c);
+/* Queue a status message (level 0 info, 1 warning, 2 error). */
+void viewer_send_status(vclient *c, int level, const char *msg);
+/* Give the scene message `m` (nullable) to a viewer subscribed to channel ch, replacing an
+ * unsent older one (counted as dropped). */
+void viewer_offer(vclient *c, int ch, vmsg *m);
+/* The advertise message (malloc'd) or NULL when out of memory. */
+char *viewer_build_advertise(void);
+/* Write one queued message: 1 written, 0 nothing to write, -1 close the connection. */
+int viewer_write_one(viewer *v, vclient *c);
+/* 1 when something is queued for the viewer. */
+int viewer_more_to_write(const vclient *c);
+
+/* viewer_req.c: one complete message from a viewer (c->rx, c->rx_len) */
+void viewer_on_message(viewer *v, vclient *c, int binary);
+
+#endif

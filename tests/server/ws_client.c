@@ -1,0 +1,182 @@
+/* ws_client.c - the WebSocket test client (see ws_client.h). */
+#include "ws_client.h"
+
+#include <libwebsockets.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct wsc {
+  struct lws_context *ctx;
+  struct lws *wsi;
+  int established, closed;
+  wsc_msg *head, *tail;
+  unsigned char *rx;         /* message being reassembled */
+  size_t rx_len, rx_cap;
+  unsigned char *tx;         /* LWS_PRE + text to send */
+  size_t tx_len;
+};
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+  (void)user;
+  struct lws_context *ctx = lws_get_context(wsi);
+  wsc *c = ctx ? lws_context_user(ctx) : NULL;
+  if (!c) return 0;
+  switch (reason) {
+  case LWS_CALLBACK_CLIENT_ESTABLISHED:
+    c->established = 1;
+    break;
+  case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+  case LWS_CALLBACK_CLIENT_CLOSED:
+  case LWS_CALLBACK_WSI_DESTROY:
+    c->closed = 1;
+    c->wsi = NULL;
+    break;
+  case LWS_CALLBACK_CLIENT_RECEIVE:
+    if (c->rx_len + len + 1 > c->rx_cap) {
+      size_t cap = (c->rx_len + len + 1) * 2;
+      unsigned char *p = realloc(c->rx, cap);
+      if (!p) return -1;
+      c->rx = p;
+      c->rx_cap = cap;
+    }
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
+      wsc_msg *m = calloc(1, sizeof *m);
+      if (!m) return -1;
+      m->binary = lws_frame_is_binary(wsi);
+      m->len = c->rx_len;
+      m->data = malloc(c->rx_len + 1);
+      if (!m->data) {
+        free(m);
+        return -1;
+      }
+      memcpy(m->data, c->rx, c->rx_len);
+      m->data[c->rx_len] = 0;
+      c->rx_len = 0;
+      if (c->tail) c->tail->next = m;
+      else c->head = m;
+      c->tail = m;
+    }
+    break;
+  case LWS_CALLBACK_CLIENT_WRITEABLE:
+    if (c->tx) {
+      int rc = lws_write(wsi, c->tx + LWS_PRE, c->tx_len, LWS_WRITE_TEXT);
+      free(c->tx);
+      c->tx = NULL;
+      if (rc < 0) return -1;
+    }
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+    {"physd-test-viewer", cb, 0, 0, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* one non-blocking pass of lws (timeout -1: poll without waiting), then a short sleep when
+ * nothing arrived, so that the callers' deadlines hold */
+static void service(wsc *c, int ms) {
+  (void)ms;
+  wsc_msg *before = c->tail;
+  lws_service(c->ctx, -1);
+  if (c->tail == before) usleep(200);
+}
+
+wsc *wsc_connect(int port, const char *path, const char *subprotocol, int timeout_ms) {
+  lws_set_log_level(0, NULL);
+  wsc *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  struct lws_context_creation_info info;
+  memset(&info, 0, sizeof info);
+  info.port = CONTEXT_PORT_NO_LISTEN;
+  info.protocols = protocols;
+  info.gid = -1;
+  info.uid = -1;
+  info.user = c;
+  c->ctx = lws_create_context(&info);
+  if (!c->ctx) {
+    free(c);
+    return NULL;
+  }
+  struct lws_client_connect_info ci;
+  memset(&ci, 0, sizeof ci);
+  ci.context = c->ctx;
+  ci.address = "127.0.0.1";
+  ci.port = port;
+  ci.path = path;
+  ci.host = "127.0.0.1";
+  ci.origin = "127.0.0.1";
+  ci.protocol = subprotocol;
+  ci.local_protocol_name = "physd-test-viewer";
+  ci.pwsi = &c->wsi;
+  if (!lws_client_connect_via_info(&ci)) c->closed = 1;
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  while (!c->established && !c->closed && now_ms() < end) service(c, 50);
+  if (!c->established || c->closed) {
+    wsc_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+int wsc_send_text(wsc *c, const char *text, int timeout_ms) {
+  if (c->closed || c->tx) return -1;
+  size_t len = strlen(text);
+  c->tx = malloc(LWS_PRE + len);
+  if (!c->tx) return -1;
+  memcpy(c->tx + LWS_PRE, text, len);
+  c->tx_len = len;
+  lws_callback_on_writable(c->wsi);
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  while (c->tx && !c->closed && now_ms() < end) service(c, 50);
+  return c->tx ? -1 : 0;
+}
+
+wsc_msg *wsc_next(wsc *c, int timeout_ms) {
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  while (!c->head && !c->closed && now_ms() < end) service(c, 50);
+  wsc_msg *m = c->head;
+  if (!m) return NULL;
+  c->head = m->next;
+  if (!c->head) c->tail = NULL;
+  m->next = NULL;
+  return m;
+}
+
+void wsc_msg_free(wsc_msg *m) {
+  if (!m) return;
+  free(m->data);
+  free(m);
+}
+
+int wsc_closed(wsc *c, int timeout_ms) {
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  while (!c->closed && now_ms() < end) service(c, 50);
+  return c->closed;
+}
+
+void wsc_free(wsc *c) {
+  if (!c) return;
+  if (c->ctx) lws_context_destroy(c->ctx);
+  while (c->head) {
+    wsc_msg *m = c->head;
+    c->head = m->next;
+    wsc_msg_free(m);
+  }
+  free(c->rx);
+  free(c->tx);
+  free(c);
+}

@@ -1,0 +1,41 @@
+/* ws_client.h - a blocking WebSocket test client for physd's viewer (server/viewer.c), built on
+ * libwebsockets' client API (its own context and poll loop, not the daemon's), so the tests
+ * speak real WebSocket with the Foxglove subprotocol.
+ *
+ * Single-threaded. Messages are only read while a call below services the connection: a test
+ * that makes no call on it for a while is a viewer that does not read.
+ */
+#ifndef PHYSD_TEST_WS_CLIENT_H
+#define PHYSD_TEST_WS_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct wsc_msg {
+  struct wsc_msg *next;
+  int binary;
+  size_t len;
+  unsigned char *data;      /* NUL-terminated (text and binary alike) */
+} wsc_msg;
+
+typedef struct wsc wsc;
+
+/* Connect to ws://127.0.0.1:port/path asking for `subprotocol` (NULL: none). Returns the client
+ * once the handshake is done, or NULL when it fails or times out (the server refused). */
+wsc *wsc_connect(int port, const char *path, const char *subprotocol, int timeout_ms);
+
+/* Queue a text message and service until it is written (0) or the connection fails (-1). */
+int wsc_send_text(wsc *c, const char *text, int timeout_ms);
+
+/* The next received message (owned by the caller: wsc_msg_free), or NULL on timeout or when
+ * the connection is closed. */
+wsc_msg *wsc_next(wsc *c, int timeout_ms);
+void wsc_msg_free(wsc_msg *m);
+
+/* 1 once the server closed the connection (services up to timeout_ms to find out). */
+int wsc_closed(wsc *c, int timeout_ms);
+
+/* Close and free. NULL is ignored. */
+void wsc_free(wsc *c);
+
+#endif
