@@ -305,6 +305,7 @@ static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const dou
   if ((st = phys__mj_geom_apply(c, node, &d))) return st;
   if ((st = phys__mj_geom_mesh_resolve(c, node, &d))) return st;
   phys_geom_desc *g = &d.g;
+  phys__mj_contact_params_apply(c, phys__mj_attr(node, "name"), g);
   if (g->type == PHYS_GEOM_PLANE && !allow_plane)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "plane geoms are only allowed in static bodies");
   /* fromto: centre, z axis along the segment, half-length into the last size entry */

@@ -471,6 +471,70 @@ static void test_options(void) {
   phys_world_destroy(w);
 }
 
+/* MJCF: model-wide <custom><numeric name="physd:contact_stiffness"> and a per-geom override
+ * reach the geoms; bad values, unknown names and unknown geoms are load errors naming the file
+ * and line */
+static phys_status load(const char *xml, phys_world **w, phys_error *err) {
+  return phys_load_mjcf_string(xml, strlen(xml), "sap.xml", NULL, w, err);
+}
+
+static void test_mjcf_params(void) {
+  const char *ok =
+      "<mujoco><custom>\n"
+      "<numeric name=\"physd:contact_stiffness\" data=\"2e5\"/>\n"
+      "<numeric name=\"physd:contact_dissipation\" data=\"0.01\"/>\n"
+      "<numeric name=\"physd:hunt_crossley\" data=\"3\"/>\n"
+      "<numeric name=\"physd:stiction_tolerance\" data=\"1e-4\"/>\n"
+      "<numeric name=\"physd:contact_stiffness:ball\" data=\"5e4\"/>\n"
+      "<numeric name=\"other\" data=\"1\"/>\n"
+      "</custom><worldbody><geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"/>\n"
+      "<body pos=\"0 0 .1\"><freejoint/><geom name=\"ball\" size=\".1\"/></body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(load(ok, &w, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(w->ngeoms, 2);
+  double k[2], tau[2], hc[2], vs[2];
+  for (int i = 0; i < 2; i++) {
+    k[i] = w->geoms[i].stiffness;
+    tau[i] = w->geoms[i].tau_d;
+    hc[i] = w->geoms[i].hc_d;
+    vs[i] = w->geoms[i].v_s;
+  }
+  /* one geom has 2e5 (the model's), the other 5e4 (its own); the rest the model's */
+  CU_ASSERT_TRUE((k[0] == 2e5 && k[1] == 5e4) || (k[0] == 5e4 && k[1] == 2e5));
+  for (int i = 0; i < 2; i++) {
+    CU_ASSERT_EQUAL(tau[i], 0.01);
+    CU_ASSERT_EQUAL(hc[i], 3.0);
+    CU_ASSERT_EQUAL(vs[i], 1e-4);
+  }
+  phys_world_options o = phys_world_get_options(w);
+  o.solver = PHYS_SOLVER_SAP;
+  CU_ASSERT_EQUAL(phys_world_set_options(w, &o), PHYS_OK);
+  step_n(w, 10);
+  CU_ASSERT_EQUAL(w->ncontacts, 1);
+  if (w->ncontacts == 1) ASSERT_NEAR(w->contacts[0].stiffness, 1.0 / (1.0 / 2e5 + 1.0 / 5e4), 1e-6);
+  phys_world_destroy(w);
+
+  struct { const char *xml, *needle; } bad[] = {
+      {"<mujoco><custom>\n<numeric name=\"physd:contact_stiffness\" data=\"-1\"/>\n"
+       "</custom></mujoco>", "sap.xml:2"},
+      {"<mujoco><custom>\n<numeric name=\"physd:contact_stifness\" data=\"1\"/>\n"
+       "</custom></mujoco>", "unknown physd numeric"},
+      {"<mujoco><custom>\n<numeric name=\"physd:contact_dissipation:nope\" data=\"1\"/>\n"
+       "</custom><worldbody><geom name=\"floor\" type=\"plane\" size=\"1 1 .1\"/>"
+       "</worldbody></mujoco>", "no geom named 'nope'"},
+      {"<mujoco><custom>\n<numeric name=\"physd:hunt_crossley\" data=\"1 2\"/>\n"
+       "</custom></mujoco>", "sap.xml:2"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    phys_world *wb = NULL;
+    CU_ASSERT_NOT_EQUAL(load(bad[i].xml, &wb, &err), PHYS_OK);
+    CU_ASSERT_PTR_NULL(wb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, bad[i].needle));
+    if (!strstr(err.message, bad[i].needle)) printf("\n  unexpected message: %s", err.message);
+  }
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("sap", NULL, NULL);
   if (!s) return -1;
@@ -484,7 +548,8 @@ int register_tests(void) {
       !CU_add_test(s, "sphere pile: Newton iterations", test_pile_iterations) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
       !CU_add_test(s, "factorisation failure status", test_factor_failure) ||
-      !CU_add_test(s, "options and parameter validation", test_options))
+      !CU_add_test(s, "options and parameter validation", test_options) ||
+      !CU_add_test(s, "MJCF: physd contact parameters", test_mjcf_params))
     return -1;
   return 0;
 }
