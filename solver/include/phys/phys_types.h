@@ -94,6 +94,10 @@ typedef struct phys_geom_desc {
   double hunt_crossley;       /* s/m, Hunt & Crossley dissipation >= 0 (stored for ICF; not
                                * read by sap); default 0 */
   double stiction_tolerance;  /* m/s, >= 0; 0 (default): not given */
+  double solref[2];           /* MuJoCo's geom solref (timeconst s, dampratio), both > 0, or both
+                               * 0 (default): not given. Read by "sap" only, for a pair with no
+                               * stiffness: per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2
+                               * (w: the contact's inverse mass; docs/engine.md, SAP) */
 } phys_geom_desc;
 
 /* A free rigid body. The body frame is where the user puts it; the centre of mass and principal

@@ -5,7 +5,9 @@
  *  - tau_d and Hunt & Crossley d: the mean of the given values weighted by compliance 1/k (the
  *    softer geom deforms more, so its damping dominates); when neither geom is compliant, the
  *    plain mean of the given values; tau_d not given on both: -1 (not given); d not given is 0
- *  - stiction tolerance: the larger (0: not given).
+ *  - stiction tolerance: the larger (0: not given)
+ *  - MuJoCo's solref (timeconst, dampratio): the mean of the given ones (MuJoCo's solmix
+ *    default), 0 0 when neither geom gives one.
  * Pure, thread-safe. */
 #include "core/world_internal.h"
 
@@ -25,4 +27,7 @@ void phys__contact_params(const phys_geom *a, const phys_geom *b, phys_contact *
                            : -1.0;
   c->hc_d = ca + cb > 0.0 ? (ca * a->hc_d + cb * b->hc_d) / (ca + cb) : 0.5 * (a->hc_d + b->hc_d);
   c->v_s = a->v_s > b->v_s ? a->v_s : b->v_s;
+  int na = a->solref[0] > 0.0, nb = b->solref[0] > 0.0;
+  for (int i = 0; i < 2; i++)
+    c->solref[i] = na + nb ? (na * a->solref[i] + nb * b->solref[i]) / (na + nb) : 0.0;
 }

@@ -38,6 +38,7 @@ typedef struct phys_geom {
   /* compliant contact parameters (phys_geom_desc): stiffness (0: not given), tau_d (-1: not
    * given), Hunt & Crossley dissipation, stiction tolerance (0: not given) */
   double stiffness, tau_d, hc_d, v_s;
+  double solref[2];    /* MuJoCo's (timeconst, dampratio), 0 0: not given */
   int mesh;            /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
   phys_shape shape;    /* world pose, refreshed each step for awake bodies */
 } phys_geom;
@@ -146,6 +147,7 @@ typedef struct phys_contact {
   /* the pair's compliant parameters (phys__contact_params): stiffness N/m (0: near-rigid),
    * tau_d s (-1: not given), Hunt & Crossley s/m, stiction tolerance m/s (0: not given) */
   double stiffness, tau_d, hc_d, v_s;
+  double solref[2];    /* the pair's MuJoCo solref (mean of the given ones), 0 0: none */
 } phys_contact;
 
 /* collision/contact_params.c: the compliant parameters of a contact between geoms a and b

@@ -12,7 +12,9 @@
  * 1/m for a point mass; docs/engine.md), Rt = sigma w (22), Rn = max(beta^2 / (4 pi^2) w,
  * 1 / (dt k (dt + tau_d))) (21), v_hat_n = -phi0 / (dt + tau_d) with phi0 the contact's signed
  * distance at the start of the step. A pair with no stiffness given is near-rigid (Rn = beta^2
- * w / (4 pi^2)); tau_d not given is the near-rigid critical damping (beta / pi) dt.
+ * w / (4 pi^2)), unless it has MuJoCo's solref (tc, dr): then k = 1 / (w tc^2 dr^2) and tau_d =
+ * 2 tc dr^2 (MuJoCo's spring-damper on the contact's inverse mass); tau_d not given is
+ * otherwise the near-rigid critical damping (beta / pi) dt.
  * Other rows: joint and tendon limits are frictionless near-rigid contacts on the assembly's
  * bias; hard connect / weld rows gamma = R^-1 x with the near-rigid R; soft rows their own
  * c; dry friction a clamp in the norm sigma w; a condim 4/6 contact's torsion / rolling bounds
@@ -113,9 +115,16 @@ static void setup_row(const phys_world *w, const phys_problem *s, int ci, double
     rw->par[2] = o->sigma * wr;
   } else if (c->kind == PHYS_CON_CONTACT) {
     const phys_contact *ct = &w->contacts[c->src];
-    double tau = ct->tau_d >= 0.0 ? ct->tau_d : tau_auto, Rn = rigid * wr;
-    if (ct->stiffness > 0.0) {
-      double Rc = 1.0 / (dt * ct->stiffness * (dt + tau));
+    double tau = ct->tau_d >= 0.0 ? ct->tau_d : tau_auto, Rn = rigid * wr, k = ct->stiffness;
+    if (!(k > 0.0) && ct->solref[0] > 0.0) {
+      /* MuJoCo's solref: the mass-spring-damper of period 2 pi tc dr and damping ratio dr on
+       * this contact's inverse mass */
+      double tc = ct->solref[0], dr = ct->solref[1];
+      k = 1.0 / (wr * tc * tc * dr * dr);
+      if (!(ct->tau_d >= 0.0)) tau = 2.0 * tc * dr * dr;
+    }
+    if (k > 0.0) {
+      double Rc = 1.0 / (dt * k * (dt + tau));
       if (Rc >= Rn) {
         Rn = Rc;
         (*compliant)++;

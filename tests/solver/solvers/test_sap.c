@@ -535,6 +535,38 @@ static void test_mjcf_params(void) {
   }
 }
 
+/* MuJoCo's geom solref (timeconst 0.02, dampratio 1) under sap: a compliant contact with
+ * k = 1 / (w tc^2) and tau_d = 2 tc per contact, so a resting sphere sinks m g / k = g tc^2 (w m)
+ * (w m for the sphere as in test_near_rigid, from the measured depth); one loader notice */
+static void test_solref_mapping(void) {
+  const char *xml =
+      "<mujoco><option timestep=\"0.002\"/><worldbody>\n"
+      "<geom type=\"plane\" size=\"1 1 .1\"/>\n"
+      "<body name=\"ball\" pos=\"0 0 .1\"><freejoint/><geom size=\".1\" mass=\"2\" solref=\".02 1\"/></body>\n"
+      "</worldbody></mujoco>";
+  phys_world *w = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), "solref.xml", NULL, &w, &err), PHYS_OK);
+  int noted = 0;
+  for (int i = 0; i < phys_world_notice_count(w); i++)
+    noted += strstr(phys_world_notice(w, i), "solref") != NULL;
+  CU_ASSERT_EQUAL(noted, 1);
+  phys_world_options o = phys_world_get_options(w);
+  o.solver = PHYS_SOLVER_SAP;
+  o.sleep_enabled = 0;
+  o.sap.rel_tol = 1e-8;
+  CU_ASSERT_EQUAL(phys_world_set_options(w, &o), PHYS_OK);
+  step_n(w, 1500);
+  CU_ASSERT_EQUAL(phys_world_stats(w)->sap.compliant_contacts, 1);
+  double p[3];
+  body_pos(w, phys_world_find_body(w, "ball"), p);
+  double pen = 0.1 - p[2], rc = (0.1 - 0.5 * pen) / 0.1, wt = 1.0 + 2.5 * rc * rc;
+  double wm = sqrt((1.0 + 2.0 * wt * wt) / 3.0), expect = 9.81 * 0.02 * 0.02 * wm;
+  printf("\n  solref .02 1: penetration %.6e m (g tc^2 w m = %.6e)\n", pen, expect);
+  CU_ASSERT_DOUBLE_EQUAL(pen, expect, 1e-6 * expect);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("sap", NULL, NULL);
   if (!s) return -1;
@@ -549,7 +581,8 @@ int register_tests(void) {
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
       !CU_add_test(s, "factorisation failure status", test_factor_failure) ||
       !CU_add_test(s, "options and parameter validation", test_options) ||
-      !CU_add_test(s, "MJCF: physd contact parameters", test_mjcf_params))
+      !CU_add_test(s, "MJCF: physd contact parameters", test_mjcf_params) ||
+      !CU_add_test(s, "MJCF: geom solref mapped for sap", test_solref_mapping))
     return -1;
   return 0;
 }
