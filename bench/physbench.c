@@ -67,6 +67,7 @@ typedef struct run_result {
   long subadmm_refactor, subadmm_stalls;
   long canal_newton, canal_al, canal_failures, canal_sparse;
   int canal_status_worst, pgs_colors_max, pgs_overflow_max;
+  int sap_newton, sap_zero_iter, sap_failures, sap_status_worst; /* SAP's, summed */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -521,6 +522,10 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
       s->canal.linesearch_failures + s->canal.factor_failures + s->canal.descent_failures;
   r->canal_sparse += s->canal.sparse_islands;
   if ((int)s->canal.status > r->canal_status_worst) r->canal_status_worst = (int)s->canal.status;
+  r->sap_newton += s->sap.newton_iterations;
+  r->sap_zero_iter += s->sap.zero_iteration_islands;
+  r->sap_failures += s->sap.factor_failures + s->sap.descent_failures;
+  if ((int)s->sap.status > r->sap_status_worst) r->sap_status_worst = (int)s->sap.status;
   if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
   if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
@@ -617,6 +622,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->subadmm_refactor = r->subadmm_stalls = 0;
   r->canal_newton = r->canal_al = r->canal_failures = r->canal_sparse = 0;
   r->canal_status_worst = r->pgs_colors_max = r->pgs_overflow_max = 0;
+  r->sap_newton = r->sap_zero_iter = r->sap_failures = r->sap_status_worst = 0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
@@ -704,6 +710,11 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_int(&j, "failures", r->canal_failures);
     json_int(&j, "sparse_islands", r->canal_sparse);
     json_int(&j, "status_worst", r->canal_status_worst);
+  } else if (r->opt.solver == PHYS_SOLVER_SAP) {
+    json_num(&j, "newton_iterations_per_step", (double)r->sap_newton / (double)n);
+    json_int(&j, "zero_iteration_islands", r->sap_zero_iter);
+    json_int(&j, "failures", r->sap_failures);
+    json_int(&j, "status_worst", r->sap_status_worst);
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);

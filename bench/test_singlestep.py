@@ -55,7 +55,13 @@ def main():
         trace = list(csv.DictReader(open(prefix + "_trace.csv")))
         worst = max(abs(capped[(t["case"], t["solver"], int(t["iteration"]))] - float(t["residual"]))
                     / float(t["residual"]) for t in trace)
-        check(len(trace) == 2 * 25 * len(names) and worst == 0.0,
+        # one value per iteration up to the cap; sap may end earlier (its stop test, or the
+        # round-off of its Newton iterate, is met before 25 evaluations), the others run to it
+        counts = {(c, n): sum(1 for t in trace if t["case"] == c and t["solver"] == n)
+                  for c in ("0", "1") for n in names}
+        full = all(counts[(c, n)] == 25 if n != "sap" else 1 <= counts[(c, n)] <= 25
+                   for (c, n) in counts)
+        check(full and worst == 0.0,
               f"trace = capped runs on the stack's one island ({len(trace)} values, worst {worst:.1e})")
 
         for args, what in ((["builtin:box_stack_10"], "missing --step"),

@@ -85,6 +85,19 @@ typedef struct phys_geom_desc {
                        * margin minus its gap (the larger of each); with gap = margin they touch,
                        * a contact still being found early. Distances and penetrations a contact
                        * reports are measured from that offset. */
+  /* Compliant contact parameters (read by the compliant solvers, "sap"; docs/engine.md, SAP).
+   * A pair combines its two geoms' values: stiffnesses in series, dissipations weighted by
+   * compliance, the larger stiction tolerance (phys_contact_params). */
+  double contact_stiffness;   /* N/m, >= 0; 0 (default): not given, the near-rigid regime */
+  double contact_dissipation; /* s, SAP's dissipation time scale tau_d >= 0, or -1 (default):
+                               * not given (critical damping of the near-rigid regime) */
+  double hunt_crossley;       /* s/m, Hunt & Crossley dissipation >= 0 (stored for ICF; not
+                               * read by sap); default 0 */
+  double stiction_tolerance;  /* m/s, >= 0; 0 (default): not given */
+  double solref[2];           /* MuJoCo's geom solref (timeconst s, dampratio), both > 0, or both
+                               * 0 (default): not given. Read by "sap" only, for a pair with no
+                               * stiffness: per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2
+                               * (w: the contact's inverse mass; docs/engine.md, SAP) */
 } phys_geom_desc;
 
 /* What phys_world_get_geom reports of a geom: its shape and its pose on its body. */
@@ -252,7 +265,10 @@ typedef enum phys_solver_kind {
                                      step with an active tendon limit (phys_world_add_tendon) */
   PHYS_SOLVER_PGS = 4,            /* "pgs": projected Gauss-Seidel on the Delassus blocks, the
                                      paper 002 sec. 9 baseline (graph-coloured, deterministic) */
-  PHYS_SOLVER_COUNT = 5
+  PHYS_SOLVER_SAP = 5,            /* "sap": SAP (paper 000): compliant contact as one
+                                     unconstrained convex problem, Newton with exact line
+                                     search; models penetration (no position pass) */
+  PHYS_SOLVER_COUNT = 6
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -301,6 +317,15 @@ typedef struct phys_pgs_options {
                                default 48; the same result up to rounding */
 } phys_pgs_options;
 
+/* Options of SAP (paper 000). max_iterations caps its iterations per island and step: the
+ * evaluations of its stop test, one at the warm start and one after each Newton step. */
+typedef struct phys_sap_options {
+  double beta;              /* near-rigid period T_n = beta dt (eq. 21), in (0, 10]; default 1 */
+  double sigma;             /* friction regularisation Rt = sigma w (eq. 22), > 0; default 1e-3 */
+  double rel_tol;           /* eps_r of the stop test (eq. 20), >= 0; default 1e-5 */
+  double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
+} phys_sap_options;
+
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
  * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
  * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
@@ -312,7 +337,7 @@ typedef enum phys_option_type {
 
 typedef struct phys_solver_option_info {
   const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
-  const char *family;       /* "subadmm", "canal" or "pgs": the solvers that read it */
+  const char *family;       /* "subadmm", "canal", "pgs" or "sap": the solvers that read it */
   const char *summary;      /* one line for people */
   phys_option_type type;
   double def;               /* phys_world_options_default()'s value */
@@ -342,6 +367,7 @@ typedef struct phys_world_options {
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
   phys_canal_options canal;     /* used by CANAL only */
   phys_pgs_options pgs;     /* used by pgs only */
+  phys_sap_options sap;     /* used by sap only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -388,6 +414,30 @@ typedef struct phys_pgs_stats {
   int overflow;              /* row sets beyond the colour limit, swept serially */
 } phys_pgs_stats;
 
+/* How SAP's islands ended in the last step: the worst over the islands (higher is worse). */
+typedef enum phys_sap_status {
+  PHYS_SAP_CONVERGED = 0,       /* every island met the stop test (eq. 20) */
+  PHYS_SAP_MAX_ITERATIONS = 1,  /* an island stopped at max_iterations (max_iterations - 1
+                                   Newton steps) */
+  PHYS_SAP_NOT_DESCENT = 2,     /* aborted: the line search's derivative at 0 was not negative
+                                   (round-off in an ill-conditioned H); the last iterate kept */
+  PHYS_SAP_FACTOR_FAILED = 3,   /* the Hessian's Cholesky factorisation failed */
+  PHYS_SAP_NON_FINITE = 4       /* a non-finite value appeared; the last finite iterate kept */
+} phys_sap_status;
+
+/* Statistics of SAP in the last step (summed over islands unless said otherwise). */
+typedef struct phys_sap_stats {
+  int newton_iterations;     /* Newton steps (factorisations) */
+  int zero_iteration_islands; /* islands whose warm start already met the stop test */
+  int linesearch_failures;   /* line searches that bracketed nothing (largest step taken) */
+  int factor_failures;       /* Cholesky factorisations that failed */
+  int descent_failures;      /* aborts: phi'(0) >= 0 or a non-finite step */
+  int sparse_islands;        /* islands factorised by the sparse (CHOLMOD) path */
+  int compliant_contacts;    /* contacts in the compliant branch of eq. 21 (the others are
+                                near-rigid) */
+  phys_sap_status status;    /* the worst island's */
+} phys_sap_stats;
+
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and
  * residual figures mean the same for every solver: iterations of its main loop, and the
  * sec. 7 accuracy metric of its result. */
@@ -413,6 +463,7 @@ typedef struct phys_step_stats {
   phys_subadmm_stats subadmm; /* the SubADMM family's own figures (zero for other solvers) */
   phys_canal_stats canal;    /* CANAL's own figures (zero for other solvers) */
   phys_pgs_stats pgs;        /* PGS's own figures (zero for other solvers) */
+  phys_sap_stats sap;        /* SAP's own figures (zero for other solvers) */
 } phys_step_stats;
 
 #ifdef __cplusplus

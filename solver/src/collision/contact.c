@@ -105,6 +105,7 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   if (cpair && cpair->friction >= 0.0) c->mu = cpair->friction; /* explicit pair's own */
   if (cpair && cpair->condim) c->dim = cpair->condim;
   if (c->mu == 0.0) c->dim = 1;
+  phys__contact_params(a, b, c);
 
   /* frame rows t1, t2, n */
   double t1[3], t2[3];

@@ -45,6 +45,7 @@ phys_geom_desc phys_geom_desc_default(void) {
   g.contype = 1;
   g.conaffinity = 1;
   g.mesh = -1;
+  g.contact_dissipation = -1.0; /* not given */
   return g;
 }
 

@@ -35,6 +35,10 @@ typedef struct phys_geom {
   int condim;
   int priority;        /* phys_geom_desc.priority */
   uint32_t contype, conaffinity;
+  /* compliant contact parameters (phys_geom_desc): stiffness (0: not given), tau_d (-1: not
+   * given), Hunt & Crossley dissipation, stiction tolerance (0: not given) */
+  double stiffness, tau_d, hc_d, v_s;
+  double solref[2];    /* MuJoCo's (timeconst, dampratio), 0 0: not given */
   int mesh;            /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
   phys_shape shape;    /* world pose, refreshed each step for awake bodies */
 } phys_geom;
@@ -140,7 +144,15 @@ typedef struct phys_contact {
                           6: + rolling about t1, t2 */
   double lambda[6];    /* impulse in the contact frame (t1, t2, n), then the angular impulse
                           about (t1, t2, n) */
+  /* the pair's compliant parameters (phys__contact_params): stiffness N/m (0: near-rigid),
+   * tau_d s (-1: not given), Hunt & Crossley s/m, stiction tolerance m/s (0: not given) */
+  double stiffness, tau_d, hc_d, v_s;
+  double solref[2];    /* the pair's MuJoCo solref (mean of the given ones), 0 0: none */
 } phys_contact;
+
+/* collision/contact_params.c: the compliant parameters of a contact between geoms a and b
+ * (the combination rule of docs/engine.md, SAP) into c's stiffness, tau_d, hc_d, v_s. Pure. */
+void phys__contact_params(const phys_geom *a, const phys_geom *b, phys_contact *c);
 
 /* an actuator on a link's joint (phys_actuator_desc) */
 typedef struct phys_actuator {

@@ -21,7 +21,7 @@ static const char *const geom_attrs[] = {
   "class", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "fromto",
   "friction", "density", "mass", "condim", "contype", "conaffinity",
   "~name", "~rgba", "~material", "~group", "~user", "~fitscale",
-  "priority", "?solmix", "?solref", "?solimp", "margin", "gap", "!shellinertia", "mesh",
+  "priority", "?solmix", "solref", "?solimp", "margin", "gap", "!shellinertia", "mesh",
   "!hfield", "!fluidshape", "!fluidcoef", NULL};
 
 /* Attributes of <joint> (on a body or in a default class). */
@@ -137,6 +137,23 @@ phys_status phys__mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) 
   }
   if ((st = phys__mj_int(c, node, "priority", INT_MIN, INT_MAX, &iv, &found))) return st;
   if (found) d->g.priority = (int)iv;
+  /* solref: (timeconst, dampratio) is used by the compliant solver sap; the direct form
+   * (negative values) has no physd meaning */
+  if ((st = phys__mj_reals(c, node, "solref", v, 2, 2, &n))) return st;
+  if (n && v[0] > 0.0 && v[1] > 0.0) {
+    d->g.solref[0] = v[0];
+    d->g.solref[1] = v[1];
+    if ((st = phys__mj_note(c, node, "solref",
+                            "geom solref (timeconst dampratio): used by the compliant solver sap "
+                            "(per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2); the other "
+                            "solvers' contacts are hard and ignore it")))
+      return st;
+  } else if (n) {
+    if ((st = phys__mj_note(c, node, "solref",
+                            "geom solref with non-positive values (direct stiffness and damping): "
+                            "ignored, physd has no mapping for it")))
+      return st;
+  }
   if ((st = phys__mj_int(c, node, "contype", 0, 0xffffffffL, &iv, &found))) return st;
   if (found) d->g.contype = (uint32_t)iv;
   if ((st = phys__mj_int(c, node, "conaffinity", 0, 0xffffffffL, &iv, &found))) return st;
@@ -305,6 +322,7 @@ static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const dou
   if ((st = phys__mj_geom_apply(c, node, &d))) return st;
   if ((st = phys__mj_geom_mesh_resolve(c, node, &d))) return st;
   phys_geom_desc *g = &d.g;
+  phys__mj_contact_params_apply(c, phys__mj_attr(node, "name"), g);
   if (g->type == PHYS_GEOM_PLANE && !allow_plane)
     return phys__mj_fail(c, node, PHYS_E_PARSE, "plane geoms are only allowed in static bodies");
   /* fromto: centre, z axis along the segment, half-length into the last size entry */

@@ -5,9 +5,18 @@
  *   <custom><text name="physd:solver" data="subadmm-nosub"/></custom>
  * A <text> whose name starts with "physd:" is a physd setting; an unknown one is an error that
  * lists the known ones. All other user data is accepted with one notice (physd has no use for
- * it). The section is read after <option>, so a physd:solver wins over <option solver>. */
+ * it). The section is read after <option>, so a physd:solver wins over <option solver>.
+ *
+ * Compliant contact parameters (docs/engine.md, SAP) are <numeric> elements with one value:
+ *   <numeric name="physd:contact_stiffness" data="1e5"/>          every geom of the model
+ *   <numeric name="physd:contact_stiffness:GEOM" data="1e5"/>     the geom named GEOM
+ * for contact_stiffness (N/m), contact_dissipation (s), hunt_crossley (s/m) and
+ * stiction_tolerance (m/s); a geom's own setting wins over the model's. A bad value, an unknown
+ * physd: name or a geom name no geom has is a load error. */
+#include <math.h>
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
+#include "core/alloc.h"
 
 /* physd:solver: one of the solver table's names */
 static phys_status custom_solver(mj_ctx *c, const xmlNode *node, const char *data) {
@@ -41,6 +50,69 @@ static phys_status custom_text(mj_ctx *c, const xmlNode *node) {
                        known);
 }
 
+static const char *const cp_names[MJ_CP_COUNT] = {"contact_stiffness", "contact_dissipation",
+                                                  "hunt_crossley", "stiction_tolerance"};
+
+/* one <numeric> named physd:PARAM or physd:PARAM:GEOM */
+static phys_status custom_numeric_physd(mj_ctx *c, const xmlNode *node, const char *name) {
+  const char *rest = name + 6, *colon = strchr(rest, ':');
+  size_t len = colon ? (size_t)(colon - rest) : strlen(rest);
+  int p = -1;
+  for (int i = 0; i < MJ_CP_COUNT; i++)
+    if (strlen(cp_names[i]) == len && strncmp(rest, cp_names[i], len) == 0) p = i;
+  if (p < 0)
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "unknown physd numeric '%s' (known: physd:contact_stiffness, "
+                         "physd:contact_dissipation, physd:hunt_crossley, "
+                         "physd:stiction_tolerance, each optionally followed by :GEOM)", name);
+  if (colon && !colon[1])
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
+  double v;
+  int n;
+  phys_status st = phys__mj_reals(c, node, "data", &v, 1, 1, &n);
+  if (st) return st;
+  if (n != 1) return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: attribute 'data' (one number) is required", name);
+  if (!(v >= 0.0 && isfinite(v)))
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s must be finite and >= 0, got %g", name, v);
+  if (!colon) {
+    c->cparam[p] = v;
+    c->has_cparam[p] = 1;
+    return PHYS_OK;
+  }
+  if (PHYS_RESERVE(c->gparams, c->capgparam, c->ngparam + 1))
+    return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  c->gparams[c->ngparam++] = (mj_geom_param){colon + 1, p, v, node, 0};
+  return PHYS_OK;
+}
+
+/* the geom field of parameter p */
+static double *cp_field(phys_geom_desc *g, int p) {
+  switch (p) {
+  case MJ_CP_STIFFNESS: return &g->contact_stiffness;
+  case MJ_CP_DISSIPATION: return &g->contact_dissipation;
+  case MJ_CP_HUNT_CROSSLEY: return &g->hunt_crossley;
+  default: return &g->stiction_tolerance;
+  }
+}
+
+void phys__mj_contact_params_apply(mj_ctx *c, const char *name, phys_geom_desc *g) {
+  for (int p = 0; p < MJ_CP_COUNT; p++)
+    if (c->has_cparam[p]) *cp_field(g, p) = c->cparam[p];
+  for (int i = 0; name && i < c->ngparam; i++)
+    if (strcmp(c->gparams[i].geom, name) == 0) {
+      *cp_field(g, c->gparams[i].param) = c->gparams[i].value;
+      c->gparams[i].used = 1;
+    }
+}
+
+phys_status phys__mj_contact_params_check(mj_ctx *c) {
+  for (int i = 0; i < c->ngparam; i++)
+    if (!c->gparams[i].used)
+      return phys__mj_fail(c, c->gparams[i].node, PHYS_E_PARSE, "physd:%s: no geom named '%s'",
+                           cp_names[c->gparams[i].param], c->gparams[i].geom);
+  return PHYS_OK;
+}
+
 phys_status phys__mj_custom(mj_ctx *c, const xmlNode *node) {
   static const char *const kinds[] = {"numeric", "text", "tuple", NULL};
   phys_status st;
@@ -49,7 +121,10 @@ phys_status phys__mj_custom(mj_ctx *c, const xmlNode *node) {
     const char *en = phys__mj_name(ch);
     if (!phys__mj_in_list(en, kinds))
       return phys__mj_fail(c, ch, PHYS_E_PARSE, "unknown element in <custom>");
+    const char *nm = phys__mj_attr(ch, "name");
     if (strcmp(en, "text") == 0) st = custom_text(c, ch);
+    else if (strcmp(en, "numeric") == 0 && nm && strncmp(nm, "physd:", 6) == 0)
+      st = custom_numeric_physd(c, ch, nm);
     else st = phys__mj_note(c, ch, "custom", "MJCF user data in <custom>: not used by physd");
     if (st) return st;
   }

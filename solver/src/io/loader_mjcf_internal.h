@@ -128,6 +128,20 @@ typedef struct mj_qjoint {
 } mj_qjoint;
 
 /* State of one load. */
+/* physd's compliant contact parameters from <custom><numeric> (loader_mjcf_custom.c): the four
+ * settable ones, in this order */
+enum { MJ_CP_STIFFNESS = 0, MJ_CP_DISSIPATION = 1, MJ_CP_HUNT_CROSSLEY = 2, MJ_CP_STICTION = 3,
+       MJ_CP_COUNT = 4 };
+
+/* one per-geom setting "physd:NAME:GEOM" waiting for its geom */
+typedef struct mj_geom_param {
+  const char *geom;   /* points into the document (after the second ':') */
+  int param;          /* MJ_CP_* */
+  double value;
+  const xmlNode *node;
+  int used;           /* a geom of that name took it */
+} mj_geom_param;
+
 typedef struct mj_ctx {
   const char *file;           /* file name used in messages */
   phys_error *err;            /* where errors go (never NULL) */
@@ -154,6 +168,10 @@ typedef struct mj_ctx {
   char **notices;             /* notices for the world, one per attribute kind (owned) */
   int nnotice, capnotice;
   mj_geom_name *gnames;       /* named geoms, for <contact><pair> */
+  double cparam[MJ_CP_COUNT]; /* model-wide compliant contact parameters ... */
+  int has_cparam[MJ_CP_COUNT]; /* ... when given */
+  mj_geom_param *gparams;     /* per-geom ones */
+  int ngparam, capgparam;
   int ngname, capgname;
   mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
   int nqjoint, capqjoint;
@@ -207,6 +225,12 @@ const char *phys__mj_attr(const xmlNode *node, const char *name);
  * (once per attribute name and load), "!name" is a MuJoCo attribute physd does not support
  * (PHYS_E_UNSUPPORTED); anything else is unknown (PHYS_E_PARSE). */
 phys_status phys__mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *const *table);
+
+/* loader_mjcf_custom.c: put the compliant contact parameters of <custom> (model-wide, then those
+ * of the geom named `name`, nullable) into g */
+void phys__mj_contact_params_apply(mj_ctx *c, const char *name, phys_geom_desc *g);
+/* after <worldbody>: an error for a per-geom setting no geom took */
+phys_status phys__mj_contact_params_check(mj_ctx *c);
 
 /* Fail with "missing required attribute" unless `name` is present. */
 phys_status phys__mj_require(mj_ctx *c, const xmlNode *node, const char *name);

@@ -50,6 +50,24 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
                       ">= 0", who);
   if (!(isfinite(g->margin) && g->margin >= 0.0 && isfinite(g->gap) && g->gap >= 0.0))
     return phys__fail(w, PHYS_E_INVALID, "%s: margin and gap must be finite and >= 0", who);
+  if (!(isfinite(g->contact_stiffness) && g->contact_stiffness >= 0.0))
+    return phys__fail(w, PHYS_E_INVALID, "%s: contact_stiffness must be finite and >= 0 (0: not "
+                      "given), got %g", who, g->contact_stiffness);
+  if (!(g->contact_dissipation == -1.0 ||
+        (isfinite(g->contact_dissipation) && g->contact_dissipation >= 0.0)))
+    return phys__fail(w, PHYS_E_INVALID, "%s: contact_dissipation must be finite and >= 0, or -1 "
+                      "(not given), got %g", who, g->contact_dissipation);
+  if (!(isfinite(g->hunt_crossley) && g->hunt_crossley >= 0.0))
+    return phys__fail(w, PHYS_E_INVALID, "%s: hunt_crossley must be finite and >= 0, got %g", who,
+                      g->hunt_crossley);
+  if (!((g->solref[0] == 0.0 && g->solref[1] == 0.0) ||
+        (isfinite(g->solref[0]) && g->solref[0] > 0.0 && isfinite(g->solref[1]) &&
+         g->solref[1] > 0.0)))
+    return phys__fail(w, PHYS_E_INVALID, "%s: solref must be two finite values > 0 (timeconst, "
+                      "dampratio) or 0 0 (not given), got %g %g", who, g->solref[0], g->solref[1]);
+  if (!(isfinite(g->stiction_tolerance) && g->stiction_tolerance >= 0.0))
+    return phys__fail(w, PHYS_E_INVALID, "%s: stiction_tolerance must be finite and >= 0, got %g",
+                      who, g->stiction_tolerance);
   if (dynamic) {
     if (!isfinite(g->mass))
       return phys__fail(w, PHYS_E_INVALID, "%s: mass is not finite", who);
@@ -97,6 +115,12 @@ static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d
   g->priority = d->priority;
   g->contype = d->contype;
   g->conaffinity = d->conaffinity;
+  g->stiffness = d->contact_stiffness;
+  g->tau_d = d->contact_dissipation;
+  g->hc_d = d->hunt_crossley;
+  g->v_s = d->stiction_tolerance;
+  g->solref[0] = d->solref[0];
+  g->solref[1] = d->solref[1];
   g->shape.type = d->type;
   memcpy(g->shape.size, d->size, sizeof g->size);
   v3_copy(g->shape.pos, lpos);

@@ -40,16 +40,21 @@ void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out) {
 double phys__newton_eval(phys_newton *nt) {
   int n = nt->n;
   double beta = nt->beta, av2 = 0.0, b2 = 0.0, x2 = 0.0;
+  double sav2 = 0.0; /* ||D A v||^2 of the scaled stop */
+  const double *sd = nt->sdiag;
   phys__newton_apply_A(nt, nt->v, nt->r);
   for (int i = 0; i < n; i++) {
     av2 += nt->r[i] * nt->r[i];
     b2 += nt->b[i] * nt->b[i];
+    if (sd) sav2 += (sd[i] * nt->r[i]) * (sd[i] * nt->r[i]);
     nt->r[i] -= nt->b[i];
   }
   /* inexact stop: ||J^T (lambda - lam_ref)||, the impulse change of this solve in r's units,
-   * summed into tmp in the same pass over the rows as r */
-  int inexact = nt->eta > 0.0 && nt->lam_ref;
-  if (inexact) memset(nt->tmp, 0, (size_t)n * sizeof(double));
+   * summed into tmp in the same pass over the rows as r (the scaled stop sums J^T lambda
+   * there: lam_ref is then ignored) */
+  int scaled = sd != NULL;
+  int inexact = !scaled && nt->eta > 0.0 && nt->lam_ref;
+  if (inexact || scaled) memset(nt->tmp, 0, (size_t)n * sizeof(double));
   for (int i = 0; i < nt->nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
     double *jv = nt->jv + 3 * i, *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, g[3];
@@ -61,9 +66,9 @@ double phys__newton_eval(phys_newton *nt) {
     for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : -beta * jv[r] - rw->u[r] - beta * rw->eps[r];
     nt->eval(rw, beta, x, lam, nt->D + 9 * i);
     for (int r = 0; r < 3; r++) g[r] = -lam[r];
-    if (inexact) {
+    if (inexact || scaled) {
       double g2[3];
-      for (int r = 0; r < 3; r++) g2[r] = lam[r] - nt->lam_ref[3 * i + r];
+      for (int r = 0; r < 3; r++) g2[r] = scaled ? lam[r] : lam[r] - nt->lam_ref[3 * i + r];
       nr_add2(nt, rw, g, nt->r, g2, nt->tmp);
     } else {
       nr_add(nt, rw, g, nt->r);
@@ -76,6 +81,15 @@ double phys__newton_eval(phys_newton *nt) {
     double d2 = 0.0;
     for (int i = 0; i < n; i++) d2 += nt->tmp[i] * nt->tmp[i];
     nt->dlnorm = sqrt(d2);
+  }
+  if (scaled) {
+    double sr2 = 0.0, sj2 = 0.0;
+    for (int i = 0; i < n; i++) {
+      sr2 += (sd[i] * nt->r[i]) * (sd[i] * nt->r[i]);
+      sj2 += (sd[i] * nt->tmp[i]) * (sd[i] * nt->tmp[i]);
+    }
+    nt->srn = sqrt(sr2);
+    nt->sscale = fmax(sqrt(sav2), sqrt(sj2));
   }
   nt->rscale = sqrt(av2) + sqrt(b2) + sqrt(x2);
   return isfinite(r2) ? sqrt(r2) : NAN;
@@ -112,7 +126,8 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     /* the tolerance, or the roundoff of r's terms (A v, b, and beta J v + u + beta eps inside
      * lambda: at beta = 1e8 that floor is far above 1e-10 |b|), or (inexact solves) a residual
      * below eta times the impulse change the solve makes */
-    if (rn <= tol || rn <= NEWTON_ROUNDOFF * nt->rscale || rn <= nt->eta * nt->dlnorm) {
+    int met = nt->sdiag ? nt->srn <= nt->s_abs + nt->s_rel * nt->sscale : rn <= tol;
+    if (met || rn <= NEWTON_ROUNDOFF * nt->rscale || rn <= nt->eta * nt->dlnorm) {
       nt->status = PHYS_NEWTON_OK;
       return;
     }

@@ -82,6 +82,12 @@ typedef struct phys_newton {
   double eta;
   const double *lam_ref;
   double dlnorm;              /* ||J^T (lambda - lam_ref)|| at the last evaluation */
+  /* scaled stop (SAP's eq. 20; NULL: off): with sdiag = D (n), the solve ends when ||D r|| <=
+   * s_abs + s_rel max(||D A v||, ||D J^T lambda||), tested before any factorisation; tol is
+   * then not used. srn and sscale hold ||D r|| and that max at the last evaluation. */
+  const double *sdiag;
+  double s_abs, s_rel;
+  double srn, sscale;
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -101,7 +107,7 @@ double phys__newton_potential(phys_newton *nt);
 /* out = A v over the island (block diagonal: free bodies' diag(m I, I_w), trees' A) */
 void phys__newton_apply_A(const phys_newton *nt, const double *v, double *out);
 
-/* Newton iterations from nt->v until ||r|| <= tol (or at the roundoff of its terms, 64 ulps of
+/* Newton iterations from nt->v until ||r|| <= tol (or the scaled test when nt->sdiag is set, or at the roundoff of its terms, 64 ulps of
  * ||A v|| + ||b|| + ||beta J v + u + beta eps||, or, when nt->eta > 0, ||r|| <= eta ||J^T
  * (lambda - lam_ref)||) or max_iter steps; nt->v, lam and the status
  * fields hold the result. The iterate only changes by finite, descending steps. */

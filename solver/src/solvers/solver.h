@@ -98,4 +98,9 @@ phys_status phys__pgs_prepare(phys_world *w, phys_problem *s);
 void phys__pgs_solve_island(const phys_world *w, phys_problem *s, int k, int team);
 void phys__pgs_stats(const phys_problem *s, phys_step_stats *st);
 
+/* sap.c: SAP's callbacks (paper 000) */
+phys_status phys__sap_prepare(phys_world *w, phys_problem *s);
+void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__sap_stats(const phys_problem *s, phys_step_stats *st);
+
 #endif

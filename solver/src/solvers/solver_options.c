@@ -1,5 +1,5 @@
 /* solver_options.c - the one table of the contact solvers' own options (phys_world_options
- * .subadmm / .canal / .pgs): dotted name, type, default, valid range, summary, where it lives in
+ * .subadmm / .canal / .pgs / .sap): dotted name, type, default, valid range, summary, where it lives in
  * phys_world_options. phys_world_options_validate checks each option against this table, and
  * every entry point (the daemon's protocol and config file, physctl, physbench) sets options by
  * name through phys_solver_option_set / _parse, so each option has one range and one default.
@@ -56,6 +56,14 @@ static const option_row rows[] = {
   {{"pgs.dense_rows", "pgs",
     "islands of at most this many rows sweep on their dense Delassus matrix when cheaper (0: never)",
     I, 48, 0, 4096, 0, 0, NULL}, OFF(pgs.dense_rows)},
+  {{"sap.beta", "sap", "near-rigid contact period T_n = beta dt (eq. 21)",
+    D, 1.0, 0.0, 10.0, 1, 0, NULL}, OFF(sap.beta)},
+  {{"sap.sigma", "sap", "friction regularisation Rt = sigma w (eq. 22)",
+    D, 1e-3, 0.0, 1.0, 1, 0, NULL}, OFF(sap.sigma)},
+  {{"sap.rel_tol", "sap", "eps_r of the stop test ||D r|| <= eps_a + eps_r max(||D A v||, ||D J^T gamma||)",
+    D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(sap.rel_tol)},
+  {{"sap.abs_tol", "sap", "eps_a of the stop test (eq. 20)",
+    D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(sap.abs_tol)},
 };
 
 #undef D

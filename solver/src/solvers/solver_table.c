@@ -22,6 +22,9 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_PGS, "pgs",
    "PGS (paper 002 sec. 9): projected Gauss-Seidel on Delassus blocks, graph-coloured sweeps",
    1, 1, phys__pgs_prepare, phys__pgs_solve_island, phys__pgs_stats},
+  {PHYS_SOLVER_SAP, "sap",
+   "SAP (paper 000): compliant contact, one convex problem, Newton with exact line search",
+   0, 0, phys__sap_prepare, phys__sap_solve_island, phys__sap_stats},
 };
 
 const phys_solver_def *phys__solver_def(phys_solver_kind kind) {

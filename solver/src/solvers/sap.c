@@ -1,0 +1,315 @@
+/* sap.c - SAP (paper 000, Algorithm 1) on the shared Newton driver (newton.h): per island and
+ * step, the regularised convex problem (17)
+ *
+ *   min_v 1/2 v^T A v - b^T v + sum_i 1/2 gamma_i(v)^T R_i gamma_i(v),
+ *   gamma_i = P_F(y_i), y_i = -R_i^-1 (J_i v - v_hat_i)
+ *
+ * (b = the problem's momentum A v*, so the first terms are 1/2 ||v - v*||_A^2 up to a constant)
+ * solved by Newton's method with the driver's exact line search, the model being the analytic
+ * projection of eq. 18 and its derivative G (sap_model.c).
+ *
+ * Per contact (prepare): w = rms of the diagonal of W_ii = J_i A^-1 J_i^T (Drake's convention,
+ * 1/m for a point mass; docs/engine.md), Rt = sigma w (22), Rn = max(beta^2 / (4 pi^2) w,
+ * 1 / (dt k (dt + tau_d))) (21), v_hat_n = -phi0 / (dt + tau_d) with phi0 the contact's signed
+ * distance at the start of the step. A pair with no stiffness given is near-rigid (Rn = beta^2
+ * w / (4 pi^2)), unless it has MuJoCo's solref (tc, dr): then k = 1 / (w tc^2 dr^2) and tau_d =
+ * 2 tc dr^2 (MuJoCo's spring-damper on the contact's inverse mass); tau_d not given is
+ * otherwise the near-rigid critical damping (beta / pi) dt.
+ * Other rows: joint and tendon limits are frictionless near-rigid contacts on the assembly's
+ * bias; hard connect / weld rows gamma = R^-1 x with the near-rigid R; soft rows their own
+ * c; dry friction a clamp in the norm sigma w; a condim 4/6 contact's torsion / rolling bounds
+ * are lagged from the warm start's normal impulse.
+ *
+ * Stop test (eq. 20, checked by the driver before every factorisation, so a warm start that
+ * meets it costs no factorisation): ||D r|| <= eps_a + eps_r max(||D A v||, ||D J^T gamma||),
+ * D = diag(A)^-1/2 (Drake's scaling; p = A v). Warm start: v0 = A^-1 (b + J^T lambda_warm) (the
+ * last step's impulses: the last step's velocity for a settled contact set). Abort: a Newton
+ * direction with phi'(0) >= 0 ends the island (status PHYS_SAP_NOT_DESCENT), keeping the last
+ * iterate and the impulses consistent with it.
+ *
+ * Iterations (stats.iterations_*, the trace) count the evaluations of the stop test: the warm
+ * start's and one after each Newton step, so a warm start that meets the test counts 1; the
+ * Newton steps themselves are stats.sap.newton_iterations.
+ *
+ * Islands are solved one per thread (team_islands = 0), each by the same arithmetic whatever
+ * thread runs it: results are bit-identical for any thread count. */
+#include <math.h>
+#include <string.h>
+#include "solvers/sap.h"
+#include "solvers/hessian_sparse.h"
+#include "solvers/newton_rows.h"
+
+int phys__sap_sparse_min_dofs = 200;
+
+static inline phys_sap_ws *sap_ws(const phys_problem *s) { return (phys_sap_ws *)s->ws; }
+
+/* island k's sec. 7 metric with the impulses in s->con[].lambda (and the metric velocities) */
+static double island_metric(const phys_world *w, phys_problem *s, int k) {
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    phys__metric_velocity(w, s, sb);
+  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) phys__metric_row(s, ci);
+  return phys__metric_island(s, k);
+}
+
+/* the metric velocity (A^-1 (b + J^T lambda), after island_metric) as the island vector */
+static void gather_metric_velocity(const phys_problem *s, const phys_dense *d, double *v) {
+  int b1 = s->isl_body_start[d->k + 1];
+  for (int sb = d->b0; sb < b1; sb++) {
+    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
+    if (off < 0) continue;
+    if (t < 0) memcpy(v + off, s->vm + 6 * sb, 6 * sizeof(double));
+    else memcpy(v + off, s->tree[t].qdm, (size_t)s->tree[t].nv * sizeof(double));
+  }
+}
+
+/* 1 when all n values are finite */
+static int finite_vec(const double *a, int n) {
+  double z = 0.0;
+  for (int i = 0; i < n; i++) z += 0.0 * a[i];
+  return z == 0.0;
+}
+
+/* the stop test's scaling D = diag(A)^-1/2 over the island */
+static void stop_scaling(const phys_world *w, const phys_problem *s, const phys_dense *d,
+                         double *D) {
+  int b1 = s->isl_body_start[d->k + 1];
+  for (int sb = d->b0; sb < b1; sb++) {
+    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
+    if (off < 0) continue;
+    if (t < 0) {
+      double m = w->bodies[s->body_id[sb]].mass;
+      const double *I = s->inertia + 18 * sb;
+      for (int i = 0; i < 3; i++) D[off + i] = 1.0 / sqrt(m);
+      for (int i = 0; i < 3; i++) D[off + 3 + i] = 1.0 / sqrt(I[4 * i]);
+    } else {
+      int nv = s->tree[t].nv;
+      for (int i = 0; i < nv; i++) D[off + i] = 1.0 / sqrt(s->tree[t].A[(size_t)i * nv + i]);
+    }
+  }
+}
+
+/* the model of row set ci: type, parameters and v_hat (as eps = -v_hat); *compliant is set
+ * when a contact is in the compliant branch of (21) */
+static void setup_row(const phys_world *w, const phys_problem *s, int ci, double *scratch,
+                      phys_newton_row *rw, int *compliant) {
+  const phys_con *c = &s->con[ci];
+  const phys_sap_options *o = &w->opt.sap;
+  double dt = w->opt.timestep, dg[3], wr = 0.0;
+  memset(rw, 0, sizeof *rw);
+  rw->ci = ci;
+  rw->r0 = phys__dense_first_row(c);
+  phys__delassus_diag(w, s, ci, dg, scratch);
+  for (int r = rw->r0; r < 3; r++) wr += dg[r] * dg[r];
+  wr = sqrt(wr / (3 - rw->r0)); /* rms of W_ii's diagonal */
+  if (!(wr > 1e-300)) wr = 1e-300;
+  double rigid = o->beta * o->beta / (4.0 * M_PI * M_PI); /* R = rigid w: T_n = beta dt */
+  double tau_auto = o->beta / M_PI * dt;
+  memcpy(rw->eps, c->e, sizeof rw->eps);
+  if (c->kind == PHYS_CON_CONTACT && c->ang) {
+    /* torsion / rolling: bounds from the warm start's normal impulse of the linear record */
+    const phys_con *cl = &s->con[ci - 1];
+    double ln = cl->lambda[2] > 0.0 ? cl->lambda[2] : 0.0;
+    rw->type = SAP_ROW_DISK;
+    rw->par[0] = cl->mur * ln;
+    rw->par[1] = cl->mus * ln;
+    rw->par[2] = o->sigma * wr;
+  } else if (c->kind == PHYS_CON_CONTACT) {
+    const phys_contact *ct = &w->contacts[c->src];
+    double tau = ct->tau_d >= 0.0 ? ct->tau_d : tau_auto, Rn = rigid * wr, k = ct->stiffness;
+    if (!(k > 0.0) && ct->solref[0] > 0.0) {
+      /* MuJoCo's solref: the mass-spring-damper of period 2 pi tc dr and damping ratio dr on
+       * this contact's inverse mass */
+      double tc = ct->solref[0], dr = ct->solref[1];
+      k = 1.0 / (wr * tc * tc * dr * dr);
+      if (!(ct->tau_d >= 0.0)) tau = 2.0 * tc * dr * dr;
+    }
+    if (k > 0.0) {
+      double Rc = 1.0 / (dt * k * (dt + tau));
+      if (Rc >= Rn) {
+        Rn = Rc;
+        (*compliant)++;
+      }
+    }
+    rw->type = SAP_ROW_CONE;
+    rw->par[0] = c->mu;
+    rw->par[1] = o->sigma * wr;
+    rw->par[2] = Rn;
+    rw->eps[0] = rw->eps[1] = 0.0;
+    rw->eps[2] = ct->dist / (dt + tau);
+  } else if (c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_TENDON_LIMIT) {
+    rw->type = SAP_ROW_CONE; /* mu = 0, one row, on the assembly's bias */
+    rw->par[1] = o->sigma * wr;
+    rw->par[2] = rigid * wr;
+  } else if (c->kind == PHYS_CON_DOF_FRICTION) {
+    rw->type = SAP_ROW_BOX;
+    rw->par[0] = c->fbound;
+    rw->par[1] = o->sigma * wr;
+  } else if (c->soft) {
+    rw->type = SAP_ROW_SOFT;
+    for (int r = 0; r < 3; r++) {
+      rw->par[r] = c->cs[r] > 1e-300 ? c->cs[r] : 1e-300;
+      rw->eps[r] = c->e[r] / rw->par[r]; /* k e / c */
+    }
+  } else {
+    rw->type = SAP_ROW_FREE;
+    for (int r = 0; r < 3; r++) rw->par[r] = rigid * (dg[r] > 1e-300 ? dg[r] : wr);
+  }
+}
+
+static int sap_status(int st) {
+  switch (st) {
+  case PHYS_NEWTON_OK: return PHYS_SAP_CONVERGED;
+  case PHYS_NEWTON_MAX_ITER:
+  case PHYS_NEWTON_LS_FAILED: return PHYS_SAP_MAX_ITERATIONS;
+  case PHYS_NEWTON_NOT_DESCENT: return PHYS_SAP_NOT_DESCENT;
+  case PHYS_NEWTON_FACTOR_FAILED: return PHYS_SAP_FACTOR_FAILED;
+  default: return PHYS_SAP_NON_FINITE;
+  }
+}
+
+void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
+  (void)team;
+  phys_sap_island *si = &sap_ws(s)->isl[k];
+  phys_newton *nt = &si->nt;
+  /* max_iterations caps the stop-test evaluations: at most max_iterations - 1 Newton steps */
+  int n = nt->n, nrow = nt->nrow, c0 = s->isl_con_start[k], max_it = w->opt.max_iterations - 1;
+
+  /* warm start: v0 = A^-1 (b + J^T lambda_warm); cold (A^-1 b) when that is not finite */
+  for (int i = 0; i < nrow; i++)
+    for (int r = 0; r < nt->row[i].r0; r++) s->con[c0 + i].lambda[r] = 0.0;
+  island_metric(w, s, k);
+  gather_metric_velocity(s, &si->d, nt->v);
+  if (!finite_vec(nt->v, n)) {
+    for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
+    island_metric(w, s, k);
+    gather_metric_velocity(s, &si->d, nt->v);
+  }
+
+  int iters = 0;
+  if (phys__trace_on(s)) {
+    /* the stop test at the warm start (max_iter 0), then one Newton step per call, recording
+     * the sec. 7 metric of every iterate (the same arithmetic as one call: each call starts by
+     * evaluating the iterate, and the driver's decisions depend on the iterate only) */
+    phys__newton_solve(nt, 0, 0.0);
+    for (;;) {
+      for (int i = 0; i < nrow; i++)
+        memcpy(s->con[c0 + i].lambda, nt->lam + 3 * i, 3 * sizeof(double));
+      phys__trace_record(s, k, iters, island_metric(w, s, k), 0);
+      if (nt->status != PHYS_NEWTON_MAX_ITER || iters >= max_it) break;
+      phys__newton_solve(nt, 1, 0.0);
+      iters += nt->iters;
+      si->ls_failures += nt->ls_failures;
+      if (nt->iters == 0) break; /* stopped before a step: nothing new to record */
+    }
+  } else {
+    phys__newton_solve(nt, max_it, 0.0);
+    iters = nt->iters;
+    si->ls_failures += nt->ls_failures;
+  }
+  si->newton_iters += iters;
+  si->zero_iter += iters == 0 && nt->status == PHYS_NEWTON_OK;
+  si->status = sap_status(nt->status);
+  if (nt->status == PHYS_NEWTON_FACTOR_FAILED) si->factor_failures++;
+  if (nt->status == PHYS_NEWTON_NOT_DESCENT || nt->status == PHYS_NEWTON_NON_FINITE)
+    si->descent_failures++;
+
+  double metric;
+  if (finite_vec(nt->v, n) && finite_vec(nt->lam, 3 * nrow)) {
+    for (int i = 0; i < nrow; i++) memcpy(s->con[c0 + i].lambda, nt->lam + 3 * i, 3 * sizeof(double));
+    phys__dense_scatter(w, s, &si->d, nt->v);
+    metric = island_metric(w, s, k);
+  } else {
+    /* no finite iterate: the entry velocities stay, the impulses are zero */
+    si->status = PHYS_SAP_NON_FINITE;
+    for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
+    metric = island_metric(w, s, k);
+  }
+  if (!isfinite(metric)) metric = INFINITY;
+  s->isl_iters[k] = iters + 1; /* stop-test evaluations: the warm start's and one per step */
+  s->isl_residual[k] = metric;
+}
+
+/* island k's workspace (serial, from the world arena); 0 or -1 */
+static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch) {
+  phys_arena *ar = &w->arena;
+  phys_sap_island *si = &sap_ws(s)->isl[k];
+  phys_newton *nt = &si->nt;
+  memset(si, 0, sizeof *si);
+  if (phys__dense_build(w, s, k, ar, 1 << 30, &si->d)) return -1;
+  int n = si->d.n, c0 = s->isl_con_start[k], nrow = s->isl_con_start[k + 1] - c0;
+  nt->s = s;
+  nt->w = w;
+  nt->d = &si->d;
+  nt->n = n;
+  nt->nrow = nrow;
+  nt->beta = 1.0;
+  nt->eval = phys__sap_model_eval;
+  nt->potential = phys__sap_model_potential;
+  double *b = ARENA_NEW(ar, double, n);
+  si->sdiag = ARENA_NEW(ar, double, n);
+  nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
+  nt->v = ARENA_NEW(ar, double, n);
+  nt->r = ARENA_NEW(ar, double, n);
+  nt->dv = ARENA_NEW(ar, double, n);
+  nt->Ad = ARENA_NEW(ar, double, n);
+  nt->tmp = ARENA_NEW(ar, double, n);
+  size_t r3 = 3 * (size_t)nrow;
+  nt->jv = ARENA_ZNEW(ar, double, r3);
+  nt->x = ARENA_ZNEW(ar, double, r3);
+  nt->lam = ARENA_ZNEW(ar, double, r3);
+  nt->jd = ARENA_ZNEW(ar, double, r3);
+  nt->x0 = ARENA_ZNEW(ar, double, r3);
+  nt->D = ARENA_ZNEW(ar, double, 3 * r3);
+  if ((n && (!b || !si->sdiag || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
+      (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D)))
+    return -1;
+  phys__dense_base(s, &si->d, b);
+  nt->b = b;
+  stop_scaling(w, s, &si->d, si->sdiag);
+  nt->sdiag = si->sdiag;
+  nt->s_abs = w->opt.sap.abs_tol;
+  nt->s_rel = w->opt.sap.rel_tol;
+  for (int i = 0; i < nrow; i++) setup_row(w, s, c0 + i, scratch, &nt->row[i], &si->compliant);
+  if (n >= phys__sap_sparse_min_dofs && nrow > 0 && phys__sparse_hessian_setup(w, nt) == 0) {
+    si->sparse = 1;
+    return 0;
+  }
+  int mnv = phys__problem_max_nv(s) > 6 ? phys__problem_max_nv(s) : 6;
+  nt->H = ARENA_NEW(ar, double, (size_t)n * (size_t)n);
+  nt->T = ARENA_NEW(ar, double, 3 * (size_t)mnv);
+  if (n && (!nt->H || !nt->T)) return -1;
+  return 0;
+}
+
+phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
+  phys_arena *ar = &w->arena;
+  phys_sap_ws *ws = ARENA_ZNEW(ar, phys_sap_ws, 1);
+  if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  s->ws = ws;
+  ws->isl = ARENA_ZNEW(ar, phys_sap_island, s->nislands);
+  int mnv = phys__problem_max_nv(s) > 6 ? phys__problem_max_nv(s) : 6;
+  double *scratch = ARENA_NEW(ar, double, 2 * (size_t)mnv);
+  if ((s->nislands && !ws->isl) || !scratch)
+    return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  for (int k = 0; k < s->nislands; k++)
+    if (setup_island(w, s, k, scratch))
+      return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  phys__sparse_hessian_end_step(w);
+  return PHYS_OK;
+}
+
+void phys__sap_stats(const phys_problem *s, phys_step_stats *st) {
+  phys_sap_stats *ss = &st->sap;
+  memset(ss, 0, sizeof *ss);
+  for (int k = 0; k < s->nislands; k++) {
+    const phys_sap_island *si = &sap_ws(s)->isl[k];
+    ss->newton_iterations += si->newton_iters;
+    ss->zero_iteration_islands += si->zero_iter;
+    ss->linesearch_failures += si->ls_failures;
+    ss->factor_failures += si->factor_failures;
+    ss->descent_failures += si->descent_failures;
+    ss->sparse_islands += si->sparse;
+    ss->compliant_contacts += si->compliant;
+    if (si->status > (int)ss->status) ss->status = (phys_sap_status)si->status;
+  }
+}
