@@ -93,31 +93,6 @@ static void refresh_row(const phys_problem *s, phys_canal_island *ci, int i) {
   }
 }
 
-/* island k's sec. 7 metric with the impulses in s->con[].lambda */
-static double island_metric(const phys_world *w, phys_problem *s, int k) {
-  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
-    phys__metric_velocity(w, s, sb);
-  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) phys__metric_row(s, ci);
-  return phys__metric_island(s, k);
-}
-
-/* the metric velocity (A^-1 (b + J^T lambda), after island_metric) as the island vector */
-static void gather_metric_velocity(const phys_problem *s, const phys_dense *d, double *v) {
-  int b1 = s->isl_body_start[d->k + 1];
-  for (int sb = d->b0; sb < b1; sb++) {
-    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
-    if (off < 0) continue;
-    if (t < 0) memcpy(v + off, s->vm + 6 * sb, 6 * sizeof(double));
-    else memcpy(v + off, s->tree[t].qdm, (size_t)s->tree[t].nv * sizeof(double));
-  }
-}
-
-/* 1 when all n values are finite */
-static int finite_vec(const double *a, int n) {
-  double z = 0.0;
-  for (int i = 0; i < n; i++) z += 0.0 * a[i];
-  return z == 0.0;
-}
 
 /* the worse of two statuses (phys_canal_status: higher is worse) */
 static int worse(int a, int b) { return a > b ? a : b; }
@@ -174,15 +149,15 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
     memcpy(ci->lam_prev + 3 * i, s->con[c0 + i].lambda, 3 * sizeof(double));
     for (int r = 0; r < nt->row[i].r0; r++) ci->lam_prev[3 * i + r] = 0.0;
   }
-  island_metric(w, s, k);
-  gather_metric_velocity(s, &ci->d, nt->v);
+  phys__newton_island_metric(w, s, k);
+  phys__newton_gather_metric_velocity(s, &ci->d, nt->v);
   if (phys__newton_test_fault == 1 && n > 0) ((double *)nt->b)[0] = NAN;
-  if (!finite_vec(nt->v, n) || !finite_vec(ci->lam_prev, 3 * nrow)) {
+  if (!phys__newton_finite(nt->v, n) || !phys__newton_finite(ci->lam_prev, 3 * nrow)) {
     /* a non-finite warm start: start cold, from A^-1 b */
     memset(ci->lam_prev, 0, 3 * (size_t)nrow * sizeof(double));
     for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
-    island_metric(w, s, k);
-    gather_metric_velocity(s, &ci->d, nt->v);
+    phys__newton_island_metric(w, s, k);
+    phys__newton_gather_metric_velocity(s, &ci->d, nt->v);
   }
   for (int i = 0; i < nrow; i++) {
     const phys_newton_row *rw = &nt->row[i];
@@ -214,7 +189,7 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
     ci->status = worse(ci->status, newton_status(nt->status));
     if (nt->ls_failures) ci->status = worse(ci->status, PHYS_CANAL_NEWTON_STALLED);
     fatal = nt->status >= PHYS_NEWTON_NOT_DESCENT;
-    if (!finite_vec(nt->v, n) || !finite_vec(nt->lam, 3 * nrow)) {
+    if (!phys__newton_finite(nt->v, n) || !phys__newton_finite(nt->lam, 3 * nrow)) {
       ci->status = worse(ci->status, PHYS_CANAL_NON_FINITE);
       fatal = 1;
       break;
@@ -243,7 +218,7 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
       for (int i = 0; i < nrow; i++) memcpy(u + 3 * i, nt->row[i].u, 3 * sizeof(double));
       phys__canal_test_observer(k, l, beta, nt, u, nt->lam);
     }
-    metric = island_metric(w, s, k);
+    metric = phys__newton_island_metric(w, s, k);
     phys__trace_record(s, k, l, metric, 0);
     if (fatal || metric <= w->opt.tolerance) break;
     double res = sqrt(dl2) / beta;
@@ -266,7 +241,7 @@ void phys__canal_solve_island(const phys_world *w, phys_problem *s, int k, int t
   } else {
     /* no finite iterate: the entry velocities stay, the impulses are zero */
     for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
-    metric = island_metric(w, s, k);
+    metric = phys__newton_island_metric(w, s, k);
     if (!isfinite(metric)) metric = INFINITY;
   }
   s->isl_iters[k] = l;

@@ -189,3 +189,29 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     rn = phys__newton_eval(nt);
   }
 }
+
+/* island k's sec. 7 metric with the impulses in s->con[].lambda (and the metric velocities) */
+double phys__newton_island_metric(const phys_world *w, phys_problem *s, int k) {
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    phys__metric_velocity(w, s, sb);
+  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) phys__metric_row(s, ci);
+  return phys__metric_island(s, k);
+}
+
+/* the metric velocity (A^-1 (b + J^T lambda), after phys__newton_island_metric) as the island vector */
+void phys__newton_gather_metric_velocity(const phys_problem *s, const phys_dense *d, double *v) {
+  int b1 = s->isl_body_start[d->k + 1];
+  for (int sb = d->b0; sb < b1; sb++) {
+    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
+    if (off < 0) continue;
+    if (t < 0) memcpy(v + off, s->vm + 6 * sb, 6 * sizeof(double));
+    else memcpy(v + off, s->tree[t].qdm, (size_t)s->tree[t].nv * sizeof(double));
+  }
+}
+
+/* 1 when all n values are finite */
+int phys__newton_finite(const double *a, int n) {
+  double z = 0.0;
+  for (int i = 0; i < n; i++) z += 0.0 * a[i];
+  return z == 0.0;
+}

@@ -126,6 +126,19 @@ double phys__newton_line_search(phys_newton *nt, double g0, double q, double dph
 /* phi'(alpha) and phi''(alpha) of the line search (exposed for tests) */
 double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, double *ddphi);
 
+/* ---- helpers of the Newton solvers (CANAL, SAP) ---- */
+
+/* island k's sec. 7 metric with the impulses in s->con[].lambda; also sets the metric
+ * velocities (s->vm, each tree's qdm). Thread-safe for distinct islands. */
+double phys__newton_island_metric(const phys_world *w, phys_problem *s, int k);
+
+/* the metric velocity of island d->k (after phys__newton_island_metric) into the island
+ * vector v (d->n doubles) */
+void phys__newton_gather_metric_velocity(const phys_problem *s, const phys_dense *d, double *v);
+
+/* 1 when all n values of a are finite */
+int phys__newton_finite(const double *a, int n);
+
 /* ---- hessian.c: H = A + beta sum J^T D J, factorised; d = -H^-1 r ---- */
 
 /* assemble and factorise H at the current D (dense or sparse as set up); 0, or -1 when the

@@ -43,31 +43,6 @@ int phys__sap_sparse_min_dofs = 200;
 
 static inline phys_sap_ws *sap_ws(const phys_problem *s) { return (phys_sap_ws *)s->ws; }
 
-/* island k's sec. 7 metric with the impulses in s->con[].lambda (and the metric velocities) */
-static double island_metric(const phys_world *w, phys_problem *s, int k) {
-  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
-    phys__metric_velocity(w, s, sb);
-  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) phys__metric_row(s, ci);
-  return phys__metric_island(s, k);
-}
-
-/* the metric velocity (A^-1 (b + J^T lambda), after island_metric) as the island vector */
-static void gather_metric_velocity(const phys_problem *s, const phys_dense *d, double *v) {
-  int b1 = s->isl_body_start[d->k + 1];
-  for (int sb = d->b0; sb < b1; sb++) {
-    int t = s->sb_tree[sb], off = d->off[sb - d->b0];
-    if (off < 0) continue;
-    if (t < 0) memcpy(v + off, s->vm + 6 * sb, 6 * sizeof(double));
-    else memcpy(v + off, s->tree[t].qdm, (size_t)s->tree[t].nv * sizeof(double));
-  }
-}
-
-/* 1 when all n values are finite */
-static int finite_vec(const double *a, int n) {
-  double z = 0.0;
-  for (int i = 0; i < n; i++) z += 0.0 * a[i];
-  return z == 0.0;
-}
 
 /* the stop test's scaling D = diag(A)^-1/2 over the island */
 static void stop_scaling(const phys_world *w, const phys_problem *s, const phys_dense *d,
@@ -177,12 +152,12 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   /* warm start: v0 = A^-1 (b + J^T lambda_warm); cold (A^-1 b) when that is not finite */
   for (int i = 0; i < nrow; i++)
     for (int r = 0; r < nt->row[i].r0; r++) s->con[c0 + i].lambda[r] = 0.0;
-  island_metric(w, s, k);
-  gather_metric_velocity(s, &si->d, nt->v);
-  if (!finite_vec(nt->v, n)) {
+  phys__newton_island_metric(w, s, k);
+  phys__newton_gather_metric_velocity(s, &si->d, nt->v);
+  if (!phys__newton_finite(nt->v, n)) {
     for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
-    island_metric(w, s, k);
-    gather_metric_velocity(s, &si->d, nt->v);
+    phys__newton_island_metric(w, s, k);
+    phys__newton_gather_metric_velocity(s, &si->d, nt->v);
   }
 
   int iters = 0;
@@ -194,7 +169,7 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     for (;;) {
       for (int i = 0; i < nrow; i++)
         memcpy(s->con[c0 + i].lambda, nt->lam + 3 * i, 3 * sizeof(double));
-      phys__trace_record(s, k, iters, island_metric(w, s, k), 0);
+      phys__trace_record(s, k, iters, phys__newton_island_metric(w, s, k), 0);
       if (nt->status != PHYS_NEWTON_MAX_ITER || iters >= max_it) break;
       phys__newton_solve(nt, 1, 0.0);
       iters += nt->iters;
@@ -214,15 +189,15 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     si->descent_failures++;
 
   double metric;
-  if (finite_vec(nt->v, n) && finite_vec(nt->lam, 3 * nrow)) {
+  if (phys__newton_finite(nt->v, n) && phys__newton_finite(nt->lam, 3 * nrow)) {
     for (int i = 0; i < nrow; i++) memcpy(s->con[c0 + i].lambda, nt->lam + 3 * i, 3 * sizeof(double));
     phys__dense_scatter(w, s, &si->d, nt->v);
-    metric = island_metric(w, s, k);
+    metric = phys__newton_island_metric(w, s, k);
   } else {
     /* no finite iterate: the entry velocities stay, the impulses are zero */
     si->status = PHYS_SAP_NON_FINITE;
     for (int i = 0; i < nrow; i++) memset(s->con[c0 + i].lambda, 0, 3 * sizeof(double));
-    metric = island_metric(w, s, k);
+    metric = phys__newton_island_metric(w, s, k);
   }
   if (!isfinite(metric)) metric = INFINITY;
   s->isl_iters[k] = iters + 1; /* stop-test evaluations: the warm start's and one per step */
