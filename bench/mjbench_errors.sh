@@ -6,19 +6,7 @@ mjbench=$1
 missing=/nonexistent/mjbench-no-such-file.xml
 fail=0
 
-# Run "$@", expect exit status $1 and stderr containing $2.
-expect() {
-  want=$1 pattern=$2
-  shift 2
-  err=$("$@" 2>&1 >/dev/null)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$err" | grep -q -- "$pattern"; then
-    echo "FAIL: $* -> exit $rc (want $want), stderr: $err"
-    fail=1
-  else
-    echo "ok: $* -> exit $rc"
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 
 expect 1 "cannot load $missing" "$mjbench" "$missing" --steps 10
 expect 2 "usage: mjbench" "$mjbench" --steps 10
