@@ -72,7 +72,7 @@ static void back_off(phys_thread_ctl *c) {
 static void go_home(phys_thread_ctl *c, int way) {
   c->home = c->mode = way;
   c->run = c->nrecent = c->probe_done = c->last_stall = 0;
-  c->home_ref = 0.0;
+  c->home_ref = c->home_now = 0.0;
 }
 
 void phys__threads_end(phys_world *w, double seconds) {
@@ -118,7 +118,12 @@ void phys__threads_end(phys_world *w, double seconds) {
   if (c->nrecent < PHYS_THREADS_HOME_KEEP) c->nrecent++;
   ++c->run;
   if (c->nrecent < PHYS_THREADS_HOME_KEEP) return;
-  double now = median_small(c->recent, c->nrecent);
+  /* the median of the last HOME_KEEP steps, taken once per HOME_KEEP steps: a one-thread
+   * home of a few microseconds a step (a lone robot) paid about 1 % of its step for a median
+   * every step, which made two threads slower than one */
+  if (c->home_now <= 0.0 || c->run % PHYS_THREADS_HOME_KEEP == 0)
+    c->home_now = median_small(c->recent, c->nrecent);
+  double now = c->home_now;
   if (c->home_ref <= 0.0) c->home_ref = now;
   if (c->home == 0 && now < TEAM_MIN_SECONDS) return;
   if (c->run >= c->period || now > DRIFT_FACTOR * c->home_ref) {

@@ -28,6 +28,8 @@ typedef struct phys_thread_ctl {
   int probe_done;        /* steps of the current probe so far */
   int last_stall;        /* `run` after the last stalled team step of this stay (0: none) */
   double home_ref;       /* median of the first home steps of this stay (0: not yet) */
+  double home_now;       /* median of the last HOME_KEEP home steps, refreshed once per
+                            HOME_KEEP steps (0: not yet this stay) */
 } phys_thread_ctl;
 
 struct phys_world;
