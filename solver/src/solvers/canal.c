@@ -256,35 +256,12 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
   memset(ci, 0, sizeof *ci);
   if (phys__dense_build(w, s, k, ar, 1 << 30, &ci->d)) return -1;
   int n = ci->d.n, c0 = s->isl_con_start[k], nrow = s->isl_con_start[k + 1] - c0;
-  nt->s = s;
-  nt->w = w;
-  nt->d = &ci->d;
-  nt->n = n;
-  nt->nrow = nrow;
+  if (phys__newton_setup(nt, w, s, &ci->d, ar)) return -1;
   nt->eval = phys__canal_model_eval;
   nt->potential = phys__canal_model_potential;
-  double *b = ARENA_NEW(ar, double, n);
-  nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
-  nt->v = ARENA_NEW(ar, double, n);
-  nt->r = ARENA_NEW(ar, double, n);
-  nt->dv = ARENA_NEW(ar, double, n);
-  nt->Ad = ARENA_NEW(ar, double, n);
-  nt->tmp = ARENA_NEW(ar, double, n);
-  size_t r3 = 3 * (size_t)nrow;
-  nt->jv = ARENA_ZNEW(ar, double, r3);
-  nt->x = ARENA_ZNEW(ar, double, r3);
-  nt->lam = ARENA_ZNEW(ar, double, r3);
-  nt->jd = ARENA_ZNEW(ar, double, r3);
-  nt->x0 = ARENA_ZNEW(ar, double, r3);
-  nt->D = ARENA_ZNEW(ar, double, 3 * r3);
-  ci->lam_prev = ARENA_ZNEW(ar, double, r3);
+  ci->lam_prev = ARENA_ZNEW(ar, double, 3 * (size_t)nrow);
   ci->zt = ARENA_ZNEW(ar, double, nrow);
-  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
-      (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D ||
-                !ci->lam_prev || !ci->zt)))
-    return -1;
-  phys__dense_base(s, &ci->d, b);
-  nt->b = b;
+  if (nrow && (!ci->lam_prev || !ci->zt)) return -1;
   for (int i = 0; i < nrow; i++) setup_row(s, c0 + i, &nt->row[i]);
   if (n >= phys__canal_sparse_min_dofs && nrow > 0 && phys__sparse_hessian_setup(w, nt) == 0) {
     ci->sparse = 1;

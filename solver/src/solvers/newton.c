@@ -215,3 +215,33 @@ int phys__newton_finite(const double *a, int n) {
   for (int i = 0; i < n; i++) z += 0.0 * a[i];
   return z == 0.0;
 }
+
+int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, phys_dense *d,
+                       phys_arena *ar) {
+  int n = d->n, nrow = s->isl_con_start[d->k + 1] - s->isl_con_start[d->k];
+  nt->s = s;
+  nt->w = w;
+  nt->d = d;
+  nt->n = n;
+  nt->nrow = nrow;
+  double *b = ARENA_NEW(ar, double, n);
+  nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
+  nt->v = ARENA_NEW(ar, double, n);
+  nt->r = ARENA_NEW(ar, double, n);
+  nt->dv = ARENA_NEW(ar, double, n);
+  nt->Ad = ARENA_NEW(ar, double, n);
+  nt->tmp = ARENA_NEW(ar, double, n);
+  size_t r3 = 3 * (size_t)nrow;
+  nt->jv = ARENA_ZNEW(ar, double, r3);
+  nt->x = ARENA_ZNEW(ar, double, r3);
+  nt->lam = ARENA_ZNEW(ar, double, r3);
+  nt->jd = ARENA_ZNEW(ar, double, r3);
+  nt->x0 = ARENA_ZNEW(ar, double, r3);
+  nt->D = ARENA_ZNEW(ar, double, 3 * r3);
+  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
+      (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D)))
+    return -1;
+  phys__dense_base(s, d, b);
+  nt->b = b;
+  return 0;
+}

@@ -128,6 +128,12 @@ double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, dou
 
 /* ---- helpers of the Newton solvers (CANAL, SAP) ---- */
 
+/* the driver's island workspace from the arena (serial): nt->s, w, d, n, nrow, the iterate and
+ * row arrays, and b (the island's momentum, phys__dense_base). The caller sets the model
+ * (eval, potential, beta) and the Hessian after. 0, or -1 when the arena cannot grow. */
+int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, phys_dense *d,
+                       phys_arena *ar);
+
 /* island k's sec. 7 metric with the impulses in s->con[].lambda; also sets the metric
  * velocities (s->vm, each tree's qdm). Thread-safe for distinct islands. */
 double phys__newton_island_metric(const phys_world *w, phys_problem *s, int k);

@@ -212,34 +212,12 @@ static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch) 
   memset(si, 0, sizeof *si);
   if (phys__dense_build(w, s, k, ar, 1 << 30, &si->d)) return -1;
   int n = si->d.n, c0 = s->isl_con_start[k], nrow = s->isl_con_start[k + 1] - c0;
-  nt->s = s;
-  nt->w = w;
-  nt->d = &si->d;
-  nt->n = n;
-  nt->nrow = nrow;
+  if (phys__newton_setup(nt, w, s, &si->d, ar)) return -1;
   nt->beta = 1.0;
   nt->eval = phys__sap_model_eval;
   nt->potential = phys__sap_model_potential;
-  double *b = ARENA_NEW(ar, double, n);
   si->sdiag = ARENA_NEW(ar, double, n);
-  nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
-  nt->v = ARENA_NEW(ar, double, n);
-  nt->r = ARENA_NEW(ar, double, n);
-  nt->dv = ARENA_NEW(ar, double, n);
-  nt->Ad = ARENA_NEW(ar, double, n);
-  nt->tmp = ARENA_NEW(ar, double, n);
-  size_t r3 = 3 * (size_t)nrow;
-  nt->jv = ARENA_ZNEW(ar, double, r3);
-  nt->x = ARENA_ZNEW(ar, double, r3);
-  nt->lam = ARENA_ZNEW(ar, double, r3);
-  nt->jd = ARENA_ZNEW(ar, double, r3);
-  nt->x0 = ARENA_ZNEW(ar, double, r3);
-  nt->D = ARENA_ZNEW(ar, double, 3 * r3);
-  if ((n && (!b || !si->sdiag || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
-      (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D)))
-    return -1;
-  phys__dense_base(s, &si->d, b);
-  nt->b = b;
+  if (n && !si->sdiag) return -1;
   stop_scaling(w, s, &si->d, si->sdiag);
   nt->sdiag = si->sdiag;
   nt->s_abs = w->opt.sap.abs_tol;
