@@ -60,6 +60,8 @@ typedef struct sess_state {
   uint64_t last_cmd_step;   /* step index when its last joint command was applied */
   int stale;                /* a watchdog episode is in effect (until its next command) */
   int evicted;              /* dropped from the barrier by the deadline policy */
+  int lockstep_driver;      /* sent Step or StepAndObserve in lock-step mode: it owns the
+                               world's stepping against viewers (sim_req_viewer.c) */
 } sess_state;
 
 /* who commanded a joint last (indexed by the link's body id) */
@@ -134,6 +136,15 @@ struct sim {
 /* 1 once sim_request_stop was called (an atomic load, no lock: cheap enough to ask before
  * every step; any thread). */
 int sim_stopping(sim *s);
+
+/* ---- sim_req_viewer.c: the viewer's controls (sessions with SIM_VIEWER_SESSION) --------- */
+
+/* A protocol client's request is about to run: a Step or StepAndObserve in lock-step mode makes
+ * it the world's lock-step owner until it disconnects. */
+void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m);
+/* A viewer's Pause, Resume, Step or Reset: refused while the world has a lock-step owner (or
+ * barrier participants), else run and answered as the protocol's request is. */
+void sim_viewer_request(sim *s, const reply_to *to, const Physd__V1__Envelope *m);
 
 /* ---- sim_publish.c: the clock and the published state ------------------------------------- */
 

@@ -15,6 +15,9 @@
 #ifndef PHYSD_VIEWER_H
 #define PHYSD_VIEWER_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "statebuf.h"
 
 typedef struct net net;
@@ -28,6 +31,11 @@ viewer *viewer_start(net *n);
 /* A fresh state snapshot (valid until the next tribuf read): encode the channels someone is
  * subscribed to and hand each viewer its newest frames. Also picks up a new scene. */
 void viewer_on_state(viewer *v, const state_snap *s);
+
+/* The simulation's reply (buf: [u32 length][Envelope], not taken) to a viewer's control call,
+ * for the viewer whose session id is `sid` (SIM_VIEWER_SESSION set); answered to that viewer
+ * as a serviceCallResponse or serviceCallFailure, dropped when it has left. NULL v is ignored. */
+void viewer_on_reply(viewer *v, uint64_t sid, const uint8_t *buf, size_t len);
 
 /* Close every viewer and the listener; the libuv handles close as the loop runs on. The
  * viewer's memory is released once libwebsockets is done with it (or by viewer_free). */

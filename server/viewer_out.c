@@ -28,9 +28,8 @@ static vmsg *vmsg_new(const void *data, size_t len, uint64_t log_ns) {
 
 /* ---- text messages ------------------------------------------------------------------------ */
 
-static void queue_text(vclient *c, const char *text) {
+static void queue_msg(vclient *c, const void *data, size_t len, int binary) {
   if (c->kill) return;
-  size_t len = strlen(text);
   unsigned char *b = c->tq_n < TEXTQ ? malloc(LWS_PRE + len) : NULL;
   if (!b) {
     /* a client that sends requests faster than it reads the answers (or out of memory): it is
@@ -40,18 +39,23 @@ static void queue_text(vclient *c, const char *text) {
     lws_callback_on_writable(c->wsi);
     return;
   }
-  memcpy(b + LWS_PRE, text, len);
+  memcpy(b + LWS_PRE, data, len);
   int i = (c->tq_head + c->tq_n++) % TEXTQ;
   c->textq[i] = b;
   c->textq_len[i] = len;
+  c->textq_bin[i] = (unsigned char)binary;
   lws_callback_on_writable(c->wsi);
 }
+
+void viewer_queue_text(vclient *c, const char *text) { queue_msg(c, text, strlen(text), 0); }
+
+void viewer_queue_binary(vclient *c, const void *data, size_t len) { queue_msg(c, data, len, 1); }
 
 /* a status message (level 0 info, 1 warning, 2 error) */
 void viewer_send_status(vclient *c, int level, const char *msg) {
   json_t *j = json_pack("{s:s, s:i, s:s}", "op", "status", "level", level, "message", msg);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-  if (s) queue_text(c, s);
+  if (s) viewer_queue_text(c, s);
   free(s);
   json_decref(j);
 }
@@ -59,14 +63,15 @@ void viewer_send_status(vclient *c, int level, const char *msg) {
 void viewer_send_hello(viewer *v, vclient *c) {
   char name[64];
   snprintf(name, sizeof name, "physd %s", PHYSD_VERSION);
-  json_t *j = json_pack("{s:s, s:s, s:[s], s:[], s:{}, s:s}", "op", "serverInfo", "name", name,
-                        "capabilities", "time", "supportedEncodings", "metadata", "sessionId",
-                        name);
+  json_t *j = json_pack("{s:s, s:s, s:[s, s], s:[s], s:{}, s:s}", "op", "serverInfo", "name",
+                        name, "capabilities", "time", "services", "supportedEncodings", "json",
+                        "metadata", "sessionId", name);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-  if (s) queue_text(c, s);
+  if (s) viewer_queue_text(c, s);
   free(s);
   json_decref(j);
-  if (v->advertise) queue_text(c, v->advertise);
+  if (v->advertise) viewer_queue_text(c, v->advertise);
+  if (v->services) viewer_queue_text(c, v->services);
 }
 
 char *viewer_build_advertise(void) {
@@ -199,7 +204,8 @@ static int write_msg(vclient *c, int ch, const vmsg *m) {
 int viewer_write_one(viewer *v, vclient *c) {
   if (c->tq_n) {
     int i = c->tq_head;
-    int rc = lws_write(c->wsi, c->textq[i] + LWS_PRE, c->textq_len[i], LWS_WRITE_TEXT);
+    int rc = lws_write(c->wsi, c->textq[i] + LWS_PRE, c->textq_len[i],
+                       c->textq_bin[i] ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
     free(c->textq[i]);
     c->textq[i] = NULL;
     c->tq_head = (c->tq_head + 1) % TEXTQ;

@@ -96,7 +96,14 @@ static void on_unsubscribe(vclient *c, json_t *ids) {
 
 void viewer_on_message(viewer *v, vclient *c, int binary) {
   if (binary) {
-    viewer_send_status(c, 2, "binary messages need the clientPublish capability, which physd does not offer");
+    if (c->rx_len >= 1 && (unsigned char)c->rx[0] == 0x02) {
+      viewer_on_call(v, c, (const unsigned char *)c->rx, c->rx_len);
+      return;
+    }
+    char err[160];
+    snprintf(err, sizeof err, "binary opcode %d: physd takes only callServiceRequest (2); it does "
+             "not offer clientPublish", c->rx_len ? (unsigned char)c->rx[0] : -1);
+    viewer_send_status(c, 2, err);
     return;
   }
   json_error_t je;
@@ -110,7 +117,7 @@ void viewer_on_message(viewer *v, vclient *c, int binary) {
     on_unsubscribe(c, json_object_get(j, "subscriptionIds"));
   } else {
     char err[128];
-    snprintf(err, sizeof err, "unsupported op \"%.64s\" (capabilities: time)", op);
+    snprintf(err, sizeof err, "unsupported op \"%.64s\" (capabilities: time, services)", op);
     viewer_send_status(c, 2, err);
   }
   json_decref(j);

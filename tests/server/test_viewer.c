@@ -2,7 +2,8 @@
  * real daemon, with a libwebsockets client (ws_client.c) next to the ordinary protobuf client
  * (wire_client.c):
  *  - off by default: nothing listens on the port a viewer would use;
- *  - the protocol: serverInfo with the `time` capability, the three advertised channels (the
+ *  - the protocol: serverInfo with the `time` capability, four services advertised (their
+ *    calls are test_viewer_control.c's), the three advertised channels (the
  *    StateFrame one with a FileDescriptorSet naming physd.v1.StateFrame), subscribe, and frames
  *    whose body poses equal GetState's within 1e-9 at the same sim time, with the clock (time
  *    messages and log times) following simulation time as the world is stepped;
@@ -125,6 +126,14 @@ static int read_hello(wsc *c, int ids[4]) {
       json_decref(s);
     }
   }
+  json_decref(j);
+  wsc_msg_free(m);
+  /* the controls (test_viewer_control.c tests them) */
+  m = wsc_next(c, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  j = json_loads((char *)m->data, 0, NULL);
+  CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "op")), "advertiseServices");
+  CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "services")), 4);
   json_decref(j);
   wsc_msg_free(m);
   return ids[1] && ids[2] && ids[3] ? 0 : -1;

@@ -27,6 +27,9 @@ wsc *wsc_connect(int port, const char *path, const char *subprotocol, int timeou
 /* Queue a text message and service until it is written (0) or the connection fails (-1). */
 int wsc_send_text(wsc *c, const char *text, int timeout_ms);
 
+/* The same for a binary message of len bytes. */
+int wsc_send_binary(wsc *c, const void *data, size_t len, int timeout_ms);
+
 /* The next received message (owned by the caller: wsc_msg_free), or NULL on timeout or when
  * the connection is closed. */
 wsc_msg *wsc_next(wsc *c, int timeout_ms);
