@@ -117,14 +117,22 @@
   requestAnimationFrame(draw);
 
   // ---- clock and measured real-time factor --------------------------------------------------
-  const clock = []; // [wall ms, sim s] over the last second of wall time
+  // sim time over wall time across the last two seconds of `time` messages; the first message
+  // (the newest state when the page connected, possibly old) and a jump back (a reset) restart it
+  const clock = []; // [wall ms, sim s]
+  let firstTime = true;
   function onTime(simNs) {
     const now = performance.now(), t = Number(simNs) / 1e9;
     $("simtime").textContent = t.toFixed(3);
+    if (firstTime || (clock.length && t < clock[clock.length - 1][1])) {
+      firstTime = false;
+      clock.length = 0;
+      return;
+    }
     clock.push([now, t]);
-    while (clock.length > 2 && now - clock[0][0] > 1000) clock.shift();
+    while (clock.length > 2 && now - clock[0][0] > 2000) clock.shift();
     const [w0, s0] = clock[0];
-    if (now - w0 > 200) $("rtf").textContent = ((t - s0) / ((now - w0) / 1000)).toFixed(2);
+    if (now - w0 >= 250) $("rtf").textContent = ((t - s0) / ((now - w0) / 1000)).toFixed(2);
   }
   setInterval(() => { // a paused world sends no time: the factor falls to 0
     const now = performance.now();

@@ -4,6 +4,8 @@ independent client: Python's `websockets` (Debian's python3-websockets), not lib
 
 It starts the daemon (PHYSD_BIN) with --viewer on a free port and checks:
   - the page: GET / is the HTML page, GET /three/three.min.js is three.js, an unknown path 404;
+    --viewer-web-dir names the page's folder: one without index.html stops the start naming it,
+    one with it is served;
   - serverInfo (name, capabilities time and services, supportedEncodings json), advertise (the
     /tf and /scene JSON channels with JSON schemas, /physd/state protobuf with a base64
     FileDescriptorSet when present) and advertiseServices (the four controls);
@@ -381,7 +383,30 @@ async def test_bad_clients(d):
     good.transport.abort()  # a close handshake would wait behind the unread frames
 
 
+def test_web_dir():
+    """viewer_web_dir: a folder without index.html stops the start naming it; one with it is
+    what GET / serves"""
+    tmp = tempfile.mkdtemp(prefix="physd-web-")
+    port = free_port()
+    r = subprocess.run([PHYSD, "--socket", os.path.join(tmp, "s.sock"), "--viewer", str(port),
+                        "--viewer-web-dir", tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=20)
+    out = r.stdout.decode()
+    check(r.returncode != 0 and "viewer_web_dir has no readable index.html" in out and tmp in out,
+          "a viewer_web_dir without index.html stops the start, naming it (exit %d)" % r.returncode)
+    with open(os.path.join(tmp, "index.html"), "w") as f:
+        f.write("<html>my page</html>")
+    d = Daemon("--viewer-web-dir", tmp)
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/" % d.port, timeout=5) as resp:
+            check(resp.read() == b"<html>my page</html>", "GET / serves viewer_web_dir's index.html")
+        check("web_dir=%s " % tmp in d.text(), "the page's folder is logged")
+    finally:
+        d.stop()
+
+
 async def main():
+    test_web_dir()
     world = os.path.join(WORLDS, "boxes20.xml")
     d = Daemon("--world", world, "--mode", "realtime", "--viewer-period-ms", "50")
     try:
