@@ -33,7 +33,7 @@ char *viewer_build_services(void) {
   json_t *list = json_array();
   for (int i = 1; i < NSVC; i++) {
     const char *req = i == SVC_STEP ? SCHEMA_STEP : SCHEMA_EMPTY;
-    char type[64], rq[64], rs[64];
+    char type[32], rq[64], rs[64];
     snprintf(type, sizeof type, "physd%s", svc_name[i] + 6); /* physd/pause */
     snprintf(rq, sizeof rq, "%s_Request", type);
     snprintf(rs, sizeof rs, "%s_Response", type);

@@ -36,6 +36,14 @@ static int has_file(const char *dir, const char *name) {
   return access(p, R_OK) == 0;
 }
 
+/* copy src into dst[cap]: 0, or -1 (dst untouched) when it does not fit */
+static int copy_path(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) return -1;
+  memcpy(dst, src, n + 1);
+  return 0;
+}
+
 /* the folder of the running binary into out ("" when /proc/self/exe cannot be read) */
 static void exe_dir(char *out, size_t cap) {
   char p[PATH_MAX];
@@ -56,7 +64,7 @@ int viewer_http_find(viewer *v, const char *web_dir_cfg) {
       log_error("viewer_web_dir has no readable index.html", "viewer_web_dir=%s", web_dir_cfg);
       return -1;
     }
-    snprintf(v->web_dir, sizeof v->web_dir, "%s", web_dir_cfg);
+    copy_path(v->web_dir, sizeof v->web_dir, web_dir_cfg); /* fits: both are PATH_MAX */
   } else {
     char exe[PATH_MAX], c[4][PATH_MAX + 32];
     exe_dir(exe, sizeof exe);
@@ -66,7 +74,7 @@ int viewer_http_find(viewer *v, const char *web_dir_cfg) {
     snprintf(c[3], sizeof c[3], "%s", PHYSD_WEB_SOURCE_DIR);
     for (int i = 0; i < 4 && !v->web_dir[0]; i++)
       if ((i > 1 || exe[0]) && c[i][0] && has_file(c[i], "index.html"))
-        snprintf(v->web_dir, sizeof v->web_dir, "%s", c[i]);
+        copy_path(v->web_dir, sizeof v->web_dir, c[i]); /* one too long is passed over */
     if (!v->web_dir[0])
       log_error("viewer page not found: the page is not served (set viewer_web_dir)",
                 "tried=\"%s, %s, %s, %s\"", exe[0] ? c[0] : "-", exe[0] ? c[1] : "-", c[2],
@@ -75,10 +83,10 @@ int viewer_http_find(viewer *v, const char *web_dir_cfg) {
   if (v->web_dir[0]) {
     char own[PATH_MAX + 8];
     snprintf(own, sizeof own, "%s/three", v->web_dir);
-    if (has_file(own, "three.min.js")) snprintf(v->three_dir, sizeof v->three_dir, "%s", own);
-    else if (has_file(DEBIAN_THREE_DIR, "three.min.js"))
-      snprintf(v->three_dir, sizeof v->three_dir, "%s", DEBIAN_THREE_DIR);
-    else
+    int found = has_file(own, "three.min.js") && copy_path(v->three_dir, sizeof v->three_dir, own) == 0;
+    if (!found && has_file(DEBIAN_THREE_DIR, "three.min.js"))
+      found = copy_path(v->three_dir, sizeof v->three_dir, DEBIAN_THREE_DIR) == 0;
+    if (!found)
       log_error("three.js not found: the page cannot draw (install Debian's libjs-three)",
                 "tried=\"%s, %s\"", own, DEBIAN_THREE_DIR);
   }

@@ -85,7 +85,12 @@
   }
   function onScene(msg) {
     for (const d of msg.deletions || []) {
-      const clear = (g) => { while (g.children.length) g.remove(g.children[0]); };
+      const clear = (g) => { // the shared unit geometries stay; each mesh's material goes
+        while (g.children.length) {
+          g.children[0].material.dispose();
+          g.remove(g.children[0]);
+        }
+      };
       if (d.type === 1) frames.forEach(clear);
       else if (frames.has(d.id)) clear(frames.get(d.id));
     }
