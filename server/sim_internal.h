@@ -60,8 +60,6 @@ typedef struct sess_state {
   uint64_t last_cmd_step;   /* step index when its last joint command was applied */
   int stale;                /* a watchdog episode is in effect (until its next command) */
   int evicted;              /* dropped from the barrier by the deadline policy */
-  int lockstep_driver;      /* sent Step or StepAndObserve in lock-step mode: it owns the
-                               world's stepping against viewers (sim_req_viewer.c) */
 } sess_state;
 
 /* who commanded a joint last (indexed by the link's body id) */
@@ -110,6 +108,9 @@ struct sim {
   /* simulation thread only */
   int mode, paused;
   double rtf;
+  uint64_t lockstep_owner;  /* the session that last sent Step or StepAndObserve in lock-step
+                               mode, until it disconnects (0 = none): viewers may not step,
+                               reset, pause or resume its world (sim_req_viewer.c) */
   uint64_t barrier_deadline_ns;
   int policy;
   participant *parts;
@@ -140,8 +141,10 @@ int sim_stopping(sim *s);
 /* ---- sim_req_viewer.c: the viewer's controls (sessions with SIM_VIEWER_SESSION) --------- */
 
 /* A protocol client's request is about to run: a Step or StepAndObserve in lock-step mode makes
- * it the world's lock-step owner until it disconnects. */
+ * it the world's lock-step owner until it disconnects. No allocation. */
 void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m);
+/* The session is gone: it owns nothing any more. */
+void sim_viewer_session_gone(sim *s, uint64_t session);
 /* A viewer's Pause, Resume, Step or Reset: refused while the world has a lock-step owner (or
  * barrier participants), else run and answered as the protocol's request is. */
 void sim_viewer_request(sim *s, const reply_to *to, const Physd__V1__Envelope *m);

@@ -1,8 +1,9 @@
 /* sim_req_viewer.c - the viewer's controls on the simulation thread: Pause, Resume, Step and
  * Reset sent by a browser or Foxglove viewer (server/viewer_control.c submits them with a
  * session id that has SIM_VIEWER_SESSION set), under the sockets' ownership rule: a world that
- * a protocol client steps in lock-step (it sent Step or StepAndObserve while the mode was
- * lock-step, and is still connected) or that has barrier participants is driven by them, so a
+ * a protocol client steps in lock-step (the last client that sent Step or StepAndObserve while
+ * the mode was lock-step, while it stays connected) or that has barrier participants is driven
+ * by them, so a
  * viewer may not pause, resume, step or reset it (INCORRECT_STATE naming the session). The
  * viewer's Step runs n steps at once whenever the world is not running by itself: in lock-step
  * or barrier mode, or paused in any mode (single-stepping a paused real-time world). Simulation
@@ -16,18 +17,17 @@ void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m) {
       (m->msg_case != PHYSD__V1__ENVELOPE__MSG_STEP &&
        m->msg_case != PHYSD__V1__ENVELOPE__MSG_STEP_AND_OBSERVE))
     return;
-  sess_state *ss = sim_sess_get(s, session, 1);
-  if (ss) ss->lockstep_driver = 1;
-  else log_error("out of memory noting a lock-step client", "session=%llu", (unsigned long long)session);
+  s->lockstep_owner = session;
+}
+
+void sim_viewer_session_gone(sim *s, uint64_t session) {
+  if (s->lockstep_owner == session) s->lockstep_owner = 0;
 }
 
 /* the session that drives the world step by step, 0 = none */
 static uint64_t lockstep_owner(const sim *s) {
   if (s->mode == PHYSD__V1__MODE__MODE_BARRIER && s->nparts) return s->parts[0].session;
-  if (s->mode != PHYSD__V1__MODE__MODE_LOCKSTEP) return 0;
-  for (int i = 0; i < s->nsess; i++)
-    if (s->sess[i].lockstep_driver) return s->sess[i].session;
-  return 0;
+  return s->mode == PHYSD__V1__MODE__MODE_LOCKSTEP ? s->lockstep_owner : 0;
 }
 
 static void viewer_step(sim *s, const reply_to *to, const Physd__V1__Step *m) {

@@ -54,6 +54,7 @@ static void client_free(viewer *v, vclient *c) {
     if (c->next) c->next->prev = c->prev;
     c->linked = 0;
     v->nclients--;
+    if (c->subscribed[CH_CONTACTS]) atomic_fetch_sub(&v->net->counters.contacts_wanted, 1);
     log_info("viewer disconnected", "frames=%llu dropped=%llu viewers=%u",
              (unsigned long long)c->sent, (unsigned long long)c->dropped, v->nclients);
     if (v->nclients == 0) net_viewer_active(v->net, 0);

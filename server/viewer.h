@@ -1,9 +1,12 @@
 /* viewer.h - the live view: a Foxglove WebSocket server (subprotocol foxglove.websocket.v1) on
  * the daemon's libuv loop, through libwebsockets' libuv backend (docs/viewer.md).
  *
- * It advertises three channels: /physd/state (physd.v1.StateFrame, protobuf), /tf
- * (foxglove.FrameTransforms, JSON) and /scene (foxglove.SceneUpdate, JSON), and drives the
- * viewers' clock with simulation time (the `time` capability). It reads only what the loop
+ * It advertises four channels: /physd/state (physd.v1.StateFrame, protobuf), /tf
+ * (foxglove.FrameTransforms, JSON), /scene (foxglove.SceneUpdate, JSON) and /contacts (arrows,
+ * foxglove.SceneUpdate, JSON; contacts are captured only while a viewer subscribes), drives the
+ * viewers' clock with simulation time (the `time` capability), offers pause, resume, step and
+ * reset as services (viewer_control.c) and serves the browser page over plain HTTP
+ * (viewer_http.c). It reads only what the loop
  * thread already has: the newest state snapshot (net_poll_state) and the geometry the
  * simulation thread captures at world changes (sim_take_scene), so it never touches the world
  * and never makes the simulation wait. Each viewer keeps at most one unsent message per channel

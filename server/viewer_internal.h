@@ -17,7 +17,7 @@
 #define MAX_RX (64 * 1024)  /* a client message larger than this closes its connection (1009) */
 #define TEXTQ 64            /* text messages (serverInfo, advertise, status) queued per viewer */
 
-enum { CH_STATE = 1, CH_TF = 2, CH_SCENE = 3, NCH = 4 };
+enum { CH_STATE = 1, CH_TF = 2, CH_SCENE = 3, CH_CONTACTS = 4, NCH = 5 };
 extern const char *const viewer_topic[NCH]; /* by channel id; [0] NULL */
 
 /* an encoded channel message shared by the viewers it is queued for */
@@ -35,7 +35,7 @@ typedef struct vclient {
   uint32_t sub_id[NCH];
   int subscribed[NCH];
   vmsg *pending[NCH];       /* scene: the newest unsent scene message (latest wins) */
-  int due[NCH];             /* state, tf: a snapshot newer than the last one written is due;
+  int due[NCH];             /* state, tf, contacts: a snapshot newer than the last one written is due;
                                it is encoded when the viewer can take it, from the newest
                                snapshot then, so a viewer that does not read costs nothing */
   uint64_t time_ns;
@@ -63,7 +63,7 @@ struct viewer {
   unsigned nclients;
   int stopping;
   vmsg *cache[NCH];         /* the newest encoded message per channel */
-  uint64_t cache_seq[NCH];  /* snapshot seq it was made from (state, tf) */
+  uint64_t cache_seq[NCH];  /* snapshot seq it was made from (state, tf, contacts) */
   scene_snap *scene;        /* the newest geometry */
   vbuf enc;
   char *advertise;          /* the advertise message (built once) */

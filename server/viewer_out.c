@@ -10,7 +10,7 @@
 #include "log.h"
 #include "viewer_internal.h"
 
-const char *const viewer_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene"};
+const char *const viewer_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene", "/contacts"};
 
 void vmsg_unref(vmsg *m) {
   if (m && --m->refs == 0) free(m);
@@ -95,6 +95,10 @@ char *viewer_build_advertise(void) {
                                          viewer_topic[CH_SCENE], "encoding", "json", "schemaName",
                                          "foxglove.SceneUpdate", "schema", venc_schema_scene,
                                          "schemaEncoding", "jsonschema"));
+  json_array_append_new(chans, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "id", CH_CONTACTS,
+                                         "topic", viewer_topic[CH_CONTACTS], "encoding", "json",
+                                         "schemaName", "foxglove.SceneUpdate", "schema",
+                                         venc_schema_contacts, "schemaEncoding", "jsonschema"));
   json_t *j = json_pack("{s:s, s:o}", "op", "advertise", "channels", chans);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
   json_decref(j);
@@ -121,6 +125,11 @@ static int encode_state(viewer *v, int ch, const state_snap *s) {
   vmsg *m = NULL;
   if (ch == CH_TF) {
     if (venc_transforms(&v->enc, s) == 0) m = vmsg_new(v->enc.p, v->enc.len, s->sim_time_ns);
+  } else if (ch == CH_CONTACTS) {
+    sim_clock k;
+    sim_clock_get(v->net->sim, &k);
+    if (venc_contacts(&v->enc, s, k.timestep_ns) == 0)
+      m = vmsg_new(v->enc.p, v->enc.len, s->sim_time_ns);
   } else {
     size_t len = 0;
     uint8_t *st = snap_pack_state(s, NULL, &len);
@@ -163,8 +172,8 @@ void viewer_on_state(viewer *v, const state_snap *s) {
   }
   if (!s || !s->seq) return;
   for (vclient *c = v->clients; c; c = c->next) {
-    for (int ch = CH_STATE; ch <= CH_TF; ch++)
-      if (c->subscribed[ch]) {
+    for (int ch = 1; ch < NCH; ch++)
+      if (ch != CH_SCENE && c->subscribed[ch]) {
         if (c->due[ch]) c->dropped++;
         c->due[ch] = 1;
       }
@@ -199,7 +208,8 @@ static int write_msg(vclient *c, int ch, const vmsg *m) {
   return lws_write(c->wsi, p, 13 + m->len, LWS_WRITE_BINARY) < 0 ? -1 : 1;
 }
 
-/* write one queued message: text first, then the clock, then the scene, transforms and state;
+/* write one queued message: text first, then the clock, then the scene, transforms, contacts
+ * and state;
  * -1 closes */
 int viewer_write_one(viewer *v, vclient *c) {
   if (c->tq_n) {
@@ -227,7 +237,9 @@ int viewer_write_one(viewer *v, vclient *c) {
     vmsg_unref(m);
     return rc;
   }
-  for (int ch = CH_TF; ch >= CH_STATE; ch--) {
+  static const int order[] = {CH_TF, CH_CONTACTS, CH_STATE};
+  for (int i = 0; i < 3; i++) {
+    int ch = order[i];
     if (!c->due[ch]) continue;
     c->due[ch] = 0;
     const state_snap *s = v->net->latest;

@@ -16,7 +16,8 @@ static int find_sub(const vclient *c, json_int_t id) {
 }
 
 static int channel_known(int ch) {
-  return (ch == CH_STATE && physd_descriptor_set_len > 0) || ch == CH_TF || ch == CH_SCENE;
+  return (ch == CH_STATE && physd_descriptor_set_len > 0) || ch == CH_TF || ch == CH_SCENE ||
+         ch == CH_CONTACTS;
 }
 
 /* subscribe: every entry is checked before any is applied (a rejected request changes nothing) */
@@ -57,6 +58,8 @@ static void on_subscribe(viewer *v, vclient *c, json_t *subs) {
     if (!take[ch]) continue;
     c->subscribed[ch] = 1;
     c->sub_id[ch] = (uint32_t)ids[ch];
+    /* contacts are captured only while someone wants them (as for the sockets' streams) */
+    if (ch == CH_CONTACTS) atomic_fetch_add(&v->net->counters.contacts_wanted, 1);
     /* the newest frame at once: a paused world still shows */
     if (ch == CH_SCENE) viewer_offer(c, ch, v->cache[CH_SCENE]);
     else if (s && s->seq) {
@@ -66,7 +69,7 @@ static void on_subscribe(viewer *v, vclient *c, json_t *subs) {
   }
 }
 
-static void on_unsubscribe(vclient *c, json_t *ids) {
+static void on_unsubscribe(viewer *v, vclient *c, json_t *ids) {
   size_t n = json_array_size(ids);
   if (!json_is_array(ids) || n == 0) {
     viewer_send_status(c, 2, "unsubscribe: `subscriptionIds` must be a non-empty array");
@@ -87,6 +90,7 @@ static void on_unsubscribe(vclient *c, json_t *ids) {
   }
   for (int ch = 1; ch < NCH; ch++)
     if (drop[ch]) {
+      if (ch == CH_CONTACTS) atomic_fetch_sub(&v->net->counters.contacts_wanted, 1);
       c->subscribed[ch] = 0;
       c->due[ch] = 0;
       vmsg_unref(c->pending[ch]);
@@ -114,7 +118,7 @@ void viewer_on_message(viewer *v, vclient *c, int binary) {
   } else if (strcmp(op, "subscribe") == 0) {
     on_subscribe(v, c, json_object_get(j, "subscriptions"));
   } else if (strcmp(op, "unsubscribe") == 0) {
-    on_unsubscribe(c, json_object_get(j, "subscriptionIds"));
+    on_unsubscribe(v, c, json_object_get(j, "subscriptionIds"));
   } else {
     char err[128];
     snprintf(err, sizeof err, "unsupported op \"%.64s\" (capabilities: time, services)", op);

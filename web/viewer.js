@@ -1,12 +1,14 @@
 // viewer.js - the page's client of physd's Foxglove WebSocket endpoint (docs/viewer.md):
 // subscribes to /scene (foxglove.SceneUpdate, JSON) and /tf (foxglove.FrameTransforms, JSON),
+// and to /contacts (arrows, foxglove.SceneUpdate) while its box is ticked,
 // draws the geoms with three.js (z up, frame "world"), shows simulation time from the `time`
 // messages and the real-time factor measured from them, and calls physd's services
 // /physd/pause, /physd/resume, /physd/step and /physd/reset from its buttons.
 //
 // URL arguments: token=T (passed on to the WebSocket), cam=x,y,z and look=x,y,z (a fixed
 // camera, e.g. for screenshots; default 2.5,-3.5,1.8 looking at 0,0,0.3), fov=DEG (vertical, default
-// 50), flat=1 (unlit colours: each pixel of a geom is its colour exactly), hud=0 (no overlay).
+// 50), flat=1 (unlit colours: each pixel of a geom is its colour exactly), hud=0 (no overlay),
+// contacts=1 (start with the contact arrows shown).
 "use strict";
 (function () {
   const args = new URLSearchParams(location.search);
@@ -102,6 +104,35 @@
     }
     dirty = true;
   }
+  // contact arrows: the one "contacts" entity, replaced by each message
+  const arrows = new THREE.Group();
+  scene.add(arrows);
+  function clearArrows() {
+    while (arrows.children.length) {
+      const a = arrows.children[0];
+      a.traverse((o) => { if (o.material) o.material.dispose(); });
+      arrows.remove(a);
+    }
+    dirty = true;
+  }
+  const xAxis = new THREE.Vector3(1, 0, 0);
+  function onContacts(msg) {
+    clearArrows();
+    for (const e of msg.entities || []) {
+      for (const a of e.arrows || []) {
+        const p = a.pose.position, q = a.pose.orientation;
+        const dir = xAxis.clone().applyQuaternion(new THREE.Quaternion(q.x, q.y, q.z, q.w));
+        const c = a.color;
+        const len = a.shaft_length + a.head_length;
+        const h = new THREE.ArrowHelper(dir, new THREE.Vector3(p.x, p.y, p.z), len,
+          new THREE.Color(c.r, c.g, c.b), a.head_length, a.head_diameter);
+        // drawn over the geoms: a resting contact's force points into the body it holds up
+        h.traverse((o) => { if (o.material) o.material.depthTest = false; o.renderOrder = 1; });
+        arrows.add(h);
+      }
+    }
+  }
+
   function onTf(msg) {
     for (const t of msg.transforms || []) {
       const g = frame(t.child_frame_id);
@@ -192,8 +223,10 @@
           subs.set(id, want[ch.topic]);
           list.push({ id, channelId: ch.id });
         }
+        if (ch.topic === "/contacts") contactsChannel = ch.id;
       }
       ws.send(JSON.stringify({ op: "subscribe", subscriptions: list }));
+      showContacts();
     } else if (m.op === "advertiseServices") {
       for (const s of m.services) services.set(s.name, s.id);
     } else if (m.op === "status") {
@@ -221,6 +254,24 @@
     calls.set(callId, name);
     ws.send(buf);
   }
+  // /contacts while the box is ticked (subscription id 100); contacts cost the server a capture
+  // per frame, so they are off unless asked for
+  let contactsChannel = null, contactsOn = false;
+  $("contacts").checked = args.get("contacts") === "1";
+  function showContacts() {
+    const want = $("contacts").checked;
+    if (contactsChannel === null || ws.readyState !== WebSocket.OPEN || want === contactsOn) return;
+    contactsOn = want;
+    if (want) {
+      subs.set(100, onContacts);
+      ws.send(JSON.stringify({ op: "subscribe", subscriptions: [{ id: 100, channelId: contactsChannel }] }));
+    } else {
+      subs.delete(100);
+      ws.send(JSON.stringify({ op: "unsubscribe", subscriptionIds: [100] }));
+      clearArrows();
+    }
+  }
+  $("contacts").onchange = showContacts;
   $("pause").onclick = () => call("/physd/pause");
   $("resume").onclick = () => call("/physd/resume");
   $("step").onclick = () => call("/physd/step", { n: 1 });
