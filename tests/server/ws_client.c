@@ -165,6 +165,19 @@ wsc_msg *wsc_next(wsc *c, int timeout_ms) {
   return m;
 }
 
+int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs) {
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  int n = 0;
+  do {
+    service(c, 0);
+    for (wsc_msg *m; (m = wsc_next(c, 0)) != NULL; n++) {
+      if (data_msgs && m->binary && m->len > 0 && m->data[0] == 0x01) (*data_msgs)++;
+      wsc_msg_free(m);
+    }
+  } while (!c->closed && now_ms() < end);
+  return c->closed && n == 0 ? -1 : n;
+}
+
 void wsc_msg_free(wsc_msg *m) {
   if (!m) return;
   free(m->data);
