@@ -183,9 +183,9 @@ static vclient *find_client(viewer *v, uint64_t sid) {
 
 void viewer_on_reply(viewer *v, uint64_t sid, const uint8_t *buf, size_t len) {
   vclient *c = v ? find_client(v, sid) : NULL;
-  if (!c || !c->call_pending || len < 4) return; /* the viewer left meanwhile */
+  if (!c || !c->call_pending) return; /* the viewer left meanwhile */
   c->call_pending = 0;
-  Physd__V1__Envelope *env = physd__v1__envelope__unpack(NULL, len - 4, buf + 4);
+  Physd__V1__Envelope *env = len > 4 ? physd__v1__envelope__unpack(NULL, len - 4, buf + 4) : NULL;
   if (!env) {
     fail(c, c->call_service, c->call_id, "unreadable reply");
     return;

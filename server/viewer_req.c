@@ -1,5 +1,6 @@
 /* viewer_req.c - what viewers send (see viewer.h, docs/viewer.md): subscribe and unsubscribe,
- * each checked whole before anything changes; anything else is answered with an error status. */
+ * each checked whole before anything changes, and service calls (binary opcode 2, handed to
+ * viewer_control.c); anything else is answered with an error status. */
 #include <stdio.h>
 #include <string.h>
 
