@@ -71,16 +71,17 @@ void sim_viewer_request(sim *s, const reply_to *to, const Physd__V1__Envelope *m
              (unsigned long long)owner);
     return;
   }
+  const char *what;
   switch (m->msg_case) {
-  case PHYSD__V1__ENVELOPE__MSG_PAUSE: sim_req_pause(s, to, m); break;
-  case PHYSD__V1__ENVELOPE__MSG_RESUME: sim_req_resume(s, to, m); break;
-  case PHYSD__V1__ENVELOPE__MSG_RESET: sim_req_reset(s, to, m); break;
-  case PHYSD__V1__ENVELOPE__MSG_STEP: viewer_step(s, to, m->step); break;
+  case PHYSD__V1__ENVELOPE__MSG_PAUSE: what = "pause"; sim_req_pause(s, to, m); break;
+  case PHYSD__V1__ENVELOPE__MSG_RESUME: what = "resume"; sim_req_resume(s, to, m); break;
+  case PHYSD__V1__ENVELOPE__MSG_RESET: what = "reset"; sim_req_reset(s, to, m); break;
+  case PHYSD__V1__ENVELOPE__MSG_STEP: what = "step"; viewer_step(s, to, m->step); break;
   default:
     sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
                     "not a viewer control (message %d)", (int)m->msg_case);
     return;
   }
-  log_info("viewer control", "msg=%d step=%llu paused=%d", (int)m->msg_case,
-           (unsigned long long)s->clk.step, s->paused);
+  log_info("viewer control", "control=%s step=%llu paused=%d", what,
+           (unsigned long long)phys_world_step_index(s->wc.w), s->paused);
 }
