@@ -8,7 +8,9 @@ set -eu
 # build: compiler, meson, ninja, pkg-config; engine: LAPACKE/OpenBLAS, libxml2 (MJCF loader);
 # collision of convex meshes: libccd (GJK/EPA), qhull (convex hulls);
 # tests: CUnit, valgrind; daemon: libuv, protobuf-c; viewer: libwebsockets (with its libuv
-# backend) and jansson (the viewers' JSON requests); bench: MuJoCo as the peer (libmujoco-dev
+# backend) and jansson (the viewers' JSON requests), libjs-three (three.js for the browser page,
+# served by physd), python3-websockets (the viewer's conformance test) and chromium (the page's
+# headless screenshot test; about 80 s and 110 packages to install on a bare Debian 12); bench: MuJoCo as the peer (libmujoco-dev
 # for bench/mjbench, which times it on physbench's phase; mujoco-testspeed and the models);
 # CANAL: CHOLMOD (libsuitesparse-dev) for the sparse Hessian of large islands;
 # plots: python3-matplotlib (bench/plot_singlestep.py and its test);
@@ -17,6 +19,7 @@ set -eu
 # ThreadSanitizer: libomp-14-dev, whose libarcher.so tells TSan about OpenMP (scripts/tsan.sh).
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
 libopenblas-dev libxml2-dev libuv1-dev libwebsockets-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
+libjs-three python3-websockets chromium
 libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib
 clang libclang-rt-14-dev libomp-dev libomp-14-dev"
 

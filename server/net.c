@@ -258,6 +258,8 @@ static void take_replies(net *n) {
       session_on_reply(s, r->slot, r->buf, r->len, r->has_cmd_seq, r->cmd_seq, r->cmd_epoch);
       r->buf = NULL;
       if (!s->closing) net_timeout_touch(s); /* idle counts from the last reply */
+    } else if (r->session & SIM_VIEWER_SESSION) {
+      viewer_on_reply(n->viewer, r->session, r->buf, r->len);
     }
     sim_reply_free(r);
     r = next;

@@ -33,6 +33,11 @@ int sim_stopping(sim *s) { return atomic_load(&s->stop_flag); }
 static void handle_request(sim *s, const sim_cmd *c) {
   const Physd__V1__Envelope *m = c->env;
   reply_to to = {c->session, c->slot, m->req_id};
+  if (c->session & SIM_VIEWER_SESSION) {
+    sim_viewer_request(s, &to, m);
+    return;
+  }
+  sim_viewer_note(s, c->session, m);
   const request_def *r = request_find((int)m->msg_case);
   if (!r || !r->on_sim) {
     sim_reply_error(s, &to, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "not a request (message %d)",

@@ -66,6 +66,11 @@ typedef struct sim_clock {
 
 typedef struct sim sim;
 
+/* Session ids with this bit are the viewer's connections (viewer_control.c), not protocol
+ * clients: they submit only Pause, Resume, Step and Reset, which the simulation runs under the
+ * ownership rule of sim_req_viewer.c, and their replies go to the viewer (net.c). */
+#define SIM_VIEWER_SESSION (1ull << 63)
+
 /* Create the simulation (not started). Takes ownership of *wc (moved). `cfg`, `wake` and
  * `nc` must outlive the sim. Main thread. Returns NULL when out of memory. */
 sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_counters *nc);

@@ -108,6 +108,9 @@ struct sim {
   /* simulation thread only */
   int mode, paused;
   double rtf;
+  uint64_t lockstep_owner;  /* the session that last sent Step or StepAndObserve in lock-step
+                               mode, until it disconnects (0 = none): viewers may not step,
+                               reset, pause or resume its world (sim_req_viewer.c) */
   uint64_t barrier_deadline_ns;
   int policy;
   participant *parts;
@@ -134,6 +137,17 @@ struct sim {
 /* 1 once sim_request_stop was called (an atomic load, no lock: cheap enough to ask before
  * every step; any thread). */
 int sim_stopping(sim *s);
+
+/* ---- sim_req_viewer.c: the viewer's controls (sessions with SIM_VIEWER_SESSION) --------- */
+
+/* A protocol client's request is about to run: a Step or StepAndObserve in lock-step mode makes
+ * it the world's lock-step owner until it disconnects. No allocation. */
+void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m);
+/* The session is gone: it owns nothing any more. */
+void sim_viewer_session_gone(sim *s, uint64_t session);
+/* A viewer's Pause, Resume, Step or Reset: refused while the world has a lock-step owner (or
+ * barrier participants), else run and answered as the protocol's request is. */
+void sim_viewer_request(sim *s, const reply_to *to, const Physd__V1__Envelope *m);
 
 /* ---- sim_publish.c: the clock and the published state ------------------------------------- */
 

@@ -237,4 +237,5 @@ void sim_session_gone(sim *s, uint64_t session) {
   sess_state *st = sim_sess_get(s, session, 0);
   if (st) sim_release_commands(s, st, "disconnected");
   sess_drop(s, session);
+  sim_viewer_session_gone(s, session);
 }

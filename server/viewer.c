@@ -54,6 +54,7 @@ static void client_free(viewer *v, vclient *c) {
     if (c->next) c->next->prev = c->prev;
     c->linked = 0;
     v->nclients--;
+    if (c->subscribed[CH_CONTACTS]) atomic_fetch_sub(&v->net->counters.contacts_wanted, 1);
     log_info("viewer disconnected", "frames=%llu dropped=%llu viewers=%u",
              (unsigned long long)c->sent, (unsigned long long)c->dropped, v->nclients);
     if (v->nclients == 0) net_viewer_active(v->net, 0);
@@ -99,6 +100,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (v->clients) v->clients->prev = c;
     v->clients = c;
     c->linked = 1;
+    c->session = SIM_VIEWER_SESSION | ++v->net->next_session_id;
     if (v->nclients++ == 0) net_viewer_active(v->net, 1);
     log_info("viewer connected", "viewers=%u", v->nclients);
     viewer_send_hello(v, c);
@@ -196,9 +198,16 @@ viewer *viewer_start(net *n) {
   viewer *v = calloc(1, sizeof *v);
   if (!v) return NULL;
   v->net = n;
+  if (viewer_http_find(v, cfg->viewer_web_dir)) {
+    free(v);
+    return NULL;
+  }
   v->advertise = viewer_build_advertise();
-  if (!v->advertise) {
+  v->services = viewer_build_services();
+  if (!v->advertise || !v->services) {
     log_error("out of memory starting the viewer", NULL);
+    free(v->advertise);
+    free(v->services);
     free(v);
     return NULL;
   }
@@ -219,11 +228,13 @@ viewer *viewer_start(net *n) {
   info.gid = -1;
   info.uid = -1;
   info.vhost_name = "physd-viewer";
+  info.mounts = viewer_http_mounts(v);
   v->ctx = lws_create_context(&info);
   if (!v->ctx) {
     log_error("cannot start the viewer (libwebsockets with its libuv backend)",
               "viewer_bind=%s viewer_port=%d", addr, cfg->viewer_port);
     free(v->advertise);
+    free(v->services);
     free(v);
     return NULL;
   }
@@ -247,6 +258,7 @@ void viewer_free(viewer *v) {
   scene_snap_free(v->scene);
   vb_free(&v->enc);
   free(v->advertise);
+  free(v->services);
   free(v);
 }
 

@@ -1,9 +1,12 @@
 /* viewer.h - the live view: a Foxglove WebSocket server (subprotocol foxglove.websocket.v1) on
  * the daemon's libuv loop, through libwebsockets' libuv backend (docs/viewer.md).
  *
- * It advertises three channels: /physd/state (physd.v1.StateFrame, protobuf), /tf
- * (foxglove.FrameTransforms, JSON) and /scene (foxglove.SceneUpdate, JSON), and drives the
- * viewers' clock with simulation time (the `time` capability). It reads only what the loop
+ * It advertises four channels: /physd/state (physd.v1.StateFrame, protobuf), /tf
+ * (foxglove.FrameTransforms, JSON), /scene (foxglove.SceneUpdate, JSON) and /contacts (arrows,
+ * foxglove.SceneUpdate, JSON; contacts are captured only while a viewer subscribes), drives the
+ * viewers' clock with simulation time (the `time` capability), offers pause, resume, step and
+ * reset as services (viewer_control.c) and serves the browser page over plain HTTP
+ * (viewer_http.c). It reads only what the loop
  * thread already has: the newest state snapshot (net_poll_state) and the geometry the
  * simulation thread captures at world changes (sim_take_scene), so it never touches the world
  * and never makes the simulation wait. Each viewer keeps at most one unsent message per channel
@@ -14,6 +17,9 @@
  */
 #ifndef PHYSD_VIEWER_H
 #define PHYSD_VIEWER_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "statebuf.h"
 
@@ -28,6 +34,11 @@ viewer *viewer_start(net *n);
 /* A fresh state snapshot (valid until the next tribuf read): encode the channels someone is
  * subscribed to and hand each viewer its newest frames. Also picks up a new scene. */
 void viewer_on_state(viewer *v, const state_snap *s);
+
+/* The simulation's reply (buf: [u32 length][Envelope], not taken) to a viewer's control call,
+ * for the viewer whose session id is `sid` (SIM_VIEWER_SESSION set); answered to that viewer
+ * as a serviceCallResponse or serviceCallFailure, dropped when it has left. NULL v is ignored. */
+void viewer_on_reply(viewer *v, uint64_t sid, const uint8_t *buf, size_t len);
 
 /* Close every viewer and the listener; the libuv handles close as the loop runs on. The
  * viewer's memory is released once libwebsockets is done with it (or by viewer_free). */

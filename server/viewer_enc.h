@@ -42,9 +42,17 @@ int venc_transforms(vbuf *b, const state_snap *s);
  * out (counted in *skipped, nullable). Stamped `t_ns`. 0, or -1 out of memory. */
 int venc_scene(vbuf *b, const scene_snap *sc, uint64_t t_ns, int *skipped);
 
-/* The JSON schemas (static strings) of the two Foxglove channels. */
+/* viewer_contacts.c: foxglove.SceneUpdate (JSON) with one entity, "contacts" (frame "world";
+ * each message replaces the last), holding an arrow per contact of the snapshot (none when it
+ * has no contacts captured): from the contact point along the force on body a (impulse /
+ * timestep; along the normal when that is zero), 1 cm per newton, 2 cm to 1 m long, red.
+ * Stamped with the snapshot's sim time. 0, or -1 out of memory. */
+int venc_contacts(vbuf *b, const state_snap *s, uint64_t timestep_ns);
+
+/* The JSON schemas (static strings) of the three Foxglove channels. */
 extern const char venc_schema_transforms[];
 extern const char venc_schema_scene[];
+extern const char venc_schema_contacts[];
 
 /* The serialized FileDescriptorSet of proto/physd.proto (generated at build time by protoc). */
 extern const unsigned char physd_descriptor_set[];

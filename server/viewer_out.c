@@ -10,7 +10,7 @@
 #include "log.h"
 #include "viewer_internal.h"
 
-const char *const viewer_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene"};
+const char *const viewer_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene", "/contacts"};
 
 void vmsg_unref(vmsg *m) {
   if (m && --m->refs == 0) free(m);
@@ -28,9 +28,8 @@ static vmsg *vmsg_new(const void *data, size_t len, uint64_t log_ns) {
 
 /* ---- text messages ------------------------------------------------------------------------ */
 
-static void queue_text(vclient *c, const char *text) {
+static void queue_msg(vclient *c, const void *data, size_t len, int binary) {
   if (c->kill) return;
-  size_t len = strlen(text);
   unsigned char *b = c->tq_n < TEXTQ ? malloc(LWS_PRE + len) : NULL;
   if (!b) {
     /* a client that sends requests faster than it reads the answers (or out of memory): it is
@@ -40,18 +39,23 @@ static void queue_text(vclient *c, const char *text) {
     lws_callback_on_writable(c->wsi);
     return;
   }
-  memcpy(b + LWS_PRE, text, len);
+  memcpy(b + LWS_PRE, data, len);
   int i = (c->tq_head + c->tq_n++) % TEXTQ;
   c->textq[i] = b;
   c->textq_len[i] = len;
+  c->textq_bin[i] = (unsigned char)binary;
   lws_callback_on_writable(c->wsi);
 }
+
+void viewer_queue_text(vclient *c, const char *text) { queue_msg(c, text, strlen(text), 0); }
+
+void viewer_queue_binary(vclient *c, const void *data, size_t len) { queue_msg(c, data, len, 1); }
 
 /* a status message (level 0 info, 1 warning, 2 error) */
 void viewer_send_status(vclient *c, int level, const char *msg) {
   json_t *j = json_pack("{s:s, s:i, s:s}", "op", "status", "level", level, "message", msg);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-  if (s) queue_text(c, s);
+  if (s) viewer_queue_text(c, s);
   free(s);
   json_decref(j);
 }
@@ -59,14 +63,15 @@ void viewer_send_status(vclient *c, int level, const char *msg) {
 void viewer_send_hello(viewer *v, vclient *c) {
   char name[64];
   snprintf(name, sizeof name, "physd %s", PHYSD_VERSION);
-  json_t *j = json_pack("{s:s, s:s, s:[s], s:[], s:{}, s:s}", "op", "serverInfo", "name", name,
-                        "capabilities", "time", "supportedEncodings", "metadata", "sessionId",
-                        name);
+  json_t *j = json_pack("{s:s, s:s, s:[s, s], s:[s], s:{}, s:s}", "op", "serverInfo", "name",
+                        name, "capabilities", "time", "services", "supportedEncodings", "json",
+                        "metadata", "sessionId", name);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-  if (s) queue_text(c, s);
+  if (s) viewer_queue_text(c, s);
   free(s);
   json_decref(j);
-  if (v->advertise) queue_text(c, v->advertise);
+  if (v->advertise) viewer_queue_text(c, v->advertise);
+  if (v->services) viewer_queue_text(c, v->services);
 }
 
 char *viewer_build_advertise(void) {
@@ -90,6 +95,10 @@ char *viewer_build_advertise(void) {
                                          viewer_topic[CH_SCENE], "encoding", "json", "schemaName",
                                          "foxglove.SceneUpdate", "schema", venc_schema_scene,
                                          "schemaEncoding", "jsonschema"));
+  json_array_append_new(chans, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "id", CH_CONTACTS,
+                                         "topic", viewer_topic[CH_CONTACTS], "encoding", "json",
+                                         "schemaName", "foxglove.SceneUpdate", "schema",
+                                         venc_schema_contacts, "schemaEncoding", "jsonschema"));
   json_t *j = json_pack("{s:s, s:o}", "op", "advertise", "channels", chans);
   char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
   json_decref(j);
@@ -116,6 +125,11 @@ static int encode_state(viewer *v, int ch, const state_snap *s) {
   vmsg *m = NULL;
   if (ch == CH_TF) {
     if (venc_transforms(&v->enc, s) == 0) m = vmsg_new(v->enc.p, v->enc.len, s->sim_time_ns);
+  } else if (ch == CH_CONTACTS) {
+    sim_clock k;
+    sim_clock_get(v->net->sim, &k);
+    if (venc_contacts(&v->enc, s, k.timestep_ns) == 0)
+      m = vmsg_new(v->enc.p, v->enc.len, s->sim_time_ns);
   } else {
     size_t len = 0;
     uint8_t *st = snap_pack_state(s, NULL, &len);
@@ -158,8 +172,8 @@ void viewer_on_state(viewer *v, const state_snap *s) {
   }
   if (!s || !s->seq) return;
   for (vclient *c = v->clients; c; c = c->next) {
-    for (int ch = CH_STATE; ch <= CH_TF; ch++)
-      if (c->subscribed[ch]) {
+    for (int ch = 1; ch < NCH; ch++)
+      if (ch != CH_SCENE && c->subscribed[ch]) {
         if (c->due[ch]) c->dropped++;
         c->due[ch] = 1;
       }
@@ -194,12 +208,14 @@ static int write_msg(vclient *c, int ch, const vmsg *m) {
   return lws_write(c->wsi, p, 13 + m->len, LWS_WRITE_BINARY) < 0 ? -1 : 1;
 }
 
-/* write one queued message: text first, then the clock, then the scene, transforms and state;
+/* write one queued message: text first, then the clock, then the scene, transforms, contacts
+ * and state;
  * -1 closes */
 int viewer_write_one(viewer *v, vclient *c) {
   if (c->tq_n) {
     int i = c->tq_head;
-    int rc = lws_write(c->wsi, c->textq[i] + LWS_PRE, c->textq_len[i], LWS_WRITE_TEXT);
+    int rc = lws_write(c->wsi, c->textq[i] + LWS_PRE, c->textq_len[i],
+                       c->textq_bin[i] ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
     free(c->textq[i]);
     c->textq[i] = NULL;
     c->tq_head = (c->tq_head + 1) % TEXTQ;
@@ -221,7 +237,9 @@ int viewer_write_one(viewer *v, vclient *c) {
     vmsg_unref(m);
     return rc;
   }
-  for (int ch = CH_TF; ch >= CH_STATE; ch--) {
+  static const int order[] = {CH_TF, CH_CONTACTS, CH_STATE};
+  for (int i = 0; i < 3; i++) {
+    int ch = order[i];
     if (!c->due[ch]) continue;
     c->due[ch] = 0;
     const state_snap *s = v->net->latest;

@@ -1,5 +1,6 @@
 /* viewer_req.c - what viewers send (see viewer.h, docs/viewer.md): subscribe and unsubscribe,
- * each checked whole before anything changes; anything else is answered with an error status. */
+ * each checked whole before anything changes, and service calls (binary opcode 2, handed to
+ * viewer_control.c); anything else is answered with an error status. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,8 @@ static int find_sub(const vclient *c, json_int_t id) {
 }
 
 static int channel_known(int ch) {
-  return (ch == CH_STATE && physd_descriptor_set_len > 0) || ch == CH_TF || ch == CH_SCENE;
+  return (ch == CH_STATE && physd_descriptor_set_len > 0) || ch == CH_TF || ch == CH_SCENE ||
+         ch == CH_CONTACTS;
 }
 
 /* subscribe: every entry is checked before any is applied (a rejected request changes nothing) */
@@ -57,6 +59,8 @@ static void on_subscribe(viewer *v, vclient *c, json_t *subs) {
     if (!take[ch]) continue;
     c->subscribed[ch] = 1;
     c->sub_id[ch] = (uint32_t)ids[ch];
+    /* contacts are captured only while someone wants them (as for the sockets' streams) */
+    if (ch == CH_CONTACTS) atomic_fetch_add(&v->net->counters.contacts_wanted, 1);
     /* the newest frame at once: a paused world still shows */
     if (ch == CH_SCENE) viewer_offer(c, ch, v->cache[CH_SCENE]);
     else if (s && s->seq) {
@@ -66,7 +70,7 @@ static void on_subscribe(viewer *v, vclient *c, json_t *subs) {
   }
 }
 
-static void on_unsubscribe(vclient *c, json_t *ids) {
+static void on_unsubscribe(viewer *v, vclient *c, json_t *ids) {
   size_t n = json_array_size(ids);
   if (!json_is_array(ids) || n == 0) {
     viewer_send_status(c, 2, "unsubscribe: `subscriptionIds` must be a non-empty array");
@@ -87,6 +91,7 @@ static void on_unsubscribe(vclient *c, json_t *ids) {
   }
   for (int ch = 1; ch < NCH; ch++)
     if (drop[ch]) {
+      if (ch == CH_CONTACTS) atomic_fetch_sub(&v->net->counters.contacts_wanted, 1);
       c->subscribed[ch] = 0;
       c->due[ch] = 0;
       vmsg_unref(c->pending[ch]);
@@ -96,7 +101,14 @@ static void on_unsubscribe(vclient *c, json_t *ids) {
 
 void viewer_on_message(viewer *v, vclient *c, int binary) {
   if (binary) {
-    viewer_send_status(c, 2, "binary messages need the clientPublish capability, which physd does not offer");
+    if (c->rx_len >= 1 && (unsigned char)c->rx[0] == 0x02) {
+      viewer_on_call(v, c, (const unsigned char *)c->rx, c->rx_len);
+      return;
+    }
+    char err[160];
+    snprintf(err, sizeof err, "binary opcode %d: physd takes only callServiceRequest (2); it does "
+             "not offer clientPublish", c->rx_len ? (unsigned char)c->rx[0] : -1);
+    viewer_send_status(c, 2, err);
     return;
   }
   json_error_t je;
@@ -107,10 +119,10 @@ void viewer_on_message(viewer *v, vclient *c, int binary) {
   } else if (strcmp(op, "subscribe") == 0) {
     on_subscribe(v, c, json_object_get(j, "subscriptions"));
   } else if (strcmp(op, "unsubscribe") == 0) {
-    on_unsubscribe(c, json_object_get(j, "subscriptionIds"));
+    on_unsubscribe(v, c, json_object_get(j, "subscriptionIds"));
   } else {
     char err[128];
-    snprintf(err, sizeof err, "unsupported op \"%.64s\" (capabilities: time)", op);
+    snprintf(err, sizeof err, "unsupported op \"%.64s\" (capabilities: time, services)", op);
     viewer_send_status(c, 2, err);
   }
   json_decref(j);

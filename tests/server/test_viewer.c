@@ -2,11 +2,14 @@
  * real daemon, with a libwebsockets client (ws_client.c) next to the ordinary protobuf client
  * (wire_client.c):
  *  - off by default: nothing listens on the port a viewer would use;
- *  - the protocol: serverInfo with the `time` capability, the three advertised channels (the
+ *  - the protocol: serverInfo with the `time` capability, four services advertised (their
+ *    calls are test_viewer_control.c's), the three advertised channels (the
  *    StateFrame one with a FileDescriptorSet naming physd.v1.StateFrame), subscribe, and frames
  *    whose body poses equal GetState's within 1e-9 at the same sim time, with the clock (time
  *    messages and log times) following simulation time as the world is stepped;
  *  - the scene channel: one entity per body with geoms and one for the world geoms;
+ *  - the contacts channel: one arrow per contact at GetState's contact point (1e-9), along the
+ *    force on body a, of the documented length;
  *  - the bind rule: a non-loopback viewer address without a token stops the start with a clear
  *    message; with a token, a viewer without `?token=` is refused and one with it is served;
  *  - a port in use stops the start naming the error;
@@ -63,7 +66,7 @@ static int has_bytes(const char *hay, int n, const char *needle) {
 }
 
 /* read serverInfo and advertise; fills the channel ids by topic; 0 or -1 */
-static int read_hello(wsc *c, int ids[4]) {
+static int read_hello(wsc *c, int ids[5]) {
   wsc_msg *m = wsc_next(c, 5000);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_FALSE(m->binary);
@@ -85,8 +88,8 @@ static int read_hello(wsc *c, int ids[4]) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(j);
   CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "op")), "advertise");
   json_t *chans = json_object_get(j, "channels");
-  CU_ASSERT_EQUAL(json_array_size(chans), 3);
-  memset(ids, 0, 4 * sizeof *ids);
+  CU_ASSERT_EQUAL(json_array_size(chans), 4);
+  memset(ids, 0, 5 * sizeof *ids);
   for (size_t i = 0; i < json_array_size(chans); i++) {
     json_t *ch = json_array_get(chans, i);
     const char *topic = json_string_value(json_object_get(ch, "topic"));
@@ -116,6 +119,13 @@ static int read_hello(wsc *c, int ids[4]) {
       json_t *s = json_loads(schema, 0, NULL); /* the schema is JSON itself */
       CU_ASSERT_PTR_NOT_NULL(s);
       json_decref(s);
+    } else if (strcmp(topic, "/contacts") == 0) {
+      ids[4] = id;
+      CU_ASSERT_STRING_EQUAL(enc, "json");
+      CU_ASSERT_STRING_EQUAL(sn, "foxglove.SceneUpdate");
+      json_t *s = json_loads(schema, 0, NULL);
+      CU_ASSERT_PTR_NOT_NULL(s);
+      json_decref(s);
     } else if (strcmp(topic, "/scene") == 0) {
       ids[3] = id;
       CU_ASSERT_STRING_EQUAL(enc, "json");
@@ -127,7 +137,15 @@ static int read_hello(wsc *c, int ids[4]) {
   }
   json_decref(j);
   wsc_msg_free(m);
-  return ids[1] && ids[2] && ids[3] ? 0 : -1;
+  /* the controls (test_viewer_control.c tests them) */
+  m = wsc_next(c, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  j = json_loads((char *)m->data, 0, NULL);
+  CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "op")), "advertiseServices");
+  CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "services")), 4);
+  json_decref(j);
+  wsc_msg_free(m);
+  return ids[1] && ids[2] && ids[3] && ids[4] ? 0 : -1;
 }
 
 /* the next message that is not a `time` message */
@@ -194,7 +212,7 @@ static void test_poses_match_getstate(void) {
   CU_ASSERT_EQUAL_FATAL(wc_open(&conn, &d), 0);
   wsc *c = wsc_connect(port, "/", SUB, 5000);
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  int ids[4];
+  int ids[5];
   CU_ASSERT_EQUAL_FATAL(read_hello(c, ids), 0);
   /* the clock comes at once, before any step: sim time 0 */
   wsc_msg *t0 = wsc_next(c, 5000);
@@ -365,7 +383,7 @@ static void test_bind_rules(void) {
   wsc_free(c);
   c = wsc_connect(port, "/?token=0123456789abcdef0123", SUB, 5000);
   CU_ASSERT_PTR_NOT_NULL(c);
-  int ids[4];
+  int ids[5];
   if (c) CU_ASSERT_EQUAL(read_hello(c, ids), 0);
   wsc_free(c);
   CU_ASSERT(wc_daemon_log_has(&d, "missing or wrong token"));
@@ -393,7 +411,7 @@ static void test_bad_clients(void) {
   wsc *c = wsc_connect(port, "/", SUB, 5000);
   CU_ASSERT_PTR_NOT_NULL_FATAL(good);
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  int ids[4];
+  int ids[5];
   CU_ASSERT_EQUAL_FATAL(read_hello(c, ids), 0);
   CU_ASSERT_EQUAL_FATAL(read_hello(good, ids), 0);
   /* garbage, an unknown channel, an unknown op: an error status each, the connection stays */
@@ -460,7 +478,7 @@ static void test_slow_viewer(void) {
   double t_without = time_steps(&conn, n);
   wsc *c = wsc_connect(port, "/", SUB, 5000);
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  int ids[4];
+  int ids[5];
   CU_ASSERT_EQUAL_FATAL(read_hello(c, ids), 0);
   subscribe(c, 1, ids[1]);
   subscribe(c, 2, ids[2]);
@@ -491,6 +509,92 @@ static void test_slow_viewer(void) {
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }
 
+/* /contacts: one arrow per contact of the frame's step, at the contact point, along the force
+ * on body a, 1 cm per newton (2 cm .. 1 m), equal to GetState's contacts at the same sim time */
+static void test_contacts(void) {
+  int port = free_port();
+  char ps[16];
+  snprintf(ps, sizeof ps, "%d", port);
+  const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", WORLD, NULL};
+  wc_daemon d;
+  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
+  wc_conn conn;
+  CU_ASSERT_EQUAL_FATAL(wc_open(&conn, &d), 0);
+  wsc *c = wsc_connect(port, "/", SUB, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  int ids[5];
+  CU_ASSERT_EQUAL_FATAL(read_hello(c, ids), 0);
+  CU_ASSERT(wc_take_ack(wc_req_step(&conn, 100))); /* the boxes land */
+  subscribe(c, 9, ids[4]);
+  /* the newest frame at once (captured before anyone wanted contacts: no arrows) proves the
+   * subscription is in place before the next step */
+  wsc_msg *first = next_not_time(c, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+  CU_ASSERT(first->binary && first->data[0] == 0x01 && le(first->data + 1, 4) == 9);
+  wsc_msg_free(first);
+  CU_ASSERT(wc_take_ack(wc_req_step(&conn, 1)));  /* a step with the contacts captured */
+  uint64_t want_ns = 101ull * 2000000ull;          /* boxes20: 2 ms steps */
+  json_t *arrows_msg = NULL;
+  for (int k = 0; k < 200 && !arrows_msg; k++) {
+    wsc_msg *m = next_not_time(c, 5000);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    if (m->binary && m->data[0] == 0x01 && le(m->data + 1, 4) == 9 && le(m->data + 5, 8) == want_ns)
+      arrows_msg = json_loads((char *)m->data + 13, 0, NULL);
+    wsc_msg_free(m);
+  }
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arrows_msg);
+  json_t *ent = json_array_get(json_object_get(arrows_msg, "entities"), 0);
+  CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ent, "id")), "contacts");
+  CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ent, "frame_id")), "world");
+  json_t *arrows = json_object_get(ent, "arrows");
+
+  Physd__V1__Selector sel = PHYSD__V1__SELECTOR__INIT;
+  sel.contacts = 1;
+  Physd__V1__GetState g = PHYSD__V1__GET_STATE__INIT;
+  g.selector = &sel;
+  Physd__V1__Envelope env;
+  WC_ENV(env, GET_STATE, get_state, &g);
+  Physd__V1__Envelope *st = wc_call(&conn, &env, 5000);
+  CU_ASSERT_FATAL(st && st->msg_case == PHYSD__V1__ENVELOPE__MSG_STATE && st->state);
+  CU_ASSERT_EQUAL(st->state->sim_time_ns, want_ns);
+  size_t n = st->state->n_contacts;
+  printf("    %zu contacts, %zu arrows\n", n, json_array_size(arrows));
+  CU_ASSERT(n >= 20); /* twenty boxes resting on the floor */
+  CU_ASSERT_EQUAL(json_array_size(arrows), n);
+  double worst_pos = 0, worst_dir = 0, worst_len = 0;
+  for (size_t i = 0; i < n && i < json_array_size(arrows); i++) {
+    const Physd__V1__Contact *k = st->state->contacts[i];
+    json_t *a = json_array_get(arrows, i), *pose = json_object_get(a, "pose");
+    json_t *p = json_object_get(pose, "position"), *q = json_object_get(pose, "orientation");
+    double pos[3] = {json_number_value(json_object_get(p, "x")), json_number_value(json_object_get(p, "y")),
+                     json_number_value(json_object_get(p, "z"))};
+    double want[3] = {k->pos->x, k->pos->y, k->pos->z};
+    double imp[3] = {k->impulse->x, k->impulse->y, k->impulse->z};
+    double qx = json_number_value(json_object_get(q, "x")), qy = json_number_value(json_object_get(q, "y")),
+           qz = json_number_value(json_object_get(q, "z")), qw = json_number_value(json_object_get(q, "w"));
+    /* +x turned by the arrow's orientation: the first column of its rotation matrix */
+    double dir[3] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy + qw * qz), 2 * (qx * qz - qw * qy)};
+    double mag = sqrt(imp[0] * imp[0] + imp[1] * imp[1] + imp[2] * imp[2]);
+    for (int j = 0; j < 3; j++) {
+      worst_pos = fmax(worst_pos, fabs(pos[j] - want[j]));
+      if (mag > 1e-12) worst_dir = fmax(worst_dir, fabs(dir[j] - imp[j] / mag));
+    }
+    double len = json_number_value(json_object_get(a, "shaft_length")) +
+                 json_number_value(json_object_get(a, "head_length"));
+    double want_len = fmin(1.0, fmax(0.02, mag / 0.002 * 0.01));
+    worst_len = fmax(worst_len, fabs(len - want_len));
+  }
+  printf("    worst position %.3g m, direction %.3g, length %.3g m\n", worst_pos, worst_dir, worst_len);
+  CU_ASSERT(worst_pos < 1e-9);
+  CU_ASSERT(worst_dir < 1e-6);
+  CU_ASSERT(worst_len < 1e-5);
+  wc_free(st);
+  json_decref(arrows_msg);
+  wsc_free(c);
+  wc_close(&conn);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_viewer", NULL, NULL);
   if (!s) return -1;
@@ -498,6 +602,7 @@ int register_tests(void) {
       !CU_add_test(s, "poses match GetState, clock follows sim time", test_poses_match_getstate) ||
       !CU_add_test(s, "bind rules: token, port in use", test_bind_rules) ||
       !CU_add_test(s, "bad clients close only themselves", test_bad_clients) ||
+      !CU_add_test(s, "contacts as arrows equal GetState's", test_contacts) ||
       !CU_add_test(s, "a viewer that never reads does not slow lock-step", test_slow_viewer))
     return -1;
   return 0;

@@ -14,8 +14,9 @@ struct wsc {
   wsc_msg *head, *tail;
   unsigned char *rx;         /* message being reassembled */
   size_t rx_len, rx_cap;
-  unsigned char *tx;         /* LWS_PRE + text to send */
+  unsigned char *tx;         /* LWS_PRE + message to send */
   size_t tx_len;
+  int tx_bin;                /* it is binary */
 };
 
 static uint64_t now_ms(void) {
@@ -69,7 +70,7 @@ static int cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, voi
     break;
   case LWS_CALLBACK_CLIENT_WRITEABLE:
     if (c->tx) {
-      int rc = lws_write(wsi, c->tx + LWS_PRE, c->tx_len, LWS_WRITE_TEXT);
+      int rc = lws_write(wsi, c->tx + LWS_PRE, c->tx_len, c->tx_bin ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
       free(c->tx);
       c->tx = NULL;
       if (rc < 0) return -1;
@@ -132,17 +133,25 @@ wsc *wsc_connect(int port, const char *path, const char *subprotocol, int timeou
   return c;
 }
 
-int wsc_send_text(wsc *c, const char *text, int timeout_ms) {
+static int send_msg(wsc *c, const void *data, size_t len, int binary, int timeout_ms) {
   if (c->closed || c->tx) return -1;
-  size_t len = strlen(text);
   c->tx = malloc(LWS_PRE + len);
   if (!c->tx) return -1;
-  memcpy(c->tx + LWS_PRE, text, len);
+  memcpy(c->tx + LWS_PRE, data, len);
   c->tx_len = len;
+  c->tx_bin = binary;
   lws_callback_on_writable(c->wsi);
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
   while (c->tx && !c->closed && now_ms() < end) service(c, 50);
   return c->tx ? -1 : 0;
+}
+
+int wsc_send_text(wsc *c, const char *text, int timeout_ms) {
+  return send_msg(c, text, strlen(text), 0, timeout_ms);
+}
+
+int wsc_send_binary(wsc *c, const void *data, size_t len, int timeout_ms) {
+  return send_msg(c, data, len, 1, timeout_ms);
 }
 
 wsc_msg *wsc_next(wsc *c, int timeout_ms) {
@@ -154,6 +163,19 @@ wsc_msg *wsc_next(wsc *c, int timeout_ms) {
   if (!c->head) c->tail = NULL;
   m->next = NULL;
   return m;
+}
+
+int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs) {
+  uint64_t end = now_ms() + (uint64_t)timeout_ms;
+  int n = 0;
+  do {
+    service(c, 0);
+    for (wsc_msg *m; (m = wsc_next(c, 0)) != NULL; n++) {
+      if (data_msgs && m->binary && m->len > 0 && m->data[0] == 0x01) (*data_msgs)++;
+      wsc_msg_free(m);
+    }
+  } while (!c->closed && now_ms() < end);
+  return c->closed && n == 0 ? -1 : n;
 }
 
 void wsc_msg_free(wsc_msg *m) {

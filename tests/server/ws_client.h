@@ -27,10 +27,18 @@ wsc *wsc_connect(int port, const char *path, const char *subprotocol, int timeou
 /* Queue a text message and service until it is written (0) or the connection fails (-1). */
 int wsc_send_text(wsc *c, const char *text, int timeout_ms);
 
+/* The same for a binary message of len bytes. */
+int wsc_send_binary(wsc *c, const void *data, size_t len, int timeout_ms);
+
 /* The next received message (owned by the caller: wsc_msg_free), or NULL on timeout or when
  * the connection is closed. */
 wsc_msg *wsc_next(wsc *c, int timeout_ms);
 void wsc_msg_free(wsc_msg *m);
+
+/* Service the connection once, then for up to timeout_ms, freeing every message received (a
+ * viewer that reads everything); returns how many, or -1 when the connection is closed. The
+ * Foxglove messageData among them (binary, opcode 1) are added to *data_msgs (nullable). */
+int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs);
 
 /* 1 once the server closed the connection (services up to timeout_ms to find out). */
 int wsc_closed(wsc *c, int timeout_ms);
