@@ -473,6 +473,16 @@ int phys_world_geom_id_bound(const phys_world *w);
  * pointer. Unknown or removed id: PHYS_E_NOT_FOUND, *out untouched. */
 phys_status phys_world_get_geom(const phys_world *w, phys_id geom, phys_geom_info *out);
 
+/* The convex hull that mesh `mesh` collides as (phys_world_add_mesh), for viewers and
+ * exporters, in the mesh frame (the frame of a PHYS_GEOM_MESH geom's pose): its vertices (3
+ * doubles each) and its faces as triangles (3 vertex indices each, counter-clockwise seen from
+ * outside; a face of k corners gives k - 2, fanned from its first corner). Writes at most
+ * vert_cap vertices into `vert` and tri_cap triangles into `tri` (either may be NULL with cap 0:
+ * a first call with both NULL asks the sizes) and sets *nvert and *ntri (non-NULL) to the whole
+ * counts. Unknown mesh: PHYS_E_NOT_FOUND, nothing written. Reads only; keeps no pointer. */
+phys_status phys_world_get_mesh_hull(const phys_world *w, int mesh, double *vert, int vert_cap,
+                                     int *nvert, int *tri, int tri_cap, int *ntri);
+
 /* Simulated time in seconds and number of steps taken. */
 double phys_world_time(const phys_world *w);
 uint64_t phys_world_step_index(const phys_world *w);

@@ -1,11 +1,13 @@
-/* geom_info.c - the read-only geometry query (phys_world_get_geom): a geom's shape and its pose
- * in its body's frame, for viewers and exporters. Geoms store their pose in their body's inertial
+/* geom_info.c - the read-only geometry queries (phys_world_get_geom, phys_world_get_mesh_hull):
+ * a geom's shape and its pose in its body's frame, and a mesh's collision hull as triangles, for
+ * viewers and exporters. Geoms store their pose in their body's inertial
  * frame (moving bodies), in the body frame (mocap bodies) or in the world (static geoms); this
  * file turns each into the body frame that phys_body_get_state reports. */
 #include <string.h>
 
 #include "core/math3.h"
 #include "core/world_internal.h"
+#include "model/hull.h"
 
 int phys_world_geom_id_bound(const phys_world *w) { return w->ngeoms; }
 
@@ -52,5 +54,36 @@ phys_status phys_world_get_geom(const phys_world *w, phys_id id, phys_geom_info 
   if (q[0] < 0) for (int k = 0; k < 4; k++) q[k] = -q[k];
   memcpy(gi.quat, q, sizeof q);
   *out = gi;
+  return PHYS_OK;
+}
+
+phys_status phys_world_get_mesh_hull(const phys_world *w, int mesh, double *vert, int vert_cap,
+                                     int *nvert, int *tri, int tri_cap, int *ntri) {
+  if (mesh < 0 || mesh >= w->nmeshes)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "mesh %d: no such mesh", mesh);
+  const phys_hull *h = &w->meshes[mesh].hull;
+  int nt = 0;
+  for (int f = 0; f < h->nface; f++) nt += h->face[2 * f + 1] - 2;
+  *nvert = h->nvert;
+  *ntri = nt;
+  for (int v = 0; v < h->nvert && v < vert_cap; v++)
+    memcpy(vert + 3 * v, h->vert + 3 * v, 3 * sizeof(double));
+  /* each face loop fanned from its first corner (the loops are convex, in hull order) */
+  int t = 0;
+  for (int f = 0; f < h->nface && t < tri_cap; f++) {
+    const int *fv = h->face_vert + h->face[2 * f];
+    for (int c = 1; c + 1 < h->face[2 * f + 1] && t < tri_cap; c++, t++) {
+      int a = fv[0], b = fv[c], d = fv[c + 1];
+      /* counter-clockwise seen from outside: (b - a) x (d - a) along the face's normal */
+      double e1[3], e2[3], n[3];
+      v3_sub(e1, h->vert + 3 * b, h->vert + 3 * a);
+      v3_sub(e2, h->vert + 3 * d, h->vert + 3 * a);
+      v3_cross(n, e1, e2);
+      int flip = v3_dot(n, h->plane + 4 * f) < 0.0;
+      tri[3 * t] = a;
+      tri[3 * t + 1] = flip ? d : b;
+      tri[3 * t + 2] = flip ? b : d;
+    }
+  }
   return PHYS_OK;
 }

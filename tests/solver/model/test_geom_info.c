@@ -1,8 +1,11 @@
-/* test_geom_info.c - the read-only geometry query phys_world_get_geom: type, size, owning body
+/* test_geom_info.c - the read-only geometry queries. phys_world_get_geom: type, size, owning body
  * and pose in the body frame come back as the MJCF file gave them, for a geom of a moving body
  * whose inertial frame is offset from its body frame (two geoms of different mass), a world
  * geom, a geom of a static body and one of a mocap body; unknown and out-of-range ids answer
- * PHYS_E_NOT_FOUND and leave the output untouched. */
+ * PHYS_E_NOT_FOUND and leave the output untouched. phys_world_get_mesh_hull: a mesh given as a
+ * cube's 8 corners and an interior point comes back as the cube's hull, 8 vertices and 12
+ * triangles covering its surface (area 6 a^2, enclosed volume a^3 by the divergence theorem, so
+ * every triangle faces outwards), with the sizes asked first and an unknown mesh refused. */
 #include <math.h>
 #include <string.h>
 #include "cunit_main.h"
@@ -102,11 +105,58 @@ static void test_unknown_ids(void) {
   phys_world_destroy(w);
 }
 
+static const char *mesh_xml =
+    "<mujoco><asset><mesh name='cube' vertex='0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  "
+    "1 1 1  0.5 0.5 0.5'/></asset>\n"
+    "<worldbody><body name='b' pos='0 0 1'><freejoint/><geom type='mesh' mesh='cube'/></body>"
+    "</worldbody></mujoco>";
+
+static void test_mesh_hull(void) {
+  phys_world *w = must_load(mesh_xml);
+  phys_geom_info gi;
+  CU_ASSERT_EQUAL_FATAL(phys_world_get_geom(w, 0, &gi), PHYS_OK);
+  CU_ASSERT_EQUAL(gi.type, PHYS_GEOM_MESH);
+  CU_ASSERT_EQUAL_FATAL(gi.mesh, 0);
+  int nv = -1, nt = -1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_get_mesh_hull(w, gi.mesh, NULL, 0, &nv, NULL, 0, &nt), PHYS_OK);
+  CU_ASSERT_EQUAL(nv, 8); /* the interior point is not on the hull */
+  CU_ASSERT_EQUAL(nt, 12);
+  double v[3 * 8];
+  int t[3 * 12];
+  CU_ASSERT_EQUAL_FATAL(phys_world_get_mesh_hull(w, gi.mesh, v, 8, &nv, t, 12, &nt), PHYS_OK);
+  double area = 0.0, vol = 0.0;
+  for (int i = 0; i < nt; i++) {
+    const double *a = v + 3 * t[3 * i], *b = v + 3 * t[3 * i + 1], *c = v + 3 * t[3 * i + 2];
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                   e1[0] * e2[1] - e1[1] * e2[0]};
+    area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    /* signed volume of the tetrahedron (origin, a, b, c): positive sum when all face outwards */
+    vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+            a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+  }
+  /* the mesh frame may be recentred by the loader: area and volume do not depend on it */
+  CU_ASSERT_DOUBLE_EQUAL(area, 6.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(vol, 1.0, 1e-12);
+  /* a short buffer gets the first triangles, and the whole counts */
+  int t2[3] = {-1, -1, -1};
+  CU_ASSERT_EQUAL(phys_world_get_mesh_hull(w, 0, NULL, 0, &nv, t2, 1, &nt), PHYS_OK);
+  CU_ASSERT_EQUAL(nt, 12);
+  CU_ASSERT(t2[0] == t[0] && t2[1] == t[1] && t2[2] == t[2]);
+  nv = nt = 77;
+  CU_ASSERT_EQUAL(phys_world_get_mesh_hull(w, 1, v, 8, &nv, t, 12, &nt), PHYS_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(phys_world_get_mesh_hull(w, -1, v, 8, &nv, t, 12, &nt), PHYS_E_NOT_FOUND);
+  CU_ASSERT(nv == 77 && nt == 77);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("geom_info", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "geoms as written", test_geoms_as_written) ||
-      !CU_add_test(s, "unknown ids", test_unknown_ids))
+      !CU_add_test(s, "unknown ids", test_unknown_ids) ||
+      !CU_add_test(s, "a mesh's hull as triangles", test_mesh_hull))
     return -1;
   return 0;
 }
