@@ -2,6 +2,25 @@
 #include "scene_snap.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* the triangles of mesh `mesh` as 9 doubles each into out (room for `cap` triangles); their
+ * count, or -1 when the mesh cannot be read */
+static int hull_triangles(const phys_world *w, int mesh, double *out, int cap) {
+  int nv = 0, nt = 0;
+  if (phys_world_get_mesh_hull(w, mesh, NULL, 0, &nv, NULL, 0, &nt) != PHYS_OK) return -1;
+  if (!out) return nt;
+  double *v = malloc((size_t)(nv > 0 ? nv : 1) * 3 * sizeof *v);
+  int *t = malloc((size_t)(nt > 0 ? nt : 1) * 3 * sizeof *t);
+  int n = -1;
+  if (v && t && nt <= cap && phys_world_get_mesh_hull(w, mesh, v, nv, &nv, t, nt, &nt) == PHYS_OK) {
+    for (int i = 0; i < 3 * nt; i++) memcpy(out + 3 * i, v + 3 * t[i], 3 * sizeof(double));
+    n = nt;
+  }
+  free(v);
+  free(t);
+  return n;
+}
 
 scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen) {
   int bound = phys_world_geom_id_bound(w);
@@ -9,18 +28,33 @@ scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen) {
   if (!s) return NULL;
   s->world_gen = world_gen;
   s->geoms = malloc((size_t)(bound > 0 ? bound : 1) * sizeof *s->geoms);
-  if (!s->geoms) {
-    free(s);
-    return NULL;
-  }
+  s->tri_start = calloc((size_t)bound + 1, sizeof *s->tri_start);
+  if (!s->geoms || !s->tri_start) goto oom;
   for (int id = 0; id < bound; id++)
     if (phys_world_get_geom(w, id, &s->geoms[s->n]) == PHYS_OK) s->n++;
+  /* mesh geoms' hull triangles: counted, then copied */
+  for (int i = 0; i < s->n; i++) {
+    int nt = s->geoms[i].type == PHYS_GEOM_MESH ? hull_triangles(w, s->geoms[i].mesh, NULL, 0) : 0;
+    s->tri_start[i + 1] = s->tri_start[i] + (nt > 0 ? nt : 0);
+  }
+  s->tri_pts = malloc((size_t)(s->tri_start[s->n] > 0 ? s->tri_start[s->n] : 1) * 9 * sizeof(double));
+  if (!s->tri_pts) goto oom;
+  for (int i = 0; i < s->n; i++) {
+    int want = s->tri_start[i + 1] - s->tri_start[i];
+    if (want && hull_triangles(w, s->geoms[i].mesh, s->tri_pts + 9 * (size_t)s->tri_start[i], want) != want)
+      goto oom;
+  }
   return s;
+oom:
+  scene_snap_free(s);
+  return NULL;
 }
 
 void scene_snap_free(scene_snap *s) {
   if (!s) return;
   free(s->geoms);
+  free(s->tri_start);
+  free(s->tri_pts);
   free(s);
 }
 

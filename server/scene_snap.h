@@ -20,10 +20,15 @@ typedef struct scene_snap {
   uint64_t world_gen;       /* the state snapshots' world_gen it was captured at */
   int n;
   phys_geom_info *geoms;    /* [n], in geom id order (removed geoms left out) */
+  /* the collision hull of each mesh geom as triangles in its geom frame: geom i's are
+   * tri_pts[9 * tri_start[i] .. 9 * tri_start[i + 1]) (3 corners of 3 doubles each; none for
+   * other geoms) */
+  int *tri_start;           /* [n + 1] */
+  double *tri_pts;
 } scene_snap;
 
-/* Capture every live geom of `w` (simulation thread). Returns a malloc'd snapshot (free with
- * scene_snap_free) or NULL when out of memory. */
+/* Capture every live geom of `w`, and the hull triangles of its mesh geoms (simulation thread).
+ * Returns a malloc'd snapshot (free with scene_snap_free) or NULL when out of memory. */
 scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen);
 void scene_snap_free(scene_snap *s);
 

@@ -110,9 +110,22 @@ static void put_prim(vbuf *b, const double p[3], const double q[4], double sx, d
   vb_printf(b, "\"color\":%s}", color);
 }
 
+/* a mesh geom's hull: one foxglove.TriangleListPrimitive (its triangles' corners in order) */
+static void put_triangles(vbuf *b, const scene_snap *sc, int i, const char *color) {
+  const phys_geom_info *g = &sc->geoms[i];
+  vb_put(b, "{\"pose\":", 8);
+  put_pose(b, g->pos, g->quat);
+  vb_put(b, ",\"points\":[", 11);
+  const double *p = sc->tri_pts + 9 * (size_t)sc->tri_start[i];
+  for (int k = 0; k < 3 * (sc->tri_start[i + 1] - sc->tri_start[i]); k++)
+    vb_printf(b, "%s{\"x\":%.17g,\"y\":%.17g,\"z\":%.17g}", k ? "," : "", p[3 * k],
+              p[3 * k + 1], p[3 * k + 2]);
+  vb_printf(b, "],\"color\":%s,\"colors\":[],\"indices\":[]}", color);
+}
+
 /* the primitives of the geoms of one entity, by kind: append to the right array */
-enum { K_SPHERE, K_CUBE, K_CYL, NK };
-static const char *const kind_key[NK] = {"spheres", "cubes", "cylinders"};
+enum { K_SPHERE, K_CUBE, K_CYL, K_TRI, NK };
+static const char *const kind_key[NK] = {"spheres", "cubes", "cylinders", "triangles"};
 
 static void put_entity_kind(vbuf *b, const scene_snap *sc, int lo, int hi, int kind,
                             const char *color, int *skipped) {
@@ -156,8 +169,12 @@ static void put_entity_kind(vbuf *b, const scene_snap *sc, int lo, int hi, int k
           put_prim(b, p, g->quat, 2 * s[0], 2 * s[0], 2 * s[0], color, 0);
         }
       break;
+    case PHYS_GEOM_MESH:
+      if (kind == K_TRI && sc->tri_start[i + 1] > sc->tri_start[i]) { SEP(); put_triangles(b, sc, i, color); }
+      else if (kind == K_TRI && skipped) (*skipped)++; /* its hull could not be read */
+      break;
     default:
-      if (kind == K_SPHERE && skipped) (*skipped)++; /* meshes: a later increment */
+      if (kind == K_SPHERE && skipped) (*skipped)++;
       break;
     }
   }
@@ -196,7 +213,7 @@ int venc_scene(vbuf *b, const scene_snap *sc, uint64_t t_ns, int *skipped) {
                                              : palette[(unsigned)body % (sizeof palette / sizeof *palette)];
     for (int k = 0; k < NK; k++) {
       if (k) vb_put(b, ",", 1);
-      put_entity_kind(b, sc, lo, hi, k, color, k == K_SPHERE ? skipped : NULL);
+      put_entity_kind(b, sc, lo, hi, k, color, k == K_SPHERE || k == K_TRI ? skipped : NULL);
     }
     vb_put(b, "}", 1);
     lo = hi;
@@ -230,4 +247,8 @@ const char venc_schema_scene[] =
     "\"object\",\"properties\":{\"timestamp\":" S_TIME ",\"frame_id\":{\"type\":\"string\"},"
     "\"id\":{\"type\":\"string\"},\"lifetime\":" S_TIME ",\"frame_locked\":{\"type\":\"boolean\"},"
     "\"spheres\":" S_PRIM("") ",\"cubes\":" S_PRIM("") ",\"cylinders\":"
-    S_PRIM(",\"bottom_scale\":{\"type\":\"number\"},\"top_scale\":{\"type\":\"number\"}") "}}}}}";
+    S_PRIM(",\"bottom_scale\":{\"type\":\"number\"},\"top_scale\":{\"type\":\"number\"}")
+    ",\"triangles\":{\"type\":\"array\",\"items\":{\"title\":\"foxglove.TriangleListPrimitive\","
+    "\"type\":\"object\",\"properties\":{\"pose\":" S_POSE ",\"points\":{\"type\":\"array\","
+    "\"items\":" S_VEC3 "},\"color\":" S_COLOR ",\"colors\":{\"type\":\"array\",\"items\":"
+    S_COLOR "},\"indices\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}}}}}}}";

@@ -38,8 +38,10 @@ int venc_transforms(vbuf *b, const state_snap *s);
 /* foxglove.SceneUpdate (JSON): a deletion of every entity, then one entity per body that has
  * geoms (frame "body/<id>", frame_locked) and one for the world geoms (frame "world"), each geom
  * a primitive: sphere, box (cube), cylinder, capsule (a cylinder and two spheres), ellipsoid (a
- * scaled sphere), plane (a thin cube; 20 m square when the file gives no size). Meshes are left
- * out (counted in *skipped, nullable). Stamped `t_ns`. 0, or -1 out of memory. */
+ * scaled sphere), plane (a thin cube; 20 m square when the file gives no size), mesh (its
+ * collision hull as a triangle list). Geoms not drawn (a mesh whose hull could not be read, a
+ * kind with no primitive) are counted in *skipped (nullable). Stamped `t_ns`. 0, or -1 out of
+ * memory. */
 int venc_scene(vbuf *b, const scene_snap *sc, uint64_t t_ns, int *skipped);
 
 /* viewer_contacts.c: foxglove.SceneUpdate (JSON) with one entity, "contacts" (frame "world";

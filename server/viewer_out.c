@@ -156,7 +156,7 @@ static void encode_scene(viewer *v, uint64_t t_ns) {
     log_error("out of memory encoding the viewer scene", NULL);
     return;
   }
-  if (skipped) log_info("viewer: mesh geoms are not drawn yet", "skipped=%d", skipped);
+  if (skipped) log_info("viewer: geoms left out of the scene", "skipped=%d", skipped);
   vmsg_unref(v->cache[CH_SCENE]);
   v->cache[CH_SCENE] = m;
 }

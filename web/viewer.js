@@ -85,11 +85,28 @@
       group.add(m);
     }
   }
+  // a mesh's hull: its own geometry (disposed with the entity), the corners three by three
+  function addTriangles(group, list) {
+    for (const p of list || []) {
+      const pos = new Float32Array(3 * p.points.length);
+      p.points.forEach((v, i) => pos.set([v.x, v.y, v.z], 3 * i));
+      const geom = new THREE.BufferGeometry();
+      geom.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      geom.computeVertexNormals();
+      const m = new THREE.Mesh(geom, material(p.color || { r: 0.7, g: 0.7, b: 0.7 }));
+      m.userData.ownGeometry = true;
+      const q = p.pose.orientation, t = p.pose.position;
+      m.position.set(t.x, t.y, t.z);
+      m.quaternion.set(q.x, q.y, q.z, q.w);
+      group.add(m);
+    }
+  }
   function onScene(msg) {
     for (const d of msg.deletions || []) {
       const clear = (g) => { // the shared unit geometries stay; each mesh's material goes
         while (g.children.length) {
           g.children[0].material.dispose();
+          if (g.children[0].userData.ownGeometry) g.children[0].geometry.dispose();
           g.remove(g.children[0]);
         }
       };
@@ -101,6 +118,7 @@
       addPrims(g, e.cubes, unitBox);
       addPrims(g, e.spheres, unitSphere);
       addPrims(g, e.cylinders, unitCyl);
+      addTriangles(g, e.triangles);
     }
     dirty = true;
   }

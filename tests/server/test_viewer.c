@@ -7,7 +7,8 @@
  *    StateFrame one with a FileDescriptorSet naming physd.v1.StateFrame), subscribe, and frames
  *    whose body poses equal GetState's within 1e-9 at the same sim time, with the clock (time
  *    messages and log times) following simulation time as the world is stepped;
- *  - the scene channel: one entity per body with geoms and one for the world geoms;
+ *  - the scene channel: one entity per body with geoms and one for the world geoms; a mesh geom
+ *    as its collision hull, a triangle list whose 36 corners are the cube's 8 corners;
  *  - the contacts channel: one arrow per contact at GetState's contact point (1e-9), along the
  *    force on body a, of the documented length;
  *  - the bind rule: a non-loopback viewer address without a token stops the start with a clear
@@ -595,6 +596,81 @@ static void test_contacts(void) {
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }
 
+/* a world with a unit-cube mesh geom (8 corners and an interior point) on a free body */
+static const char *MeshWorld =
+    "<mujoco><asset><mesh name='cube' vertex='0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  "
+    "1 1 1  0.5 0.5 0.5'/></asset><worldbody><geom type='plane' size='5 5 0.1'/>"
+    "<body name='b' pos='0 0 2'><freejoint/><geom type='mesh' mesh='cube'/></body>"
+    "</worldbody></mujoco>";
+
+static void test_mesh_scene(void) {
+  char dir[] = "/tmp/physd_viewer_meshXXXXXX", path[64];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/mesh.xml", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(MeshWorld, f);
+  fclose(f);
+  int port = free_port();
+  char ps[16];
+  snprintf(ps, sizeof ps, "%d", port);
+  const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", path, NULL};
+  wc_daemon d;
+  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
+  wsc *c = wsc_connect(port, "/", SUB, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  int ids[5];
+  CU_ASSERT_EQUAL_FATAL(read_hello(c, ids), 0);
+  subscribe(c, 3, ids[3]);
+  json_t *scene = NULL;
+  for (int k = 0; k < 50 && !scene; k++) {
+    wsc_msg *m = next_not_time(c, 5000);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    if (m->binary && m->data[0] == 0x01 && m->len > 13 && le(m->data + 1, 4) == 3)
+      scene = json_loadb((char *)m->data + 13, m->len - 13, 0, NULL);
+    wsc_msg_free(m);
+  }
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  /* the body's entity: no primitive, one triangle list of the hull's 12 triangles */
+  json_t *tris = NULL;
+  json_t *ents = json_object_get(scene, "entities");
+  for (size_t i = 0; i < json_array_size(ents); i++) {
+    json_t *e = json_array_get(ents, i);
+    if (strncmp(json_string_value(json_object_get(e, "frame_id")), "body/", 5) != 0) continue;
+    tris = json_object_get(e, "triangles");
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(e, "cubes")), 0);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(e, "spheres")), 0);
+  }
+  CU_ASSERT_EQUAL_FATAL(json_array_size(tris), 1);
+  json_t *pts = json_object_get(json_array_get(tris, 0), "points");
+  CU_ASSERT_EQUAL_FATAL(json_array_size(pts), 36);
+  /* in the geom frame (the loader may recentre the mesh): 8 distinct corners, a unit cube */
+  double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9}, corner[8][3];
+  int ncorner = 0;
+  for (size_t i = 0; i < 36; i++) {
+    json_t *p = json_array_get(pts, i);
+    double x[3] = {json_number_value(json_object_get(p, "x")), json_number_value(json_object_get(p, "y")),
+                   json_number_value(json_object_get(p, "z"))};
+    int seen = 0;
+    for (int c2 = 0; c2 < ncorner; c2++)
+      seen |= fabs(x[0] - corner[c2][0]) + fabs(x[1] - corner[c2][1]) + fabs(x[2] - corner[c2][2]) < 1e-12;
+    if (!seen && ncorner < 8) memcpy(corner[ncorner++], x, sizeof x);
+    else if (!seen) ncorner++;
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], x[k]);
+      hi[k] = fmax(hi[k], x[k]);
+    }
+  }
+  CU_ASSERT_EQUAL(ncorner, 8);
+  for (int k = 0; k < 3; k++) CU_ASSERT_DOUBLE_EQUAL(hi[k] - lo[k], 1.0, 1e-12);
+  json_decref(scene);
+  CU_ASSERT_FALSE(wc_daemon_log_has(&d, "left out of the scene"));
+  wsc_free(c);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+  unlink(path);
+  rmdir(dir);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_viewer", NULL, NULL);
   if (!s) return -1;
@@ -603,6 +679,7 @@ int register_tests(void) {
       !CU_add_test(s, "bind rules: token, port in use", test_bind_rules) ||
       !CU_add_test(s, "bad clients close only themselves", test_bad_clients) ||
       !CU_add_test(s, "contacts as arrows equal GetState's", test_contacts) ||
+      !CU_add_test(s, "a mesh geom as its hull's triangles", test_mesh_scene) ||
       !CU_add_test(s, "a viewer that never reads does not slow lock-step", test_slow_viewer))
     return -1;
   return 0;
