@@ -34,6 +34,7 @@ typedef struct bench_args {
   long steps, warmup;
   int threads, repeat, no_sleep, fixed_threads, json, list; /* list: 1 scenes, 2 solvers */
   int trace;                 /* --trace: residual_trace on, the largest island's trace out */
+  int series;                /* --series: every timed step's figures out, in order */
   int have_iterations, have_tolerance, have_solver;
   phys_solver_kind solver;
   int iterations;
@@ -56,6 +57,9 @@ typedef struct bench_args {
 /* Per-step samples and end-of-run figures of one timed run. */
 typedef struct run_result {
   double *ms;                /* wall time of each timed step, ms */
+  double *ms_order;          /* --series: ms in step order (ms itself is sorted by the report) */
+  double *step_residual;     /* --series: each timed step's worst accuracy metric */
+  int *step_iterations;      /* --series: each timed step's most iterations of an island */
   double *stage[4];          /* collision, islands, solve, integrate of each step, ms */
   double contacts_sum, islands_sum, iterations_sum, residual_sum, threads_sum;
   double residual_max, penetration_max, drift_max, wall_s;
@@ -174,6 +178,9 @@ static void usage(FILE *f) {
         "                     last timed step's trace of its island with the most rows\n"
         "                     (residual_trace, trace_island_rows); the metric is then\n"
         "                     evaluated every iteration, so step times include it\n"
+        "  --series           also print every timed step's ms, worst residual and most\n"
+        "                     iterations in order (step_ms, step_residual, step_iterations;\n"
+        "                     the last run's), for bench/plot_physbench.py\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
@@ -348,6 +355,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"ground", no_argument, NULL, 'G'},           {"help", no_argument, NULL, 'h'},
     {"solver", required_argument, NULL, 'V'},     {"list-solvers", no_argument, NULL, 'L'},
     {"trace", no_argument, NULL, 'R'},             {"repair-inertia", no_argument, NULL, 'I'},
+    {"series", no_argument, NULL, 'E'},
     {"base-pos", required_argument, NULL, 'Z'},   {"base-quat", required_argument, NULL, 'Q'},
     {"keyframe", required_argument, NULL, 'K'},   {"set", required_argument, NULL, 'O'},
     {NULL, 0, NULL, 0}};
@@ -377,6 +385,8 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       a->ground = 1;
     } else if (c == 'R') {
       a->trace = 1;
+    } else if (c == 'E') {
+      a->series = 1;
     } else if (c == 'I') {
       a->repair_inertia = 1;
     } else if (c == '?' || c == ':') {
@@ -545,6 +555,12 @@ static int timed_steps(phys_world *w, const bench_args *a, const char *tag, run_
     }
     r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
     record_stats(w, i, r);
+    if (a->series) {
+      const phys_step_stats *s = phys_world_stats(w);
+      r->ms_order[i] = r->ms[i];
+      r->step_residual[i] = s->residual;
+      r->step_iterations[i] = s->iterations_max;
+    }
     double t = bench_now_s();
     if (t - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%sstep %ld/%ld\n", tag, i + 1, a->steps);
@@ -733,6 +749,17 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   }
   json_str(&j, "state_hash", hash);
   json_int(&j, "allocations_during_steps", (long long)r->allocations);
+  if (a->series) {
+    json_open(&j, "step_ms", '[');
+    for (long i = 0; i < n; i++) json_num(&j, NULL, r->ms_order[i]);
+    json_close(&j, ']');
+    json_open(&j, "step_residual", '[');
+    for (long i = 0; i < n; i++) json_num(&j, NULL, r->step_residual[i]);
+    json_close(&j, ']');
+    json_open(&j, "step_iterations", '[');
+    for (long i = 0; i < n; i++) json_int(&j, NULL, r->step_iterations[i]);
+    json_close(&j, ']');
+  }
   if (a->trace) {
     json_int(&j, "trace_island_rows", r->trace_rows);
     json_open(&j, "residual_trace", '[');
@@ -746,10 +773,16 @@ static void report(const bench_args *a, run_result *r, double *medians) {
 /* ---- main --------------------------------------------------------------------------------- */
 
 /** Allocate the per-step arrays of *r for n steps; 0 on success. */
-static int result_alloc(run_result *r, long n) {
+static int result_alloc(run_result *r, long n, int series) {
   memset(r, 0, sizeof *r);
   r->ms = calloc((size_t)n, sizeof(double));
   int ok = r->ms != NULL;
+  if (series) {
+    r->ms_order = calloc((size_t)n, sizeof(double));
+    r->step_residual = calloc((size_t)n, sizeof(double));
+    r->step_iterations = calloc((size_t)n, sizeof(int));
+    ok = ok && r->ms_order && r->step_residual && r->step_iterations;
+  }
   for (int s = 0; s < 4; s++) {
     r->stage[s] = calloc((size_t)n, sizeof(double));
     ok = ok && r->stage[s] != NULL;
@@ -760,6 +793,9 @@ static int result_alloc(run_result *r, long n) {
 /** Free the per-step arrays of *r. */
 static void result_free(run_result *r) {
   free(r->ms);
+  free(r->ms_order);
+  free(r->step_residual);
+  free(r->step_iterations);
   free(r->trace);
   for (int s = 0; s < 4; s++) free(r->stage[s]);
 }
@@ -783,7 +819,7 @@ int main(int argc, char **argv) {
 
   run_result r;
   double *medians = calloc((size_t)a.repeat, sizeof(double));
-  if (!medians || result_alloc(&r, a.steps) != 0) {
+  if (!medians || result_alloc(&r, a.steps, a.series) != 0) {
     fprintf(stderr, "physbench: out of memory for %ld steps\n", a.steps);
     free(medians);
     return EXIT_LOAD;
