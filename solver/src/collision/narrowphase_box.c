@@ -288,15 +288,7 @@ int phys__np_box_box(const phys_shape *a, const phys_shape *b, double margin, ph
     v3_scale(nb, face_n[1], -1.0);
     count = np_box_face_contact(&B, &A, face_k[1], nb, 1, margin, pts);
   }
-  /* more than 4: the 4 deepest, in vertex order among equals (stable insertion sort of at
-   * most 8); 4 or fewer keep their vertex order */
-  for (int i = 1; count > 4 && i < count; i++) {
-    phys_contact_point pi = pts[i];
-    int j = i;
-    for (; j > 0 && pts[j - 1].dist > pi.dist; j--) pts[j] = pts[j - 1];
-    pts[j] = pi;
-  }
-  if (count > 4) count = 4;
+  count = phys__np_reduce4(pts, count);
   for (int i = 0; i < count; i++) out[i] = pts[i];
   return count;
 }
