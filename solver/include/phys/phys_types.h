@@ -343,7 +343,8 @@ typedef struct phys_icf_options {
   double beta;              /* near-rigid period beta dt of a pair with no stiffness given:
                                k = 4 pi^2 / (beta^2 dt^2 w), in (0, 10]; default 1 */
   double sigma;             /* regularised friction (eq. 26): eps_s = max(v_s, sigma w mu
-                               gamma_n0), >= 0, 0 (default): off, eps_s = v_s */
+                               gamma_n0), in [0, 1]; default 1e-3 (Drake's); 0: off, eps_s =
+                               v_s (the paper's sec. XI runs) */
   double margin;            /* m, >= 0: contacts enter the problem this far before they touch
                                (sec. X: 10 cm); default 0.1 */
   double alpha_max;         /* the exact line search's largest step, >= 1 (Drake's 1.5), or 0:

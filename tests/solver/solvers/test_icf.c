@@ -15,6 +15,7 @@
 #include "cunit_main.h"
 #include "scene_util.h"
 #include "solvers/icf.h"
+#include "solvers/sap.h"
 #include "core/world_internal.h"
 
 static const phys_solver_kind models[2] = {PHYS_SOLVER_ICF_LAGGED, PHYS_SOLVER_ICF_SIMILAR};
@@ -250,6 +251,7 @@ static void conveyor(phys_solver_kind kind, double *vz_max, double *dn_max, int 
   double dt = 0.01, A = 0.2, om = 2.0 * M_PI, m = 1.0;
   phys_world_options o = icf_options(kind, dt);
   o.icf.rel_tol = 1e-10;
+  o.icf.sigma = 0.0; /* the paper's pure v_s */
   phys_world *w = make_world(&o);
   phys_geom_desc bg = phys_geom_desc_default();
   bg.type = PHYS_GEOM_BOX;
@@ -408,6 +410,7 @@ static void test_incline(void) {
       o.gravity[0] = 9.81 * sin(th);
       o.gravity[2] = -9.81 * cos(th);
       o.icf.rel_tol = 1e-8;
+      o.icf.sigma = 0.0; /* the creep is v_s's */
       phys_world *w = make_world(&o);
       add_ground(w, mus[t]);
       double a = 0.1, cz = 0.01, mass = 2.0;
@@ -490,12 +493,66 @@ static void test_threads_and_alpha_max(void) {
   printf("\n");
 }
 
+/* the regularised variant (eq. 26), white-box: after a step's assembly, every Lagged contact row
+ * of a resting 10 kg cube has eps_s = max(v_s, sigma w mu gamma_n0) (w the rms of W_ii's
+ * diagonal, gamma_n0 = its friction weight / mu); sigma = 0.1 raises it above v_s, 0 never */
+static void test_regularised_eps(void) {
+  double sigmas[3] = {0.0, 1e-3, 0.1};
+  for (int t = 0; t < 3; t++) {
+    phys_world_options o = icf_options(PHYS_SOLVER_ICF_LAGGED, 0.01);
+    o.icf.sigma = sigmas[t];
+    phys_world *w = make_world(&o);
+    add_ground(w, 1.0);
+    phys_geom_desc g = phys_geom_desc_default();
+    g.type = PHYS_GEOM_BOX;
+    g.size[0] = g.size[1] = g.size[2] = 0.05;
+    g.friction = 1.0;
+    g.density = 10.0 / 1e-3;
+    g.contact_stiffness = 1e5;
+    g.hunt_crossley = 10.0;
+    phys_body_desc bd = phys_body_desc_default();
+    bd.pos[2] = 0.05;
+    phys_id b;
+    CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &g, 1, &b), PHYS_OK);
+    step_n(w, 50);
+    phys_problem s;
+    double tc, ti;
+    CU_ASSERT_EQUAL_FATAL(phys__step_assemble(w, &s, &tc, &ti), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys__icf_lagged_prepare(w, &s), PHYS_OK);
+    const phys_sap_ws *ws = (const phys_sap_ws *)s.ws;
+    int rows = 0, raised = 0;
+    double worst = 0.0;
+    for (int k = 0; k < s.nislands; k++)
+      for (int i = 0; i < ws->isl[k].nt.nrow; i++) {
+        const phys_newton_row *rw = &ws->isl[k].nt.row[i];
+        if (rw->type != ICF_ROW_LAGGED) continue;
+        double dg[3], scratch[12], wr = 0.0;
+        phys__delassus_diag(w, &s, rw->ci, dg, scratch);
+        for (int r = 0; r < 3; r++) wr += dg[r] * dg[r];
+        wr = sqrt(wr / 3.0);
+        double gn0 = rw->par[3] / 1.0, expect = fmax(1e-4, sigmas[t] * wr * 1.0 * gn0);
+        worst = fmax(worst, fabs(rw->par[4] - expect) / expect);
+        rows++;
+        raised += rw->par[4] > 1e-4;
+        CU_ASSERT_TRUE(gn0 > 0.2 && gn0 < 0.3); /* about m g dt / 4 = 0.245 N s */
+      }
+    printf("\n  sigma %g: %d Lagged rows, %d with eps_s above v_s, worst relative error %.1e",
+           sigmas[t], rows, raised, worst);
+    CU_ASSERT_EQUAL(rows, 4);
+    CU_ASSERT_TRUE(worst < 1e-14);
+    CU_ASSERT_EQUAL(raised, t == 2 ? 4 : 0);
+    phys_world_destroy(w);
+  }
+  printf("\n");
+}
+
 /* the names and the options through the table; bad values rejected naming the option */
 static void test_options(void) {
   phys_world_options o = phys_world_options_default();
   CU_ASSERT_DOUBLE_EQUAL(o.icf.stiction_tolerance, 1e-4, 0.0);
   CU_ASSERT_DOUBLE_EQUAL(o.icf.margin, 0.1, 0.0);
   CU_ASSERT_DOUBLE_EQUAL(o.icf.alpha_max, 0.0, 0.0);
+  CU_ASSERT_DOUBLE_EQUAL(o.icf.sigma, 1e-3, 0.0);
   CU_ASSERT_DOUBLE_EQUAL(o.icf.rel_tol, 1e-5, 0.0);
   phys_solver_kind k;
   CU_ASSERT_EQUAL(phys_solver_find("icf-lagged", &k, NULL), PHYS_OK);
@@ -530,6 +587,7 @@ int register_tests(void) {
       !CU_add_test(s, "stiffness 1e5..1e12: converged, penetration m g / 4k", test_stiffness_sweep) ||
       !CU_add_test(s, "incline: stick creep at v_s, slip at Coulomb", test_incline) ||
       !CU_add_test(s, "1 and 2 threads bit-identical; alpha_max 1.5", test_threads_and_alpha_max) ||
+      !CU_add_test(s, "regularised friction (eq. 26): eps_s", test_regularised_eps) ||
       !CU_add_test(s, "names and options", test_options))
     return -1;
   return 0;
