@@ -1,5 +1,5 @@
 /* newton.h - shared Newton machinery for compliant / augmented-Lagrangian solvers (CANAL now;
- * SAP and ICF later with other per-row-set models): a convex potential over an island's velocity
+ * SAP and ICF's Lagged and Similar with other per-row-set models): a convex potential over an island's velocity
  *
  *   h(v) = 1/2 v^T A v - b^T v + sum_i psi_i(x_i(v)),   x_i = -beta J_i v - u_i - beta eps_i,
  *
