@@ -85,15 +85,17 @@ typedef struct phys_geom_desc {
                        * margin minus its gap (the larger of each); with gap = margin they touch,
                        * a contact still being found early. Distances and penetrations a contact
                        * reports are measured from that offset. */
-  /* Compliant contact parameters (read by the compliant solvers, "sap"; docs/engine.md, SAP).
+  /* Compliant contact parameters (read by the compliant solvers "sap", "icf-lagged" and
+   * "icf-similar"; docs/engine.md, SAP and ICF).
    * A pair combines its two geoms' values: stiffnesses in series, dissipations weighted by
    * compliance, the larger stiction tolerance (phys_contact_params). */
   double contact_stiffness;   /* N/m, >= 0; 0 (default): not given, the near-rigid regime */
   double contact_dissipation; /* s, SAP's dissipation time scale tau_d >= 0, or -1 (default):
                                * not given (critical damping of the near-rigid regime) */
-  double hunt_crossley;       /* s/m, Hunt & Crossley dissipation >= 0 (stored for ICF; not
-                               * read by sap); default 0 */
-  double stiction_tolerance;  /* m/s, >= 0; 0 (default): not given */
+  double hunt_crossley;       /* s/m, Hunt & Crossley dissipation d >= 0 (read by icf-*; not
+                               * by sap); default 0 */
+  double stiction_tolerance;  /* m/s, >= 0, ICF's v_s; 0 (default): not given (icf-* then use
+                               * icf.stiction_tolerance) */
   double solref[2];           /* MuJoCo's geom solref (timeconst s, dampratio), both > 0, or both
                                * 0 (default): not given. Read by "sap" only, for a pair with no
                                * stiffness: per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2
@@ -268,7 +270,13 @@ typedef enum phys_solver_kind {
   PHYS_SOLVER_SAP = 5,            /* "sap": SAP (paper 000): compliant contact as one
                                      unconstrained convex problem, Newton with exact line
                                      search; models penetration (no position pass) */
-  PHYS_SOLVER_COUNT = 6
+  PHYS_SOLVER_ICF_LAGGED = 6,     /* "icf-lagged": ICF's Lagged model (paper 001 sec. V-B): the
+                                     last step's normal impulse in Coulomb's law, Hunt & Crossley
+                                     normal law, on sap's Newton driver; models penetration */
+  PHYS_SOLVER_ICF_SIMILAR = 7,    /* "icf-similar": ICF's Similar model (paper 001 sec. V-C):
+                                     the normal law at z = v_n - mu ||v_t||_s; as icf-lagged
+                                     otherwise */
+  PHYS_SOLVER_COUNT = 8
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -326,6 +334,25 @@ typedef struct phys_sap_options {
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
 } phys_sap_options;
 
+/* Options of ICF's Lagged and Similar models (paper 001; icf-lagged and icf-similar read the
+ * same ones). max_iterations caps their iterations as sap's. Rows other than contacts (limits,
+ * equality rows, dry friction, torsion / rolling) are sap's rows and read sap.beta, sap.sigma. */
+typedef struct phys_icf_options {
+  double stiction_tolerance; /* m/s, > 0: the soft norm's regularisation eps_s (v_s) of a pair
+                               whose geoms give no stiction_tolerance; default 1e-4 */
+  double beta;              /* near-rigid period beta dt of a pair with no stiffness given:
+                               k = 4 pi^2 / (beta^2 dt^2 w), in (0, 10]; default 1 */
+  double sigma;             /* regularised friction (eq. 26): eps_s = max(v_s, sigma w mu
+                               gamma_n0), in [0, 1]; default 1e-3 (Drake's); 0: off, eps_s =
+                               v_s (the paper's sec. XI runs) */
+  double margin;            /* m, >= 0: contacts enter the problem this far before they touch
+                               (sec. X: 10 cm); default 0.1 */
+  double alpha_max;         /* the exact line search's largest step, >= 1 (Drake's 1.5), or 0:
+                               the driver's bracket doubling up to 2^10; default 0 */
+  double rel_tol;           /* eps_r of the stop test (sap's eq. 20), >= 0; default 1e-5 */
+  double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
+} phys_icf_options;
+
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
  * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
  * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
@@ -337,7 +364,9 @@ typedef enum phys_option_type {
 
 typedef struct phys_solver_option_info {
   const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
-  const char *family;       /* "subadmm", "canal", "pgs" or "sap": the solvers that read it */
+  const char *family;       /* "subadmm", "canal", "pgs", "sap" or "icf": the solvers that read
+                               it (a solver reads the family named by its name up to its first
+                               '-': icf-lagged reads icf.*) */
   const char *summary;      /* one line for people */
   phys_option_type type;
   double def;               /* phys_world_options_default()'s value */
@@ -367,7 +396,8 @@ typedef struct phys_world_options {
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
   phys_canal_options canal;     /* used by CANAL only */
   phys_pgs_options pgs;     /* used by pgs only */
-  phys_sap_options sap;     /* used by sap only */
+  phys_sap_options sap;     /* used by sap (and by icf-* for rows other than contacts) */
+  phys_icf_options icf;     /* used by icf-lagged and icf-similar */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -425,7 +455,9 @@ typedef enum phys_sap_status {
   PHYS_SAP_NON_FINITE = 4       /* a non-finite value appeared; the last finite iterate kept */
 } phys_sap_status;
 
-/* Statistics of SAP in the last step (summed over islands unless said otherwise). */
+/* Statistics of SAP in the last step (summed over islands unless said otherwise). icf-lagged
+ * and icf-similar run on the same driver and report here too (compliant_contacts: contacts
+ * whose pair gives a stiffness). */
 typedef struct phys_sap_stats {
   int newton_iterations;     /* Newton steps (factorisations) */
   int zero_iteration_islands; /* islands whose warm start already met the stop test */

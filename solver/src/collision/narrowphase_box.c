@@ -53,8 +53,10 @@ static void np_box_vertex(const np_box *bx, int v, double out[3]) {
   for (int k = 0; k < 3; k++) v3_madd(out, out, ((v >> k) & 1) ? bx->h[k] : -bx->h[k], bx->ax[k]);
 }
 
-/* Box a on plane b: every vertex within margin, reduced to 4 when more (thin boxes, large
- * margins). */
+/* Box a on plane b: every vertex within margin, reduced to the 4 deepest when more (thin
+ * boxes, large margins such as ICF's): the 4 deepest vertices of a box are always one face, the
+ * one towards the plane (an area-based reduction could keep a far face's vertex, which
+ * projects onto the near face's, and drop a supporting one). */
 int phys__np_box_plane(const phys_shape *a, const phys_shape *b, double margin,
                  phys_contact_point *out) {
   np_box bx;
@@ -72,7 +74,15 @@ int phys__np_box_plane(const phys_shape *a, const phys_shape *b, double margin,
     v3_madd(pb, p, -dist, n);
     np_emit(&pts[count++], pb, n, dist, (uint32_t)v);
   }
-  count = phys__np_reduce4(pts, count);
+  /* more than 4: the 4 deepest, in vertex order among equals (stable insertion sort of at
+   * most 8); 4 or fewer keep their vertex order */
+  for (int i = 1; count > 4 && i < count; i++) {
+    phys_contact_point pi = pts[i];
+    int j = i;
+    for (; j > 0 && pts[j - 1].dist > pi.dist; j--) pts[j] = pts[j - 1];
+    pts[j] = pi;
+  }
+  if (count > 4) count = 4;
   for (int i = 0; i < count; i++) out[i] = pts[i];
   return count;
 }

@@ -100,7 +100,7 @@ static void wake_connected(phys_world *w) {
 static double *geom_margins(phys_world *w) {
   double *m = ARENA_NEW(&w->arena, double, w->ngeoms);
   if (w->ngeoms && !m) return NULL;
-  double h = w->opt.timestep, half = 0.5 * w->opt.contact_margin;
+  double h = w->opt.timestep, half = 0.5 * phys__solver_contact_margin(&w->opt);
   double gstep = h * h * v3_norm(w->opt.gravity);
   for (int g = 0; g < w->ngeoms; g++) {
     const phys_geom *geom = &w->geoms[g];

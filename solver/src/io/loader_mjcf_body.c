@@ -145,8 +145,8 @@ phys_status phys__mj_geom_apply(mj_ctx *c, const xmlNode *node, mj_geom_def *d) 
     d->g.solref[1] = v[1];
     if ((st = phys__mj_note(c, node, "solref",
                             "geom solref (timeconst dampratio): used by the compliant solver sap "
-                            "(per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2); the other "
-                            "solvers' contacts are hard and ignore it")))
+                            "(per contact k = 1 / (w tc^2 dr^2), tau_d = 2 tc dr^2); icf-lagged, "
+                            "icf-similar and the hard-contact solvers ignore it")))
       return st;
   } else if (n) {
     if ((st = phys__mj_note(c, node, "solref",

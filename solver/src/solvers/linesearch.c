@@ -8,7 +8,7 @@
  * with g0 = d^T r(v), q = d^T A d, w_i = J_i d and x0_i = x_i(v) precomputed by the driver, so an
  * evaluation costs O(row sets) and never touches the dofs (g0 here is d^T (A v - b), phi'(0) is
  * d^T r, which the driver passes in: the tolerance's scale costs no evaluation). Bracket [0, hi]: hi = 1 doubled while
- * phi'(hi) < 0, at most to 2^10; stop when |phi'| <= 1e-10 |phi'(0)| or after 50 iterations.
+ * phi'(hi) < 0, at most to 2^10 (or hi = nt->alpha_max when set, taken when phi'(hi) <= 0); stop when |phi'| <= 1e-10 |phi'(0)| or after 50 iterations.
  * Thread-safe for distinct phys_newton. */
 #include <math.h>
 #include "solvers/newton.h"
@@ -38,9 +38,13 @@ double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, dou
 
 double phys__newton_line_search(phys_newton *nt, double g0, double q, double dphi0,
                                 int *bracketed) {
-  double lo = 0.0, hi = 1.0, dd;
+  double lo = 0.0, hi = nt->alpha_max > 0.0 ? nt->alpha_max : 1.0, dd;
   double f = phys__newton_dphi(nt, g0, q, hi, &dd);
   int k = 0;
+  if (nt->alpha_max > 0.0 && f <= 0.0) { /* the cap (Drake's 1.5): h still falls there */
+    *bracketed = isfinite(f);
+    return isfinite(f) ? hi : NAN;
+  }
   while (f < 0.0 && k < LS_MAX_DOUBLINGS) {
     lo = hi;
     hi *= 2.0;
@@ -60,7 +64,7 @@ double phys__newton_line_search(phys_newton *nt, double g0, double q, double dph
   double tol = LS_REL_TOL * fabs(dphi0);
   if (fabs(f) <= tol) return hi;
   /* rtsafe from the full step (alpha = 1 for an unchanged active set), or the middle */
-  double a = k == 0 ? 1.0 : 0.5 * (lo + hi), dx_old = hi - lo, dx = dx_old;
+  double a = k == 0 && hi >= 1.0 ? 1.0 : 0.5 * (lo + hi), dx_old = hi - lo, dx = dx_old;
   f = phys__newton_dphi(nt, g0, q, a, &dd);
   for (int it = 0; it < LS_MAX_ITER; it++) {
     if (fabs(f) <= tol) return a;

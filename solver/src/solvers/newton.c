@@ -224,6 +224,7 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->d = d;
   nt->n = n;
   nt->nrow = nrow;
+  nt->alpha_max = 0.0; /* the bracket doubling unless the solver sets a cap */
   double *b = ARENA_NEW(ar, double, n);
   nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
   nt->v = ARENA_NEW(ar, double, n);

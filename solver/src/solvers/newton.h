@@ -1,5 +1,5 @@
 /* newton.h - shared Newton machinery for compliant / augmented-Lagrangian solvers (CANAL now;
- * SAP and ICF later with other per-row-set models): a convex potential over an island's velocity
+ * SAP and ICF's Lagged and Similar with other per-row-set models): a convex potential over an island's velocity
  *
  *   h(v) = 1/2 v^T A v - b^T v + sum_i psi_i(x_i(v)),   x_i = -beta J_i v - u_i - beta eps_i,
  *
@@ -26,7 +26,8 @@ typedef struct phys_newton_row {
   int ci;            /* the row set (index into s->con) */
   int r0;            /* first row used: 0, or 2 for a frictionless contact / limit */
   int type;          /* the model's own tag for this row set */
-  double par[3];     /* the model's parameters (e.g. mu, a frozen radius, a damping) */
+  double par[6];     /* the model's parameters (e.g. mu, a frozen radius, a damping; ICF's
+                        contacts use five) */
   double eps[3];     /* offset in x = -beta J v - u - beta eps */
   double u[3];       /* multiplier in x */
 } phys_newton_row;
@@ -88,6 +89,9 @@ typedef struct phys_newton {
   const double *sdiag;
   double s_abs, s_rel;
   double srn, sscale;
+  /* the line search's largest step (0: bracket doubling from 1 up to 2^10; > 0: the search is
+   * on [0, alpha_max], alpha_max taken when phi' is still negative there) */
+  double alpha_max;
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -118,7 +122,8 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
 /* the exact line search (26) along nt->dv from nt->v, with g0 = d^T (A v - b), q = d^T A d,
  * dphi0 = phi'(0) = d^T r (the scale of its stop test |phi'| <= 1e-10 |phi'(0)|), nt->jd = J d
  * and nt->x0 = x(v) set: rtsafe on phi'(alpha). Returns alpha > 0; *bracketed = 0 when phi'
- * stayed negative up to 2^10 (alpha is then that largest trial). Writes nt->x, lam, D as
+ * stayed negative up to 2^10 (alpha is then that largest trial). With nt->alpha_max > 0 the
+ * bracket is [0, alpha_max] and alpha_max is taken (bracketed = 1) when phi' < 0 there. Writes nt->x, lam, D as
  * scratch. */
 double phys__newton_line_search(phys_newton *nt, double g0, double q, double dphi0,
                                 int *bracketed);

@@ -204,8 +204,11 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   s->isl_residual[k] = metric;
 }
 
-/* island k's workspace (serial, from the world arena); 0 or -1 */
-static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch) {
+/* island k's workspace (serial, from the world arena) with the model `eval` / `pot` and the
+ * stop test's tolerances; 0 or -1 */
+static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch,
+                        phys_newton_eval_fn eval, phys_newton_potential_fn pot, double abs_tol,
+                        double rel_tol) {
   phys_arena *ar = &w->arena;
   phys_sap_island *si = &sap_ws(s)->isl[k];
   phys_newton *nt = &si->nt;
@@ -214,14 +217,14 @@ static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch) 
   int n = si->d.n, c0 = s->isl_con_start[k], nrow = s->isl_con_start[k + 1] - c0;
   if (phys__newton_setup(nt, w, s, &si->d, ar)) return -1;
   nt->beta = 1.0;
-  nt->eval = phys__sap_model_eval;
-  nt->potential = phys__sap_model_potential;
+  nt->eval = eval;
+  nt->potential = pot;
   si->sdiag = ARENA_NEW(ar, double, n);
   if (n && !si->sdiag) return -1;
   stop_scaling(w, s, &si->d, si->sdiag);
   nt->sdiag = si->sdiag;
-  nt->s_abs = w->opt.sap.abs_tol;
-  nt->s_rel = w->opt.sap.rel_tol;
+  nt->s_abs = abs_tol;
+  nt->s_rel = rel_tol;
   for (int i = 0; i < nrow; i++) setup_row(w, s, c0 + i, scratch, &nt->row[i], &si->compliant);
   if (n >= phys__sap_sparse_min_dofs && nrow > 0 && phys__sparse_hessian_setup(w, nt) == 0) {
     si->sparse = 1;
@@ -234,7 +237,9 @@ static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch) 
   return 0;
 }
 
-phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
+phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_eval_fn eval,
+                                    phys_newton_potential_fn pot, double abs_tol,
+                                    double rel_tol) {
   phys_arena *ar = &w->arena;
   phys_sap_ws *ws = ARENA_ZNEW(ar, phys_sap_ws, 1);
   if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
@@ -245,10 +250,15 @@ phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
   if ((s->nislands && !ws->isl) || !scratch)
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   for (int k = 0; k < s->nislands; k++)
-    if (setup_island(w, s, k, scratch))
+    if (setup_island(w, s, k, scratch, eval, pot, abs_tol, rel_tol))
       return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   phys__sparse_hessian_end_step(w);
   return PHYS_OK;
+}
+
+phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
+  return phys__sap_prepare_model(w, s, phys__sap_model_eval, phys__sap_model_potential,
+                                 w->opt.sap.abs_tol, w->opt.sap.rel_tol);
 }
 
 void phys__sap_stats(const phys_problem *s, phys_step_stats *st) {

@@ -49,6 +49,15 @@ typedef struct phys_sap_ws {
   phys_sap_island *isl;   /* per island */
 } phys_sap_ws;
 
+/* SAP's prepare (sap.c) with the per-row model `eval` / `pot` in place of SAP's and the stop
+ * test's tolerances (eps_a, eps_r): every island's dense rows, driver workspace, stop scaling,
+ * SAP's row parameters and Hessian storage, from the world arena (serial). ICF (icf.c) calls
+ * it and then replaces its contacts' rows; phys__sap_solve_island and phys__sap_stats then
+ * serve both. PHYS_OK or PHYS_E_NOMEM recorded on the world. */
+phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_eval_fn eval,
+                                    phys_newton_potential_fn pot, double abs_tol,
+                                    double rel_tol);
+
 /* islands with at least this many dofs use the sparse (CHOLMOD) Hessian when it is built in
  * (CANAL's measured crossover); tests may change it between steps */
 extern int phys__sap_sparse_min_dofs;

@@ -36,6 +36,9 @@ typedef struct phys_solver_def {
   void (*solve_island)(const phys_world *w, phys_problem *s, int k, int team);
   /* Its own figures of the step into `st` (NULL: none). */
   void (*stats)(const phys_problem *s, phys_step_stats *st);
+  /* The distance (m) before touching at which its contacts enter the problem, added to the
+   * collision margin opt.contact_margin (NULL: nothing added). Pure. */
+  double (*margin)(const phys_world_options *o);
 } phys_solver_def;
 
 /* The table entry of `kind`, or NULL when it is not a solver kind. */
@@ -102,5 +105,13 @@ void phys__pgs_stats(const phys_problem *s, phys_step_stats *st);
 phys_status phys__sap_prepare(phys_world *w, phys_problem *s);
 void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int team);
 void phys__sap_stats(const phys_problem *s, phys_step_stats *st);
+
+/* icf.c: ICF's Lagged and Similar models (paper 001) on sap's workspace: their prepare;
+ * they solve and report with sap's callbacks */
+phys_status phys__icf_lagged_prepare(phys_world *w, phys_problem *s);
+phys_status phys__icf_similar_prepare(phys_world *w, phys_problem *s);
+
+/* the collision margin the step uses: opt.contact_margin plus the solver's own (solver_table.c) */
+double phys__solver_contact_margin(const phys_world_options *o);
 
 #endif

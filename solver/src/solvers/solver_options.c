@@ -1,5 +1,5 @@
 /* solver_options.c - the one table of the contact solvers' own options (phys_world_options
- * .subadmm / .canal / .pgs / .sap): dotted name, type, default, valid range, summary, where it lives in
+ * .subadmm / .canal / .pgs / .sap / .icf): dotted name, type, default, valid range, summary, where it lives in
  * phys_world_options. phys_world_options_validate checks each option against this table, and
  * every entry point (the daemon's protocol and config file, physctl, physbench) sets options by
  * name through phys_solver_option_set / _parse, so each option has one range and one default.
@@ -64,6 +64,21 @@ static const option_row rows[] = {
     D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(sap.rel_tol)},
   {{"sap.abs_tol", "sap", "eps_a of the stop test (eq. 20)",
     D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(sap.abs_tol)},
+  {{"icf.stiction_tolerance", "icf",
+    "soft norm regularisation eps_s = v_s (m/s) of a pair whose geoms give none",
+    D, 1e-4, 0.0, INF, 1, 0, NULL}, OFF(icf.stiction_tolerance)},
+  {{"icf.beta", "icf", "near-rigid period beta dt of a pair with no stiffness: k = 4 pi^2 / (beta^2 dt^2 w)",
+    D, 1.0, 0.0, 10.0, 1, 0, NULL}, OFF(icf.beta)},
+  {{"icf.sigma", "icf", "regularised friction (eq. 26): eps_s = max(v_s, sigma w mu gamma_n0); 0: off (pure v_s)",
+    D, 1e-3, 0.0, 1.0, 0, 0, NULL}, OFF(icf.sigma)},
+  {{"icf.margin", "icf", "contacts enter the problem this far (m) before they touch (sec. X)",
+    D, 0.1, 0.0, 1.0, 0, 0, NULL}, OFF(icf.margin)},
+  {{"icf.alpha_max", "icf", "largest line-search step (Drake 1.5); 0: bracket doubling up to 2^10",
+    D, 0.0, 0.0, 1024.0, 0, 0, NULL}, OFF(icf.alpha_max)},
+  {{"icf.rel_tol", "icf", "eps_r of the stop test ||D r|| <= eps_a + eps_r max(||D A v||, ||D J^T gamma||)",
+    D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(icf.rel_tol)},
+  {{"icf.abs_tol", "icf", "eps_a of the stop test",
+    D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(icf.abs_tol)},
 };
 
 #undef D
@@ -257,7 +272,10 @@ phys_status phys__solver_options_validate(const phys_world_options *o, phys_erro
     double v = read_field(o, i);
     if (!in_range(i, v)) return out_of_range(i, v, err);
   }
-  /* the one rule between options */
+  /* the rules between options */
+  if (o->icf.alpha_max != 0.0 && !(o->icf.alpha_max >= 1.0))
+    return phys__error(err, PHYS_E_INVALID, "icf.alpha_max must be 0 or >= 1, got %g",
+                       o->icf.alpha_max);
   if (!(o->canal.beta_max >= o->canal.beta0))
     return phys__error(err, PHYS_E_INVALID, "canal.beta_max must be >= canal.beta0 (%g), got %g",
                        o->canal.beta0, o->canal.beta_max);

@@ -6,26 +6,40 @@
 #include <string.h>
 #include "solvers/solver.h"
 
+/* ICF's contacts enter the problem icf.margin before they touch (paper 001 sec. X) */
+static double icf_margin(const phys_world_options *o) { return o->icf.margin; }
+
 static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_SUBADMM, "subadmm",
    "SubADMM (paper 002 sec. 6): ADMM split per subsystem and per body, tree-sparse factors",
-   1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats},
+   1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats, NULL},
   {PHYS_SOLVER_SUBADMM_NOSUB, "subadmm-nosub",
    "No Sub ablation (paper 002 Table III): vanilla ADMM, one dense factor per island",
-   1, 0, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats},
+   1, 0, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats, NULL},
   {PHYS_SOLVER_SUBADMM_NOBODY, "subadmm-nobody",
    "No Body ablation (paper 002 Table III): per subsystem, dense tree factors",
-   1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats},
+   1, 1, phys__subadmm_prepare, phys__subadmm_solve_island, phys__subadmm_stats, NULL},
   {PHYS_SOLVER_CANAL, "canal",
    "CANAL (paper 002 sec. 5): augmented Lagrangian, Newton on the cone's prox, exact line search",
-   1, 0, phys__canal_prepare, phys__canal_solve_island, phys__canal_stats},
+   1, 0, phys__canal_prepare, phys__canal_solve_island, phys__canal_stats, NULL},
   {PHYS_SOLVER_PGS, "pgs",
    "PGS (paper 002 sec. 9): projected Gauss-Seidel on Delassus blocks, graph-coloured sweeps",
-   1, 1, phys__pgs_prepare, phys__pgs_solve_island, phys__pgs_stats},
+   1, 1, phys__pgs_prepare, phys__pgs_solve_island, phys__pgs_stats, NULL},
   {PHYS_SOLVER_SAP, "sap",
    "SAP (paper 000): compliant contact, one convex problem, Newton with exact line search",
-   0, 0, phys__sap_prepare, phys__sap_solve_island, phys__sap_stats},
+   0, 0, phys__sap_prepare, phys__sap_solve_island, phys__sap_stats, NULL},
+  {PHYS_SOLVER_ICF_LAGGED, "icf-lagged",
+   "ICF Lagged (paper 001): compliant Hunt & Crossley contact, last step's normal impulse in friction",
+   0, 0, phys__icf_lagged_prepare, phys__sap_solve_island, phys__sap_stats, icf_margin},
+  {PHYS_SOLVER_ICF_SIMILAR, "icf-similar",
+   "ICF Similar (paper 001): compliant Hunt & Crossley contact at z = v_n - mu ||v_t||_s",
+   0, 0, phys__icf_similar_prepare, phys__sap_solve_island, phys__sap_stats, icf_margin},
 };
+
+double phys__solver_contact_margin(const phys_world_options *o) {
+  const phys_solver_def *d = phys__solver_def(o->solver);
+  return o->contact_margin + (d && d->margin ? d->margin(o) : 0.0);
+}
 
 const phys_solver_def *phys__solver_def(phys_solver_kind kind) {
   if ((int)kind < 0 || (int)kind >= PHYS_SOLVER_COUNT) return NULL;

@@ -104,7 +104,7 @@ static void test_variants_threads(void) {
 /* No Sub refuses an island bigger than its dense limit; the option is validated */
 static void test_variant_errors(void) {
   phys_world_options o = phys_world_options_default();
-  o.solver = (phys_solver_kind)7;
+  o.solver = PHYS_SOLVER_COUNT; /* not a kind */
   phys_world *w = NULL;
   phys_error err;
   CU_ASSERT_EQUAL(phys_world_create(&o, &w, &err), PHYS_E_INVALID);
