@@ -54,9 +54,9 @@ static void np_box_vertex(const np_box *bx, int v, double out[3]) {
 }
 
 /* Box a on plane b: every vertex within margin, reduced to the 4 deepest when more (thin
- * boxes, large margins such as ICF's): the 4 deepest vertices of a box are always one face, the
- * one towards the plane (an area-based reduction could keep a far face's vertex, which
- * projects onto the near face's, and drop a supporting one). */
+ * boxes, large margins such as ICF's). The 4 deepest are the face towards the plane when the
+ * box rests near flat, else its lowest points; an area-based reduction could keep a far face's
+ * vertex, which projects onto the near face's, and drop a supporting one. */
 int phys__np_box_plane(const phys_shape *a, const phys_shape *b, double margin,
                  phys_contact_point *out) {
   np_box bx;
