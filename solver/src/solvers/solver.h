@@ -103,4 +103,9 @@ phys_status phys__sap_prepare(phys_world *w, phys_problem *s);
 void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int team);
 void phys__sap_stats(const phys_problem *s, phys_step_stats *st);
 
+/* nsn.c: NSN's callbacks (paper 003) */
+phys_status phys__nsn_prepare(phys_world *w, phys_problem *s);
+void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__nsn_stats(const phys_problem *s, phys_step_stats *st);
+
 #endif

@@ -25,6 +25,9 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_SAP, "sap",
    "SAP (paper 000): compliant contact, one convex problem, Newton with exact line search",
    0, 0, phys__sap_prepare, phys__sap_solve_island, phys__sap_stats},
+  {PHYS_SOLVER_NSN, "nsn",
+   "NSN (paper 003): non-smooth Newton on NCP rows, matrix-free PCR on the Schur complement",
+   1, 0, phys__nsn_prepare, phys__nsn_solve_island, phys__nsn_stats},
 };
 
 const phys_solver_def *phys__solver_def(phys_solver_kind kind) {
