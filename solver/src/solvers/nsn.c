@@ -206,13 +206,13 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     }
     island_velocity(w, s, k);
     double metric = island_metric(w, s, k);
-    if (bad) {
-      isl->non_finite = 1;
-      residual = metric;
-      break;
-    }
     phys__trace_record(s, k, it, metric, 0);
     residual = metric;
+    if (bad) {
+      isl->non_finite = 1;
+      it++;
+      break;
+    }
     if (residual <= o->tolerance) {
       it++;
       break;

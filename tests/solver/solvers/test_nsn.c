@@ -321,7 +321,7 @@ static void test_heavy_stack(void) {
 /* ---- 5. redundant contacts ----------------------------------------------------------------- */
 
 /* a 3 kg body resting flat on the ground (a cube: 4 coplanar contacts; a cylinder on its flat
- * face: a ring of them) with eps = 1e-6 under ncp: over 1 s it stays finite and in place, the
+ * face: physd's cylinder-plane test gives 4 points on its rim) with eps = 1e-6 under ncp: over 1 s it stays finite and in place, the
  * ground carries m g h per step, and the normal impulses' spread (max / min over its contacts)
  * into *spread */
 static void redundant(int cylinder, phys_nsn_ncp ncp, double *pen, double *imp_err,
@@ -365,7 +365,9 @@ static void redundant(int cylinder, phys_nsn_ncp ncp, double *pen, double *imp_e
 }
 
 /* FB with eps = 1e-6: no blow-up, penetration under 0.1 mm, the ground carries m g h within
- * 1e-3, and the normal impulses of the symmetric contact set stay within 10 % of each other */
+ * 1e-3, and the normal impulses of the symmetric contact set stay within 10 % of each other
+ * (measured: equal to 4 digits for FB and for min-map alike; the paper's noisy min-map forces
+ * on redundant sets do not show on these symmetric ones) */
 static void test_redundant_contacts(void) {
   for (int cyl = 0; cyl < 2; cyl++) {
     double pen, err, spread, spread_min;
