@@ -58,7 +58,8 @@ void phys__nsn_unilateral(int ncp, double a, double lambda, double r, double *ph
  * r^2 s^2) - r s, |lambda_f|+ = lt + psi / r, s = bound - lt, psi = v + r s - sqrt(v^2 + r^2
  * s^2) (the errata's |D^T q'|, not its square), guarded: 0 when v+ = 0 (0/0 at v = 0 inside
  * the cone), the denominator at least 1e-6 bound (past about twice the cone W is large and
- * pulls lambda_f back). min: 0 when v <= r s (stick), else (v - r s) / bound. */
+ * pulls lambda_f back). min: 0 when v <= r s (stick), else (v - r s) / bound. Both at most
+ * 1e12 r (finite for a subnormal bound). */
 double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r);
 
 /* ---- nsn_pcr.c ---- */

@@ -36,9 +36,17 @@ void phys__nsn_unilateral(int ncp, double a, double lambda, double r, double *ph
   *comp = (1.0 - b / s) * r;
 }
 
+/* the largest W: 1e12 r, where lambda_f = -w_f / W is 0 to working precision; it keeps W
+ * finite when the bound is tiny (a normal impulse decaying towards 0 reaches subnormal values
+ * under the damped update, and a quotient by it would overflow) */
+static double w_cap(double W, double r) {
+  double cap = 1e12 * r;
+  return W < cap ? W : cap;
+}
+
 double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r) {
   double s = bound - lt, rs = r * s;
-  if (ncp == PHYS_NSN_NCP_MIN) return v <= rs ? 0.0 : (v - rs) / bound; /* (105) */
+  if (ncp == PHYS_NSN_NCP_MIN) return v <= rs ? 0.0 : w_cap((v - rs) / bound, r); /* (105) */
   double q = hypot(v, rs);
   /* v+ = q - r s (99)-(100): for r s > 0 the same as v^2 / (q + r s) */
   double vplus = rs > 0.0 ? v * v / (q + rs) : q - rs;
@@ -47,5 +55,5 @@ double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r
   double psi = (v > 0.0 && rs > 0.0) ? 2.0 * v * rs / (v + rs + q) : v + rs - q;
   double lplus = lt + psi / r, floor_ = 1e-6 * bound; /* (101)-(102) */
   if (!(lplus > floor_)) lplus = floor_;
-  return vplus / lplus; /* (103)-(104) */
+  return w_cap(vplus / lplus, r); /* (103)-(104) */
 }

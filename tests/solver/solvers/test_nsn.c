@@ -124,7 +124,7 @@ static void test_one_row_world(void) {
 
 /* v = 0.5 m/s, lambda_n = 10, mu = 0.5: on the cone (|lambda_f| = 5) W = 0.1 for FB (any r) and
  * min; stick (v = 0 inside the cone) W = 0; past the cone FB's W grows monotonically and
- * sharply (more than 10x at 7.5) */
+ * sharply (more than 10x at 7.5); capped at 1e12 r */
 static void test_friction_compliance(void) {
   const double rs[] = {0.01, 1.0, 100.0};
   for (int i = 0; i < 3; i++) {
@@ -149,6 +149,12 @@ static void test_friction_compliance(void) {
          prev);
   CU_ASSERT_TRUE(monotone);
   CU_ASSERT_TRUE(w75 > 10.0 * w5);
+  /* a subnormal bound (a separating contact's decaying normal impulse): W stays finite, at
+   * most 1e12 r, for both functions */
+  for (int ncp = 0; ncp < 2; ncp++) {
+    double W = phys__nsn_friction_w(ncp, 0.5, 0.0, 1e-312, 2.0);
+    CU_ASSERT_TRUE(isfinite(W) && W <= 2e12 && W > 1e11);
+  }
   /* Coulomb on the cone: W lambda_f = v, whatever v */
   for (double v = 0.1; v < 3.0; v += 0.7)
     CU_ASSERT_DOUBLE_EQUAL(phys__nsn_friction_w(PHYS_NSN_NCP_FB, v, 5.0, 5.0, 0.3) * 5.0, v,
