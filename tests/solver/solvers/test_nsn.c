@@ -4,8 +4,9 @@
  * stops in the same distance in 8 directions), the 4096:1 heavy stack with the effective-mass r
  * against the paper's r = 1 and r = h^2, the paper's min-map one-step solve of a one-row world,
  * warm and zero starts, redundant contacts (a box flat on the ground, a cylinder) with eps
- * = 1e-6, bilateral rows (a connect pendulum, a joint limit), bit-identical results for 1 and 2
- * threads on a multi-island scene, and the refusal of bad options naming the option. */
+ * = 1e-6, bilateral rows (a connect pendulum, a joint limit, a soft connect), torsional
+ * friction (condim 4), bit-identical results for 1 and 2 threads on a multi-island scene and on
+ * eight quadrupeds (trees), and the refusal of bad options naming the option. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,6 +504,104 @@ static void test_threads(void) {
   phys_world_destroy(b);
 }
 
+/* a 1.5 kg sphere hung from the world by a soft connect at its centre (time constant T = 20
+ * ms, damping ratio 1, h = 1 ms) sags by g T^2 within 2 % after 1 s (the compliance row
+ * C = 1/c); a sphere spinning on condim-4 ground (the torsional friction group of the angular
+ * record) stops within 2 s, with condim 3 it keeps its spin */
+static double spin_after(int condim) {
+  phys_world_options o = nsn_options();
+  phys_world *w = make_world(&o);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  phys_geom_desc sg = phys_geom_desc_default();
+  sg.size[0] = 0.1;
+  sg.condim = condim;
+  sg.friction_torsion = 0.05;
+  phys_body_desc bd = phys_body_desc_default();
+  bd.pos[2] = 0.1;
+  bd.angvel[2] = 5.0;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
+  step_n(w, 1000);
+  double om[3];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
+  CU_ASSERT_TRUE(all_finite(w));
+  phys_world_destroy(w);
+  return om[2];
+}
+
+static void test_soft_and_torsion(void) {
+  phys_world_options o = nsn_options();
+  o.timestep = 0.001;
+  phys_world *w = make_world(&o);
+  double p0[3] = {0, 0, 1}, centre[3] = {0, 0, 0}, p[3], T = 0.02;
+  phys_id b = add_sphere(w, p0, 0.05, 1.5, 0.0);
+  int eq = -1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_connect(w, b, PHYS_ID_NONE, centre, &eq), PHYS_OK);
+  CU_ASSERT_EQUAL_FATAL(phys_equality_set_soft(w, eq, T, 1.0), PHYS_OK);
+  step_n(w, 1000);
+  body_pos(w, b, p);
+  phys_world_destroy(w);
+  double sag = p0[2] - p[2], expect = 9.81 * T * T;
+  double spin4 = spin_after(4), spin3 = spin_after(3);
+  printf("\n  soft connect: sag %.5f m (expected %.5f); spin after 2 s: condim 4 %.3g rad/s, "
+         "condim 3 %.3g rad/s", sag, expect, spin4, spin3);
+  CU_ASSERT_TRUE(fabs(sag - expect) < 0.02 * expect);
+  CU_ASSERT_TRUE(fabs(spin4) < 1e-3);
+  CU_ASSERT_TRUE(spin3 > 4.9);
+}
+
+/* configs/worlds/quadrupeds8.xml under NSN on `threads` (NULL when PHYS_WORLDS is unset) */
+static phys_world *quadrupeds(int threads) {
+  const char *dir = getenv("PHYS_WORLDS");
+  if (!dir) return NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
+  phys_world_options o = nsn_options();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  phys_world *w = NULL;
+  phys_error err;
+  phys_status st = phys_load_mjcf(path, &o, &w, &err);
+  if (st != PHYS_OK) printf("\n  %s: %s", path, err.message);
+  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
+  phys_world_options got = phys_world_get_options(w);
+  got.solver = PHYS_SOLVER_NSN;
+  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &got), PHYS_OK);
+  return w;
+}
+
+/* eight quadrupeds (trees with joint limits in contact with the ground): 200 steps
+ * bit-identical on 1 and 2 threads, the metric at the tolerance */
+static void test_quadrupeds_threads(void) {
+  phys_world *a = quadrupeds(1), *b = quadrupeds(2);
+  if (!a || !b) {
+    printf("\n  PHYS_WORLDS not set: skipped");
+    if (a) phys_world_destroy(a);
+    if (b) phys_world_destroy(b);
+    return;
+  }
+  int same = 1;
+  double worst = 0.0;
+  for (int i = 0; i < 200; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    if (phys_world_state_hash(a) != phys_world_state_hash(b)) same = 0;
+    worst = fmax(worst, phys_world_stats(a)->residual);
+  }
+  const phys_step_stats *st = phys_world_stats(a);
+  printf("\n  quadrupeds8: %d contacts, worst metric %.2e, %d Newton iterations in the last step",
+         st->contacts, worst, st->nsn.newton_iterations);
+  CU_ASSERT_EQUAL(st->solver, PHYS_SOLVER_NSN);
+  CU_ASSERT_TRUE(same);
+  CU_ASSERT_TRUE(st->contacts > 0);
+  CU_ASSERT_TRUE(worst <= 1e-5);
+  CU_ASSERT_TRUE(all_finite(a));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
 /* ---- 7. options -------------------------------------------------------------------------- */
 
 /* "nsn" by name; the defaults; each bad value refused naming its option with the world's
@@ -604,7 +703,9 @@ int register_tests(void) {
       !CU_add_test(s, "heavy stack 4096:1", test_heavy_stack) ||
       !CU_add_test(s, "redundant contacts with eps", test_redundant_contacts) ||
       !CU_add_test(s, "connect and joint limit", test_bilateral_and_limit) ||
+      !CU_add_test(s, "soft connect and torsional friction", test_soft_and_torsion) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
+      !CU_add_test(s, "quadrupeds8: 1 and 2 threads bit-identical", test_quadrupeds_threads) ||
       !CU_add_test(s, "warm start and zero start", test_warm_start) ||
       !CU_add_test(s, "options", test_options))
     return -1;
