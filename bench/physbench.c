@@ -72,6 +72,9 @@ typedef struct run_result {
   long canal_newton, canal_al, canal_failures, canal_sparse;
   int canal_status_worst, pgs_colors_max, pgs_overflow_max;
   int sap_newton, sap_zero_iter, sap_failures, sap_status_worst; /* SAP's, summed */
+  long nsn_newton, nsn_pcr;  /* NSN's, summed */
+  int nsn_non_finite;
+  double nsn_pcr_res_max;    /* NSN's worst final relative PCR residual */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -536,6 +539,10 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->sap_zero_iter += s->sap.zero_iteration_islands;
   r->sap_failures += s->sap.factor_failures + s->sap.descent_failures;
   if ((int)s->sap.status > r->sap_status_worst) r->sap_status_worst = (int)s->sap.status;
+  r->nsn_newton += s->nsn.newton_iterations;
+  r->nsn_pcr += s->nsn.pcr_iterations;
+  r->nsn_non_finite += s->nsn.non_finite;
+  if (s->nsn.pcr_residual > r->nsn_pcr_res_max) r->nsn_pcr_res_max = s->nsn.pcr_residual;
   if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
   if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
@@ -639,6 +646,9 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->canal_newton = r->canal_al = r->canal_failures = r->canal_sparse = 0;
   r->canal_status_worst = r->pgs_colors_max = r->pgs_overflow_max = 0;
   r->sap_newton = r->sap_zero_iter = r->sap_failures = r->sap_status_worst = 0;
+  r->nsn_newton = r->nsn_pcr = 0;
+  r->nsn_non_finite = 0;
+  r->nsn_pcr_res_max = 0.0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
@@ -731,6 +741,11 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_int(&j, "zero_iteration_islands", r->sap_zero_iter);
     json_int(&j, "failures", r->sap_failures);
     json_int(&j, "status_worst", r->sap_status_worst);
+  } else if (r->opt.solver == PHYS_SOLVER_NSN) {
+    json_num(&j, "newton_iterations_per_step", (double)r->nsn_newton / (double)n);
+    json_num(&j, "pcr_iterations_per_step", (double)r->nsn_pcr / (double)n);
+    json_num(&j, "pcr_relative_residual_max", r->nsn_pcr_res_max);
+    json_int(&j, "non_finite_islands", r->nsn_non_finite);
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);

@@ -276,7 +276,11 @@ typedef enum phys_solver_kind {
   PHYS_SOLVER_ICF_SIMILAR = 7,    /* "icf-similar": ICF's Similar model (paper 001 sec. V-C):
                                      the normal law at z = v_n - mu ||v_t||_s; as icf-lagged
                                      otherwise */
-  PHYS_SOLVER_COUNT = 8
+  PHYS_SOLVER_NSN = 8,            /* "nsn": non-smooth Newton (paper 003) at the velocity
+                                     level: NCP functions per row, Newton steps on the Schur
+                                     complement by matrix-free Jacobi-preconditioned conjugate
+                                     residual, fixed damping, no line search */
+  PHYS_SOLVER_COUNT = 9
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -353,6 +357,37 @@ typedef struct phys_icf_options {
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
 } phys_icf_options;
 
+/* The NCP function of NSN's unilateral rows (normal contact, joint limits) and of its
+ * friction compliance W (paper 003 sec. 2, App. A). */
+typedef enum phys_nsn_ncp {
+  PHYS_NSN_NCP_FB = 0,      /* Fischer-Burmeister (93)-(95), (103)-(104); the paper's default */
+  PHYS_NSN_NCP_MIN = 1      /* the minimum map (96)-(98), (105) */
+} phys_nsn_ncp;
+
+/* How NSN scales the impulse argument of its NCP functions (r of phi(a, r b), paper 003
+ * sec. 7), read at the velocity level (a row velocity against r times an impulse). */
+typedef enum phys_nsn_preconditioner {
+  PHYS_NSN_PRECOND_EFFECTIVE_MASS = 0, /* r = the row's Delassus diagonal (J A^-1 J^T)_ii, one
+                                          r per contact for its friction (the mean of the two
+                                          tangent diagonals): the paper's (66) */
+  PHYS_NSN_PRECOND_IDENTITY = 1,  /* the paper's r = 1 (its "identity"): r = 1 / h^2 s/kg on
+                                     unilateral rows, 1 / h on friction, at the velocity level */
+  PHYS_NSN_PRECOND_H2 = 2         /* the paper's r = h^2: r = 1 s/kg on every row at the
+                                     velocity level (effective mass with unit masses) */
+} phys_nsn_preconditioner;
+
+/* Options of NSN (paper 003). max_iterations caps its Newton iterations per island and step;
+ * tolerance is the shared sec. 7 metric, checked after each Newton iteration. */
+typedef struct phys_nsn_options {
+  phys_nsn_ncp ncp;         /* default PHYS_NSN_NCP_FB */
+  double damping;           /* t of lambda += t dlambda, in (0, 1]; default 0.75 (the paper's) */
+  int linear_iterations;    /* PCR iterations per Newton iteration, >= 1; default 20 */
+  double epsilon;           /* regularisation eps I of the Schur complement, >= 0; default 1e-6 */
+  phys_nsn_preconditioner preconditioner; /* default PHYS_NSN_PRECOND_EFFECTIVE_MASS */
+  int warm_start;           /* 1: start from the previous step's impulses (physd's warm start);
+                               0: from zero, as the paper; default 1 */
+} phys_nsn_options;
+
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
  * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
  * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
@@ -364,9 +399,9 @@ typedef enum phys_option_type {
 
 typedef struct phys_solver_option_info {
   const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
-  const char *family;       /* "subadmm", "canal", "pgs", "sap" or "icf": the solvers that read
-                               it (a solver reads the family named by its name up to its first
-                               '-': icf-lagged reads icf.*) */
+  const char *family;       /* "subadmm", "canal", "pgs", "sap", "icf" or "nsn": the solvers
+                               that read it (a solver reads the family named by its name up to
+                               its first '-': icf-lagged reads icf.*) */
   const char *summary;      /* one line for people */
   phys_option_type type;
   double def;               /* phys_world_options_default()'s value */
@@ -398,6 +433,7 @@ typedef struct phys_world_options {
   phys_pgs_options pgs;     /* used by pgs only */
   phys_sap_options sap;     /* used by sap (and by icf-* for rows other than contacts) */
   phys_icf_options icf;     /* used by icf-lagged and icf-similar */
+  phys_nsn_options nsn;     /* used by nsn only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -470,6 +506,17 @@ typedef struct phys_sap_stats {
   phys_sap_status status;    /* the worst island's */
 } phys_sap_stats;
 
+/* Statistics of NSN in the last step (summed over islands unless said otherwise). */
+typedef struct phys_nsn_stats {
+  int newton_iterations;     /* Newton iterations */
+  int pcr_iterations;        /* PCR iterations (linear_iterations per Newton iteration, fewer
+                                when a linear system was solved exactly) */
+  double pcr_residual;       /* the largest final relative PCR residual ||b - A x|| / ||b|| of the
+                                step's last Newton iteration over the islands (0 without rows) */
+  int non_finite;            /* islands where a non-finite value appeared: they kept their last
+                                finite impulses */
+} phys_nsn_stats;
+
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and
  * residual figures mean the same for every solver: iterations of its main loop, and the
  * sec. 7 accuracy metric of its result. */
@@ -496,6 +543,7 @@ typedef struct phys_step_stats {
   phys_canal_stats canal;    /* CANAL's own figures (zero for other solvers) */
   phys_pgs_stats pgs;        /* PGS's own figures (zero for other solvers) */
   phys_sap_stats sap;        /* SAP's own figures (zero for other solvers) */
+  phys_nsn_stats nsn;        /* NSN's own figures (zero for other solvers) */
 } phys_step_stats;
 
 #ifdef __cplusplus

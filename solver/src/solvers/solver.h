@@ -114,4 +114,9 @@ phys_status phys__icf_similar_prepare(phys_world *w, phys_problem *s);
 /* the collision margin the step uses: opt.contact_margin plus the solver's own (solver_table.c) */
 double phys__solver_contact_margin(const phys_world_options *o);
 
+/* nsn.c: NSN's callbacks (paper 003) */
+phys_status phys__nsn_prepare(phys_world *w, phys_problem *s);
+void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__nsn_stats(const phys_problem *s, phys_step_stats *st);
+
 #endif

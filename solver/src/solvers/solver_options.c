@@ -1,5 +1,5 @@
 /* solver_options.c - the one table of the contact solvers' own options (phys_world_options
- * .subadmm / .canal / .pgs / .sap / .icf): dotted name, type, default, valid range, summary, where it lives in
+ * .subadmm / .canal / .pgs / .sap / .icf / .nsn): dotted name, type, default, valid range, summary, where it lives in
  * phys_world_options. phys_world_options_validate checks each option against this table, and
  * every entry point (the daemon's protocol and config file, physctl, physbench) sets options by
  * name through phys_solver_option_set / _parse, so each option has one range and one default.
@@ -79,6 +79,19 @@ static const option_row rows[] = {
     D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(icf.rel_tol)},
   {{"icf.abs_tol", "icf", "eps_a of the stop test",
     D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(icf.abs_tol)},
+  {{"nsn.ncp", "nsn", "NCP function of unilateral rows and of the friction compliance W",
+    I, PHYS_NSN_NCP_FB, 0, 1, 0, 0, "fb|min"}, OFF(nsn.ncp)},
+  {{"nsn.damping", "nsn", "damping t of the Newton update lambda += t dlambda (no line search)",
+    D, 0.75, 0.0, 1.0, 1, 0, NULL}, OFF(nsn.damping)},
+  {{"nsn.linear_iterations", "nsn", "Jacobi-preconditioned conjugate residual iterations per Newton step",
+    I, 20, 1, 10000, 0, 0, NULL}, OFF(nsn.linear_iterations)},
+  {{"nsn.epsilon", "nsn", "regularisation eps I added to the Schur complement J A^-1 J^T + C",
+    D, 1e-6, 0.0, 1.0, 0, 0, NULL}, OFF(nsn.epsilon)},
+  {{"nsn.preconditioner", "nsn", "r of phi(a, r lambda): row Delassus diagonal, the paper's r = 1, or its r = h^2",
+    I, PHYS_NSN_PRECOND_EFFECTIVE_MASS, 0, 2, 0, 0, "effective-mass|identity|h2"},
+   OFF(nsn.preconditioner)},
+  {{"nsn.warm_start", "nsn", "1: start from the previous step's impulses; 0: from zero (the paper)",
+    I, 1, 0, 1, 0, 0, NULL}, OFF(nsn.warm_start)},
 };
 
 #undef D
@@ -88,6 +101,8 @@ static const option_row rows[] = {
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
 _Static_assert(sizeof(phys_penalty_rule) == sizeof(int), "INT options are stored as int");
+_Static_assert(sizeof(phys_nsn_ncp) == sizeof(int), "INT options are stored as int");
+_Static_assert(sizeof(phys_nsn_preconditioner) == sizeof(int), "INT options are stored as int");
 
 int phys_solver_option_count(void) { return NROWS; }
 

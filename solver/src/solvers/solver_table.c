@@ -34,6 +34,9 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_ICF_SIMILAR, "icf-similar",
    "ICF Similar (paper 001): compliant Hunt & Crossley contact at z = v_n - mu ||v_t||_s",
    0, 0, phys__icf_similar_prepare, phys__sap_solve_island, phys__sap_stats, icf_margin},
+  {PHYS_SOLVER_NSN, "nsn",
+   "NSN (paper 003): non-smooth Newton on NCP rows, matrix-free PCR on the Schur complement",
+   1, 0, phys__nsn_prepare, phys__nsn_solve_island, phys__nsn_stats, NULL},
 };
 
 double phys__solver_contact_margin(const phys_world_options *o) {

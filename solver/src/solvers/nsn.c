@@ -1,0 +1,288 @@
+/* nsn.c - NSN, the non-smooth Newton solver of paper 003, on physd's velocity-level problem:
+ * the Newton loop per island and the solver's callbacks.
+ *
+ * Unknowns are the row impulses lambda; v = A^-1 (b + J^T lambda) (nsn.h). Each Newton
+ * iteration evaluates per row, at the current iterate, w = J v + e (e: the row's bias; a
+ * contact's normal bias removes a penetration or closes a gap in one step) and
+ *   unilateral rows (contact normals, joint and tendon limits):
+ *       F = phi(w_n, r lambda_n), FB or min (nsn_ncp.c); the row's J scaled by alpha = dphi/da,
+ *       C = dphi/dlambda (paper 003 (93)-(98), velocity-level reading)
+ *   friction groups (a contact's two tangent rows with bound mu lambda_n; a condim 4/6
+ *       contact's torsional row (mu_spin lambda_n) and rolling rows (mu_roll lambda_n); a
+ *       dof's dry friction (its fixed bound)): F = w_f + W lambda_f with W frozen (35)-(37),
+ *       (103)-(105), C = W; with a bound <= 0 the rows are removed (alpha = 0) with C = 1 and
+ *       F = lambda_f, so the step sets lambda_f to 0 (sec. 6.1)
+ *   bilateral rows (connects, welds, joint equalities): F = w, C = 0; soft rows F = J v +
+ *       (lambda + k e) / c, C = 1 / c (the compliance form (7))
+ * then solves [diag(alpha) J A^-1 J^T diag(alpha) + C + eps I] dlambda = -F by a fixed number
+ * of PCR iterations (nsn_pcr.c) and updates lambda += t dlambda (damping t, no line search).
+ * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
+ * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
+ * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
+ * shared sec. 7 metric, evaluated after every Newton iteration, meets the tolerance.
+ *
+ * Islands are solved one per thread (team_islands = 0) and every sum runs in a fixed order, so
+ * results are bit-identical for any thread count. Workspaces live in the world's arena. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include "solvers/nsn.h"
+#include "core/math3.h"
+
+/* ---- the rows of one Newton iteration ----------------------------------------------------- */
+
+/* row i's Newton terms: row scale alpha, C, and F (stored as rhs = -F) */
+static inline void set_row(phys_nsn *ws, size_t i, double alpha, double comp, double F) {
+  ws->alpha[i] = alpha;
+  ws->comp[i] = comp;
+  ws->rhs[i] = -F;
+}
+
+/* a friction group of n rows from r0 of record ci with bound `bound` (mu lambda_n or a fixed
+ * bound): the frozen compliance W on its rows, or the rows removed when bound <= 0 */
+static void friction_group(phys_nsn *ws, int ncp, int ci, int r0, int n, double bound,
+                           const double wv[3], const double lam[3]) {
+  size_t i0 = 3 * (size_t)ci + r0;
+  if (!(bound > 0.0)) {
+    for (int j = 0; j < n; j++) set_row(ws, i0 + j, 0.0, 1.0, lam[r0 + j]);
+    return;
+  }
+  double v2 = 0.0, l2 = 0.0;
+  for (int j = 0; j < n; j++) {
+    v2 += wv[r0 + j] * wv[r0 + j];
+    l2 += lam[r0 + j] * lam[r0 + j];
+  }
+  double W = phys__nsn_friction_w(ncp, sqrt(v2), sqrt(l2), bound, ws->r[i0]);
+  for (int j = 0; j < n; j++) set_row(ws, i0 + j, 1.0, W, wv[r0 + j] + W * lam[r0 + j]);
+}
+
+/* a unilateral row: row 2 of record ci */
+static void unilateral_row(phys_nsn *ws, int ncp, int ci, double a, double lambda) {
+  size_t i = 3 * (size_t)ci + 2;
+  double phi, alpha, comp;
+  phys__nsn_unilateral(ncp, a, lambda, ws->r[i], &phi, &alpha, &comp);
+  set_row(ws, i, alpha, comp, phi);
+}
+
+/* F, alpha and C of every row of island k at the current iterate (vh, con[].lambda), and the
+ * Jacobi preconditioner 1 / (alpha^2 D_ii + C_ii + eps). 0, or -1 when a value is not finite. */
+static int assemble_rows(const phys_world *w, const phys_problem *s, int k) {
+  phys_nsn *ws = nsn_ws(s);
+  const phys_pgs_island *pisl = &ws->pgs.isl[k];
+  int ncp = (int)w->opt.nsn.ncp, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  double eps = w->opt.nsn.epsilon;
+  int finite = 1;
+  for (int ci = c0; ci < c1; ci++) {
+    const phys_con *c = &s->con[ci];
+    double jv[3], wv[3];
+    phys__pgs_record_jv(s, pisl, ci, pisl->vh, jv);
+    v3_add(wv, jv, c->e);
+    for (int r = 0; r < 3; r++) set_row(ws, 3 * (size_t)ci + r, 0.0, 1.0, 0.0); /* unused */
+    if (c->kind == PHYS_CON_CONNECT) {
+      for (int r = 0; r < 3; r++) {
+        if (c->soft) {
+          double ic = inv_or_zero(c->cs[r]);
+          set_row(ws, 3 * (size_t)ci + r, 1.0, ic, jv[r] + (c->lambda[r] + c->e[r]) * ic);
+        } else {
+          set_row(ws, 3 * (size_t)ci + r, 1.0, 0.0, wv[r]);
+        }
+      }
+    } else if (c->kind == PHYS_CON_DOF_FRICTION) {
+      friction_group(ws, ncp, ci, 2, 1, c->fbound, wv, c->lambda);
+    } else if (phys__con_on_dof(c)) {
+      unilateral_row(ws, ncp, ci, wv[2], c->lambda[2]); /* joint and tendon limits */
+    } else if (c->ang) {
+      /* a condim 4/6 contact's angular record: torsion on row 2, rolling on rows 0, 1, bounded
+       * by the normal impulse of the linear record just before it */
+      const phys_con *lin = &s->con[ci - 1];
+      double ln = lin->lambda[2];
+      friction_group(ws, ncp, ci, 2, 1, lin->mus * ln, wv, c->lambda);
+      if (c->dim == 3) friction_group(ws, ncp, ci, 0, 2, lin->mur * ln, wv, c->lambda);
+    } else {
+      unilateral_row(ws, ncp, ci, wv[2], c->lambda[2]);
+      if (c->dim == 3) friction_group(ws, ncp, ci, 0, 2, c->mu * c->lambda[2], wv, c->lambda);
+    }
+    const double *W = ws->pgs.W + 9 * (size_t)ci;
+    for (int r = 0; r < 3; r++) {
+      size_t i = 3 * (size_t)ci + r;
+      double a = ws->alpha[i];
+      ws->pinv[i] = inv_or_zero(a * a * W[4 * r] + ws->comp[i] + eps);
+      if (!isfinite(ws->rhs[i]) || !isfinite(ws->comp[i])) finite = 0;
+    }
+  }
+  return finite ? 0 : -1;
+}
+
+/* ---- setup of an island's solve ------------------------------------------------------------ */
+
+/* r of a row whose Delassus diagonal is D: unilateral (position-like) or friction row */
+static double row_r(const phys_world *w, double D, int friction) {
+  double h = w->opt.timestep;
+  switch (w->opt.nsn.preconditioner) {
+    case PHYS_NSN_PRECOND_IDENTITY: return friction ? 1.0 / h : 1.0 / (h * h);
+    case PHYS_NSN_PRECOND_H2: return 1.0;
+    default: return D > 0.0 ? D : 1.0;
+  }
+}
+
+/* r of every row of record ci from its Delassus block */
+static void record_r(const phys_world *w, const phys_problem *s, int ci) {
+  phys_nsn *ws = nsn_ws(s);
+  const phys_con *c = &s->con[ci];
+  const double *W = ws->pgs.W + 9 * (size_t)ci;
+  double *r = ws->r + 3 * (size_t)ci;
+  int fric2 = c->kind == PHYS_CON_CONTACT || c->kind == PHYS_CON_DOF_FRICTION;
+  double tang = row_r(w, 0.5 * (W[0] + W[4]), 1);
+  r[0] = r[1] = c->dim == 3 ? tang : 0.0;
+  /* row 2: a contact's normal and a limit are unilateral; a dof friction and an angular
+   * record's torsion are friction rows */
+  r[2] = row_r(w, W[8], fric2 && (c->ang || c->kind == PHYS_CON_DOF_FRICTION));
+}
+
+/* the island's velocity from con[].lambda, per subsystem */
+static void island_velocity(const phys_world *w, const phys_problem *s, int k) {
+  phys_pgs_island *pisl = &nsn_ws(s)->pgs.isl[k];
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    phys__pgs_start_velocity(w, s, pisl, sb);
+}
+
+/* the shared sec. 7 metric of island k from con[].lambda */
+static double island_metric(const phys_world *w, phys_problem *s, int k) {
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+    phys__metric_velocity(w, s, sb);
+  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) phys__metric_row(s, ci);
+  return phys__metric_island(s, k);
+}
+
+/* ---- the island ----------------------------------------------------------------------------- */
+
+void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
+  (void)team; /* team_islands = 0: one thread per island */
+  const phys_world_options *o = &w->opt;
+  phys_nsn *ws = nsn_ws(s);
+  phys_nsn_island *isl = &ws->isl[k];
+  phys_pgs_island *pisl = &ws->pgs.isl[k];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1], it = 0;
+  double residual = 0.0;
+  isl->newton = isl->pcr = isl->non_finite = 0;
+  isl->pcr_res = 0.0;
+
+  if (c1 == c0) {
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+      int t = s->sb_tree[sb];
+      phys__free_velocity(w, s, sb, s->v, t < 0 ? NULL : s->tree[t].qd);
+    }
+    s->isl_iters[k] = 0;
+    s->isl_residual[k] = 0.0;
+    return;
+  }
+
+  /* setup: the starting impulses, the Delassus blocks and r, the starting velocity */
+  if (!o->nsn.warm_start)
+    for (int ci = c0; ci < c1; ci++) v3_zero(s->con[ci].lambda);
+  for (int ci = c0; ci < c1; ci++)
+    if (pgs_unit_start(&s->con[ci])) phys__pgs_delassus(w, s, pisl, ci);
+  for (int ci = c0; ci < c1; ci++) record_r(w, s, ci);
+  island_velocity(w, s, k);
+
+  double t = o->nsn.damping, eps = o->nsn.epsilon;
+  for (it = 0; it < o->max_iterations; it++) {
+    int bad = assemble_rows(w, s, k);
+    double rel = 0.0;
+    if (!bad) {
+      isl->pcr += phys__nsn_pcr(s, k, eps, o->nsn.linear_iterations, &rel);
+      isl->pcr_res = rel;
+      for (int ci = c0; ci < c1; ci++) {
+        double *lam = s->con[ci].lambda, *save = ws->save + 3 * (size_t)ci;
+        const double *x = ws->x + 3 * (size_t)ci;
+        for (int r = 0; r < 3; r++) {
+          save[r] = lam[r];
+          lam[r] += t * x[r];
+          if (!isfinite(lam[r])) bad = 1;
+        }
+      }
+      if (bad) /* back to the last finite impulses */
+        for (int ci = c0; ci < c1; ci++) v3_copy(s->con[ci].lambda, ws->save + 3 * (size_t)ci);
+    }
+    island_velocity(w, s, k);
+    double metric = island_metric(w, s, k);
+    phys__trace_record(s, k, it, metric, 0);
+    residual = metric;
+    if (bad) {
+      isl->non_finite = 1;
+      it++;
+      break;
+    }
+    if (residual <= o->tolerance) {
+      it++;
+      break;
+    }
+  }
+  isl->newton = it;
+  phys__dense_scatter(w, s, &pisl->d, pisl->vh);
+  s->isl_iters[k] = it;
+  s->isl_residual[k] = residual;
+}
+
+/* ---- setup and figures -------------------------------------------------------------------- */
+
+/* island k's arrays: dense rows, G (pieces' rows, then each limit's tree row), vh, u */
+static int setup_island(phys_world *w, phys_problem *s, int k) {
+  phys_arena *ar = &w->arena;
+  phys_nsn *ws = nsn_ws(s);
+  phys_pgs_island *pisl = &ws->pgs.isl[k];
+  int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  if (c1 == c0) return 0;
+  if (phys__dense_build(w, s, k, ar, INT_MAX, &pisl->d)) return -1;
+  int np = s->con[c1 - 1].p0 + s->con[c1 - 1].np - pisl->d.p0;
+  size_t size = pisl->d.row_adr[np];
+  for (int ci = c0; ci < c1; ci++)
+    if (phys__con_on_dof(&s->con[ci])) {
+      ws->pgs.lim_adr[ci] = size;
+      size += (size_t)s->tree[s->con[ci].tree].nv;
+    }
+  size_t n = pisl->d.n > 0 ? (size_t)pisl->d.n : 1;
+  pisl->G = ARENA_NEW(ar, double, size > 0 ? size : 1);
+  pisl->vh = ARENA_NEW(ar, double, n);
+  ws->isl[k].u = ARENA_NEW(ar, double, n);
+  return pisl->G && pisl->vh && ws->isl[k].u ? 0 : -1;
+}
+
+phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
+  phys_arena *ar = &w->arena;
+  phys_nsn *ws = ARENA_ZNEW(ar, phys_nsn, 1);
+  if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  s->ws = ws;
+  size_t nc = s->ncon > 0 ? (size_t)s->ncon : 1, nr = 3 * nc;
+  size_t ni = s->nislands > 0 ? (size_t)s->nislands : 1;
+  ws->pgs.isl = ARENA_ZNEW(ar, phys_pgs_island, ni);
+  ws->pgs.W = ARENA_NEW(ar, double, 9 * nc);
+  ws->pgs.rho = ARENA_NEW(ar, double, 2 * nc);
+  ws->pgs.lim_adr = ARENA_ZNEW(ar, size_t, nc);
+  ws->isl = ARENA_ZNEW(ar, phys_nsn_island, ni);
+  double **rows[] = {&ws->r, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->x, &ws->res,
+                     &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q, &ws->pinv};
+  int ok = ws->pgs.isl && ws->pgs.W && ws->pgs.rho && ws->pgs.lim_adr && ws->isl;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    *rows[i] = ARENA_ZNEW(ar, double, nr);
+    ok = ok && *rows[i];
+  }
+  if (!ok) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  for (int k = 0; k < s->nislands; k++)
+    if (setup_island(w, s, k))
+      return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  return PHYS_OK;
+}
+
+void phys__nsn_stats(const phys_problem *s, phys_step_stats *st) {
+  phys_nsn_stats n;
+  memset(&n, 0, sizeof n);
+  for (int k = 0; k < s->nislands; k++) {
+    const phys_nsn_island *isl = &nsn_ws(s)->isl[k];
+    n.newton_iterations += isl->newton;
+    n.pcr_iterations += isl->pcr;
+    if (isl->pcr_res > n.pcr_residual) n.pcr_residual = isl->pcr_res;
+    n.non_finite += isl->non_finite;
+  }
+  st->nsn = n;
+}
