@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cunit_main.h"
+#include "fault_util.h"
 #include "wire_client.h"
 
 /* Welcome carries the version, a session id, features, the limits and the clock */
@@ -178,7 +179,8 @@ static void test_tcp_and_token(void) {
   CU_ASSERT_FATAL(chmod(token_path, 0600) == 0); /* physd refuses a token others may read */
   const char *args[] = {"--tcp", pstr, "--bind", "0.0.0.0", "--token-file", token_path, NULL};
   CU_ASSERT_FATAL(wc_daemon_start(&d, args) == 0);
-  CU_ASSERT(wc_daemon_log_has(&d, "(token)"));
+  /* the "listening" line is logged just after the listeners open: wait for it, not race it */
+  CU_ASSERT(fu_log_wait(&d, "(token)", 1, 5000));
 
   wc_conn c;
   CU_ASSERT_FATAL(wc_connect_tcp(&c, port, 1) == 0);
