@@ -517,3 +517,31 @@ uint8_t *wc_snapshot(wc_conn *c, size_t *len) {
   wc_free(r);
   return out;
 }
+
+int wc_free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t l = sizeof a;
+  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) ||
+      getsockname(fd, (struct sockaddr *)&a, &l)) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+int wc_run_output(const char *args, char *out, size_t cap) {
+  const char *bin = getenv("PHYSD_BIN");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin && *bin ? bin : "build/server/physd", args);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  char rest[4096];
+  while (fread(rest, 1, sizeof rest, p) > 0) {
+  }
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

@@ -89,6 +89,15 @@ int wc_daemon_log_has(const wc_daemon *d, const char *needle);
 /* Write a file in the daemon's dir; returns its path in a static buffer. */
 const char *wc_write_file(const wc_daemon *d, const char *name, const char *text);
 
+/* Run PHYSD_BIN (default build/server/physd) with `args` (a shell word list) and wait for it:
+ * its stdout and stderr into out (the first cap - 1 bytes, NUL-terminated; the rest is read
+ * and dropped, so a long output does not break its pipe). Returns its exit status, -1 if it did
+ * not exit. */
+int wc_run_output(const char *args, char *out, size_t cap);
+
+/* A TCP port on 127.0.0.1 free right now (bound and released), or -1. */
+int wc_free_port(void);
+
 /* Monotonic time in ns; load average over 1 min. */
 uint64_t wc_now_ns(void);
 double wc_loadavg(void);
