@@ -24,6 +24,7 @@ static const key_info keys[] = {
     {"viewer_port", "viewer", "PORT", "serve the Foxglove WebSocket viewer on PORT (0 = off, default; docs/viewer.md)"},
     {"viewer_bind", NULL, "ADDR", "viewer bind address (default 127.0.0.1; others need --token-file)"},
     {"viewer_period_ms", NULL, "MS", "sim time between viewer frames, 1..1000 (default 20: 50 frames per simulated second)"},
+    {"viewer_max_fps", NULL, "N", "most viewer frames per second of wall time, in every mode, 0..1000 (0 = no limit; default 60)"},
     {"viewer_web_dir", NULL, "DIR", "the viewer page's files (index.html); default: found next to the binary, installed, or in the source tree (docs/viewer.md)"},
     {"token_file", NULL, "FILE", "file holding the token clients must send in Hello (TCP)"},
     {"max_frame_bytes", NULL, "N", "largest frame accepted or sent (default 16777216)"},
@@ -64,6 +65,7 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   snprintf(c->bind_addr, sizeof c->bind_addr, "127.0.0.1");
   snprintf(c->viewer_bind, sizeof c->viewer_bind, "127.0.0.1");
   c->viewer_period_ms = 20;
+  c->viewer_max_fps = 60;
   c->max_frame_bytes = 16u << 20;
   c->max_clients = 64;
   c->command_queue = 256;
@@ -123,6 +125,7 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "viewer_port") == 0) U(viewer_port, 0, 65535);
   else if (strcmp(key, "viewer_bind") == 0) bad = copy_str(c->viewer_bind, sizeof c->viewer_bind, v);
   else if (strcmp(key, "viewer_period_ms") == 0) U(viewer_period_ms, 1, 1000);
+  else if (strcmp(key, "viewer_max_fps") == 0) U(viewer_max_fps, 0, 1000);
   else if (strcmp(key, "viewer_web_dir") == 0) bad = copy_str(c->viewer_web_dir, sizeof c->viewer_web_dir, v);
   else if (strcmp(key, "token_file") == 0) bad = copy_str(c->token_file, sizeof c->token_file, v);
   else if (strcmp(key, "max_frame_bytes") == 0) U(max_frame_bytes, 1024, 1u << 30);

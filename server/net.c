@@ -271,6 +271,11 @@ void net_poll_state(net *n) {
   if (net_stream_state(n)) viewer_on_state(n->viewer, n->latest);
 }
 
+void net_viewer_timer_fired(uv_timer_t *t) {
+  net *n = t->data;
+  if (n->latest) viewer_on_state(n->viewer, n->latest);
+}
+
 void net_viewer_active(net *n, int on) {
   n->viewer_period_ns = on ? (uint64_t)n->cfg->viewer_period_ms * 1000000ull : 0;
   if (on) atomic_fetch_add(&n->counters.subscriptions, 1);
@@ -332,6 +337,7 @@ static void maybe_finish(net *n) {
   uv_timer_stop(&n->shutdown_timer);
   uv_close((uv_handle_t *)&n->shutdown_timer, handle_closed);
   uv_close((uv_handle_t *)&n->timeout_timer, handle_closed);
+  uv_close((uv_handle_t *)&n->viewer_timer, handle_closed);
   uv_close((uv_handle_t *)&n->wake, handle_closed);
   uv_close((uv_handle_t *)&n->sig_term, handle_closed);
   uv_close((uv_handle_t *)&n->sig_int, handle_closed);
@@ -364,6 +370,7 @@ void net_shutdown(net *n) {
   }
   if (n->has_tcp) uv_close((uv_handle_t *)&n->tcp_listener, handle_closed);
   viewer_stop(n->viewer); /* viewers are closed at once: they have no replies to wait for */
+  uv_timer_stop(&n->viewer_timer);
   /* connections keep being read: what they send for the simulation from now on is answered
    * SHUTTING_DOWN by the loop thread (session.c), behind the replies still to come */
   net_timeout_stop(n);
@@ -393,7 +400,9 @@ int net_init(net *n, const physd_config *cfg, uv_loop_t *loop, const char *token
   uv_signal_init(loop, &n->sig_term);
   uv_signal_init(loop, &n->sig_int);
   n->sig_term.data = n->sig_int.data = n;
-  n->handles_open = 4;
+  uv_timer_init(loop, &n->viewer_timer);
+  n->viewer_timer.data = n;
+  n->handles_open = 5;
   net_timeout_init(n);
   return 0;
 }

@@ -44,6 +44,7 @@ typedef struct net {
   unsigned spin_misses, spin_skip; /* net_spin_for_replies back-off */
   viewer *viewer;             /* the Foxglove WebSocket viewer (viewer.c); NULL = off */
   uint64_t viewer_period_ns;  /* its publish period while a viewer is connected, else 0 */
+  uv_timer_t viewer_timer;    /* offers a snapshot held back by viewer_max_fps (viewer_out.c) */
 } net;
 
 /* Initialise `n` on `loop` (the async handle included, so the sim can be created with
@@ -89,6 +90,9 @@ void net_viewer_active(net *n, int on);
 /* Read the newest published state and queue the stream frames it makes due, the viewers'
  * included (net.c). */
 void net_poll_state(net *n);
+
+/* n->viewer_timer's callback: the viewers get the newest state (viewer_on_state). */
+void net_viewer_timer_fired(uv_timer_t *t);
 
 /* net_reply.c: read the newest published state into n->latest and queue the subscribers'
  * frames it makes due; 1 when it was new (and the server is not shutting down), else 0. */

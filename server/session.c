@@ -68,9 +68,10 @@ static uint64_t gcd64(uint64_t a, uint64_t b) {
 
 void session_update_publish_period(net *n) {
   uint64_t g = 0, shortest = UINT64_MAX;
-  int every_step = 0;
+  int every_step = 0, streams = 0;
   for (session *s = n->sessions; s && !every_step; s = s->next)
     for (uint32_t i = 0; i < s->nsubs; i++) {
+      streams = 1;
       if (s->subs[i].period_ns == 0) {
         every_step = 1;
         break;
@@ -78,13 +79,20 @@ void session_update_publish_period(net *n) {
       g = gcd64(g, s->subs[i].period_ns);
       if (s->subs[i].period_ns < shortest) shortest = s->subs[i].period_ns;
     }
-  /* a connected viewer (net_viewer_active) publishes at its own period */
+  /* a connected viewer (net_viewer_active) publishes at its own period and, while it is the
+   * only subscriber, at most viewer_max_fps times a second of wall time in every mode (a
+   * stream subscriber is owed a frame per period of sim time, so then only the viewer's own
+   * pacing in viewer_out.c applies) */
   if (n->viewer_period_ns) {
     g = gcd64(g, n->viewer_period_ns);
     if (n->viewer_period_ns < shortest) shortest = n->viewer_period_ns;
   }
   atomic_store(&n->counters.publish_period_ns, every_step ? 0 : g);
   atomic_store(&n->counters.publish_wall_ns, every_step || g == 0 ? 0 : shortest / 2);
+  atomic_store(&n->counters.publish_wall_viewer_ns,
+               n->viewer_period_ns && !streams && n->cfg->viewer_max_fps
+                   ? 1000000000ull / n->cfg->viewer_max_fps
+                   : 0);
 }
 
 void session_free(session *s) {

@@ -86,6 +86,21 @@ static void *sim_main(void *arg) {
           else s->spin_skip = 63;
           continue;
         }
+        /* a step publication held back by a wall-time limit goes out once the thread has
+         * been idle for the rest of it: viewers of a client that stopped stepping see the
+         * last state */
+        if (s->pub_deferred) {
+          uint64_t due = sim_deferred_due(s);
+          if (mono_now_ns() >= due) {
+            pthread_mutex_unlock(&s->mu);
+            sim_publish_deferred(s);
+            pthread_mutex_lock(&s->mu);
+          } else {
+            struct timespec ts = {(time_t)(due / 1000000000ull), (long)(due % 1000000000ull)};
+            pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+          }
+          continue;
+        }
         pthread_cond_wait(&s->cv, &s->mu);
       } else {
         struct timespec ts = {(time_t)(wake_at / 1000000000ull), (long)(wake_at % 1000000000ull)};

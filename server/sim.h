@@ -42,6 +42,10 @@ typedef struct net_counters {
   /* and, in max-speed mode, at most one publication per this much wall time (half the
    * shortest period): a world running flat out does not flood subscribers that asked for N Hz */
   atomic_uint_fast64_t publish_wall_ns;
+  /* while a viewer is the only subscriber: at most one publication per this much wall time in
+   * every mode (1 / viewer_max_fps; 0 = no such limit). A lock-step client stepping at 20 kHz
+   * would otherwise have a snapshot captured and woken for every viewer period of sim time */
+  atomic_uint_fast64_t publish_wall_viewer_ns;
   atomic_int loop_spinning;     /* the loop thread is polling the outbox: no doorbell needed */
 } net_counters;
 

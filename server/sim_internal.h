@@ -101,6 +101,8 @@ struct sim {
                                epoch names a command the world no longer holds (reads as 0) */
   uint64_t pub_bucket;      /* sim time / publish period of the last step publication */
   uint64_t pub_wall_ns;     /* wall time of the last step publication */
+  int pub_deferred;         /* a step publication held back by a wall-time limit: published
+                               when the thread goes idle for the rest of that limit */
   pthread_mutex_t clk_mu;
   sim_clock clk;
   scene_slot scene;         /* the geometry for the viewer (captured only with viewer_port) */
@@ -158,6 +160,12 @@ void sim_update_clock(sim *s);
 /* Publish the world for the stream subscriptions: after a step (`step` 1, `wall_ns` its end)
  * only when a subscription can use it; after a change of the world (`step` 0) always. */
 void sim_publish(sim *s, uint64_t wall_ns, int step);
+/* A step publication held back by a wall-time limit (s->pub_deferred): the monotonic time from
+ * which it may go out. The waiting loop publishes it then (sim_publish_deferred) unless a step
+ * has published meanwhile, so a client that stops stepping leaves its viewers the last state. */
+uint64_t sim_deferred_due(const sim *s);
+/* Publish the held-back step publication now (clears s->pub_deferred). */
+void sim_publish_deferred(sim *s);
 /* The world changed outside a step (load, reset, restore, bodies, state): links re-indexed,
  * flags and rate history dropped, a new generation published. */
 void sim_world_changed(sim *s);

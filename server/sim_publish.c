@@ -28,24 +28,38 @@ void sim_update_clock(sim *s) {
 }
 
 
+/* the wall time a step publication must wait after the last one: half the shortest period in
+ * max-speed mode, 1 / viewer_max_fps in every mode while a viewer is the only subscriber */
+static uint64_t wall_gap(const sim *s) {
+  uint64_t gap = s->mode == PHYSD__V1__MODE__MODE_MAX_SPEED ? atomic_load(&s->nc->publish_wall_ns) : 0;
+  uint64_t viewer_gap = atomic_load(&s->nc->publish_wall_viewer_ns);
+  return viewer_gap > gap ? viewer_gap : gap;
+}
+
+static void publish_now(sim *s, uint64_t wall_ns, int step);
+
 /* Publish the world as it is now (after a step: wall = end of the step) for the stream
  * subscriptions. After a step (`step` 1) this happens only when someone can use it: a
- * subscription exists, sim time reached a multiple of the publish period and, in max-speed
- * mode, the last publication is at least publish_wall_ns of wall time old; the clock is
- * updated either way. World changes (`step` 0) always publish: the loop thread checks
- * Subscribe requests against the newest snapshot. */
+ * subscription exists, sim time reached a multiple of the publish period and the last
+ * publication is at least wall_gap() old (a publication held back by that gap only is marked
+ * deferred); the clock is updated either way. World changes (`step` 0) always publish: the
+ * loop thread checks Subscribe requests against the newest snapshot. */
 void sim_publish(sim *s, uint64_t wall_ns, int step) {
   if (step) {
     if (atomic_load(&s->nc->subscriptions) == 0) {
+      s->pub_deferred = 0;
       sim_update_clock(s);
       return;
     }
     uint64_t period = atomic_load(&s->nc->publish_period_ns);
     if (period > 0) {
       uint64_t bucket = world_sim_time_ns(&s->wc) / period;
-      if (bucket == s->pub_bucket ||
-          (s->mode == PHYSD__V1__MODE__MODE_MAX_SPEED &&
-           wall_ns - s->pub_wall_ns < atomic_load(&s->nc->publish_wall_ns))) {
+      if (bucket == s->pub_bucket) {
+        sim_update_clock(s);
+        return;
+      }
+      if (wall_ns - s->pub_wall_ns < wall_gap(s)) {
+        s->pub_deferred = 1;
         sim_update_clock(s);
         return;
       }
@@ -53,6 +67,21 @@ void sim_publish(sim *s, uint64_t wall_ns, int step) {
       s->pub_wall_ns = wall_ns;
     }
   }
+  publish_now(s, wall_ns, step);
+}
+
+uint64_t sim_deferred_due(const sim *s) { return s->pub_wall_ns + wall_gap(s); }
+
+void sim_publish_deferred(sim *s) {
+  uint64_t now = mono_now_ns();
+  uint64_t period = atomic_load(&s->nc->publish_period_ns);
+  s->pub_bucket = period ? world_sim_time_ns(&s->wc) / period : s->pub_bucket;
+  s->pub_wall_ns = now;
+  publish_now(s, now, 1);
+}
+
+static void publish_now(sim *s, uint64_t wall_ns, int step) {
+  s->pub_deferred = 0;
   state_snap *b = tribuf_back(&s->tb);
   int want = 0;
   if (atomic_load(&s->nc->contacts_wanted) > 0) want |= SNAP_CONTACTS;

@@ -31,8 +31,12 @@ typedef struct viewer viewer;
  * Returns the viewer, or NULL after logging why (bad address, port in use, no token). */
 viewer *viewer_start(net *n);
 
-/* A fresh state snapshot (valid until the next tribuf read): encode the channels someone is
- * subscribed to and hand each viewer its newest frames. Also picks up a new scene. */
+/* A fresh state snapshot (valid until the next tribuf read): mark the newest frames due for
+ * each viewer (encoded when its socket can take them). Viewers get a frame per
+ * viewer_period_ms of sim time (a change of the world without a step always counts) and at
+ * most viewer_max_fps a second of wall time: a snapshot held back by the latter only is
+ * offered when n->viewer_timer fires (net.c calls viewer_on_state again with the newest).
+ * Also picks up a new scene at once. NULL v is ignored. */
 void viewer_on_state(viewer *v, const state_snap *s);
 
 /* The simulation's reply (buf: [u32 length][Envelope], not taken) to a viewer's control call,

@@ -65,6 +65,8 @@ struct viewer {
   vmsg *cache[NCH];         /* the newest encoded message per channel */
   uint64_t cache_seq[NCH];  /* snapshot seq it was made from (state, tf, contacts) */
   scene_snap *scene;        /* the newest geometry */
+  /* the last snapshot offered to the viewers (viewer_on_state's pacing) */
+  uint64_t shown_seq, shown_gen, shown_step, shown_bucket, shown_wall_ns;
   vbuf enc;
   char *advertise;          /* the advertise message (built once) */
   char *services;           /* the advertiseServices message (built once) */

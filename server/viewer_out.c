@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "stats.h"
 #include "viewer_internal.h"
 
 const char *const viewer_topic[NCH] = {NULL, "/physd/state", "/tf", "/scene", "/contacts"};
@@ -170,7 +171,32 @@ void viewer_on_state(viewer *v, const state_snap *s) {
     encode_scene(v, s ? s->sim_time_ns : 0);
     for (vclient *c = v->clients; c; c = c->next) viewer_offer(c, CH_SCENE, v->cache[CH_SCENE]);
   }
-  if (!s || !s->seq) return;
+  if (!s || !s->seq || s->seq == v->shown_seq) return;
+  /* the viewers' pace: a new period of sim time, or a change of the world without a step
+   * (the step did not advance) ... */
+  uint64_t period = v->net->viewer_period_ns ? v->net->viewer_period_ns : 1;
+  uint64_t bucket = s->sim_time_ns / period;
+  if (v->shown_seq && s->world_gen == v->shown_gen && s->step > v->shown_step &&
+      bucket == v->shown_bucket)
+    return;
+  /* ... and no more often than viewer_max_fps a second of wall time; held back, it is offered
+   * when the timer fires (the newest snapshot then). The simulation holds its publications to
+   * the same rate when a viewer is the only subscriber; 1/8 of slack keeps this side from
+   * delaying those by a timer for the jitter between the two threads */
+  uint32_t fps = v->net->cfg->viewer_max_fps;
+  uint64_t now = mono_now_ns(), gap = fps ? 1000000000ull / fps : 0;
+  gap -= gap / 8;
+  if (v->shown_seq && now - v->shown_wall_ns < gap) {
+    if (!uv_is_active((uv_handle_t *)&v->net->viewer_timer))
+      uv_timer_start(&v->net->viewer_timer, net_viewer_timer_fired,
+                     (gap - (now - v->shown_wall_ns) + 999999) / 1000000, 0);
+    return;
+  }
+  v->shown_seq = s->seq;
+  v->shown_gen = s->world_gen;
+  v->shown_step = s->step;
+  v->shown_bucket = bucket;
+  v->shown_wall_ns = now;
   for (vclient *c = v->clients; c; c = c->next) {
     for (int ch = 1; ch < NCH; ch++)
       if (ch != CH_SCENE && c->subscribed[ch]) {

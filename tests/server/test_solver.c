@@ -366,23 +366,11 @@ static void test_request_table(void) {
 /* ---- config -------------------------------------------------------------------------------- */
 
 /* run physd with `args` (a shell-quoted tail), capture its output; returns its exit status */
-static int run_physd(const char *args, char *out, size_t cap) {
-  const char *bin = getenv("PHYSD_BIN");
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin && *bin ? bin : "build/server/physd", args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_config_bad_solver(void) {
-  char args[1024], out[4096];
+  char args[1024], out[16384];
   const char *conf = wc_write_file(&D, "bad.conf", "# a config\nthreads = 1\nsolver = turbo\n");
   snprintf(args, sizeof args, "--config '%s' --socket '%s/never.sock'", conf, D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   char where[400];
   snprintf(where, sizeof where, "%s:3:", conf);
   CU_ASSERT(strstr(out, where) != NULL);
@@ -390,16 +378,16 @@ static void test_config_bad_solver(void) {
   for (size_t i = 0; i < NNames; i++) CU_ASSERT(strstr(out, Names[i]) != NULL);
   /* the flag is checked the same way */
   snprintf(args, sizeof args, "--solver turbo --socket '%s/never.sock'", D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   CU_ASSERT(strstr(out, "known solvers") != NULL);
   snprintf(args, sizeof args, "--solver-tolerance -1 --socket '%s/never.sock'", D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   CU_ASSERT(strstr(out, "solver_tolerance") != NULL);
   snprintf(args, sizeof args, "--solver-iterations 0 --socket '%s/never.sock'", D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   CU_ASSERT(strstr(out, "solver_iterations") != NULL);
   /* --help lists the flag */
-  CU_ASSERT_EQUAL(run_physd("--help", out, sizeof out), 0);
+  CU_ASSERT_EQUAL(wc_run_output("--help", out, sizeof out), 0);
   CU_ASSERT(strstr(out, "--solver NAME") != NULL);
 }
 

@@ -274,29 +274,17 @@ static void test_load_with_options(void) {
   wc_free(r);
 }
 
-static int run_physd(const char *args, char *out, size_t cap) {
-  const char *bin = getenv("PHYSD_BIN");
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin && *bin ? bin : "build/server/physd", args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* config keys solver.NAME: defaults of every world; a bad one stops the daemon naming it */
 static void test_config_options(void) {
-  char args[1024], out[4096];
+  char args[1024], out[16384];
   const char *conf = wc_write_file(&D, "badopt.conf", "solver = canal\nsolver.canal.kappa = 1\n");
   snprintf(args, sizeof args, "--config '%s' --socket '%s/never.sock'", conf, D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   CU_ASSERT(strstr(out, ":2:") != NULL && strstr(out, "canal.kappa") != NULL);
   snprintf(args, sizeof args, "--solver.canal.nope 3 --socket '%s/never.sock'", D.dir);
-  CU_ASSERT_EQUAL(run_physd(args, out, sizeof out), 2);
+  CU_ASSERT_EQUAL(wc_run_output(args, out, sizeof out), 2);
   CU_ASSERT(strstr(out, "canal.nope") != NULL);
-  CU_ASSERT_EQUAL(run_physd("--help", out, sizeof out), 0);
+  CU_ASSERT_EQUAL(wc_run_output("--help", out, sizeof out), 0);
   CU_ASSERT(strstr(out, "--solver.NAME") != NULL);
 
   conf = wc_write_file(&D, "goodopt.conf", "solver = canal\nsolver.canal.kappa = 20\n"

@@ -42,18 +42,6 @@
 #define WORLD PHYSD_WORLDS_DIR "/boxes20.xml"
 
 /* a port nothing listens on right now */
-static int free_port(void) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t l = sizeof a;
-  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || getsockname(fd, (struct sockaddr *)&a, &l)) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 static uint64_t le(const unsigned char *p, int n) {
   uint64_t v = 0;
   for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
@@ -166,7 +154,7 @@ static void subscribe(wsc *c, int sub_id, int channel) {
 }
 
 static void test_off_by_default(void) {
-  int port = free_port();
+  int port = wc_free_port();
   CU_ASSERT_FATAL(port > 0);
   wc_daemon d;
   CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, NULL), 0);
@@ -202,7 +190,7 @@ static double tf_error(const char *json, const double *v, size_t nv, int *nbodie
 }
 
 static void test_poses_match_getstate(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", WORLD, NULL};
@@ -342,7 +330,7 @@ static int run_capture(const char *const *args, char *out, size_t cap) {
 }
 
 static void test_bind_rules(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16], out[8192], sock[64];
   snprintf(ps, sizeof ps, "%d", port);
   snprintf(sock, sizeof sock, "/tmp/physd-viewer-%d.sock", (int)getpid());
@@ -394,7 +382,7 @@ static void test_bind_rules(void) {
 }
 
 static void test_bad_clients(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, NULL};
@@ -466,10 +454,12 @@ static double time_steps(wc_conn *conn, int n) {
 }
 
 static void test_slow_viewer(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
-  const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", WORLD, NULL};
+  /* a frame every step (no wall-time limit), so that the unread frames fill the socket */
+  const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--viewer-max-fps", "0",
+                        "--world", WORLD, NULL};
   wc_daemon d;
   CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
   wc_conn conn;
@@ -513,7 +503,7 @@ static void test_slow_viewer(void) {
 /* /contacts: one arrow per contact of the frame's step, at the contact point, along the force
  * on body a, 1 cm per newton (2 cm .. 1 m), equal to GetState's contacts at the same sim time */
 static void test_contacts(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", WORLD, NULL};
@@ -611,7 +601,7 @@ static void test_mesh_scene(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   fputs(MeshWorld, f);
   fclose(f);
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, "--viewer-period-ms", "1", "--world", path, NULL};

@@ -17,7 +17,10 @@ It starts the daemon (PHYSD_BIN) with --viewer on a free port and checks:
   - timestamps in simulation time: each frame's log time equals the `time` message before it
     and the transforms' own timestamp, is a whole number of timesteps, and after a pause
     through the /physd/pause service no log time is beyond the sim time the service answered;
-  - latest wins for a slow viewer (max-speed mode, viewer_period_ms 1): a viewer that does not
+  - at most viewer_max_fps frames a second of wall time: in max-speed mode with
+    viewer_period_ms 1 (a frame due every step) and the default viewer_max_fps 60, a viewer
+    gets /tf frames at 20 to 66 a second over 2 s, their log times advancing;
+  - latest wins for a slow viewer (max-speed mode, viewer_period_ms 1, viewer_max_fps 0): a viewer that does not
     read for 3 s gets, once it reads again, a frame at least as new as the newest a fast viewer
     had when it woke, and the daemon's log shows it was sent fewer frames than the fast one
     and dropped some;
@@ -242,6 +245,30 @@ async def test_protocol_and_rate(d):
         await call(ws, svcs["/physd/resume"]["id"], 2)
 
 
+async def test_wall_rate(d):
+    ws = await websockets.connect(d.url(), subprotocols=[SUB], max_size=None)
+    _, chans, _ = await hello(ws)
+    await ws.send(json.dumps({"op": "subscribe",
+                              "subscriptions": [{"id": 1, "channelId": chans["/tf"]["id"]}]}))
+    # the first frame, then count for 2 s of wall time
+    while True:
+        m = await asyncio.wait_for(ws.recv(), 5)
+        if isinstance(m, bytes) and m[0] == 1:
+            break
+    times = []
+    t_end = time.monotonic() + 2.0
+    while time.monotonic() < t_end:
+        m = await asyncio.wait_for(ws.recv(), 5)
+        if isinstance(m, bytes) and m[0] == 1:
+            times.append(parse_bin(m)[1][1])
+    rate = len(times) / 2.0
+    check(20 <= rate <= 66,
+          "max speed, a frame due every step: %.0f /tf frames a second of wall time "
+          "(viewer_max_fps 60)" % rate)
+    check(all(b > a for a, b in zip(times, times[1:])), "their log times advance")
+    await ws.close()
+
+
 async def test_slow_viewer(d):
     fast = await websockets.connect(d.url(), subprotocols=[SUB], max_size=None)
     # the slow one: the library stops reading from the socket after one queued message
@@ -416,6 +443,12 @@ async def main():
     finally:
         d.stop()
     d = Daemon("--world", world, "--mode", "max", "--viewer-period-ms", "1")
+    try:
+        await test_wall_rate(d)
+    finally:
+        d.stop()
+    d = Daemon("--world", world, "--mode", "max", "--viewer-period-ms", "1",
+               "--viewer-max-fps", "0")
     try:
         await test_slow_viewer(d)
     finally:

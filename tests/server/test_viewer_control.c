@@ -29,18 +29,6 @@
 #define SUB "foxglove.websocket.v1"
 #define WORLD PHYSD_WORLDS_DIR "/boxes20.xml"
 
-static int free_port(void) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t l = sizeof a;
-  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || getsockname(fd, (struct sockaddr *)&a, &l)) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 static uint32_t le32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -159,7 +147,7 @@ static long long world_step(wc_conn *conn) {
 }
 
 static void test_realtime_controls(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, "--mode", "realtime", "--world", WORLD, NULL};
@@ -239,7 +227,7 @@ static void test_realtime_controls(void) {
 }
 
 static void test_lockstep_owner(void) {
-  int port = free_port();
+  int port = wc_free_port();
   char ps[16];
   snprintf(ps, sizeof ps, "%d", port);
   const char *args[] = {"--viewer", ps, "--world", WORLD, NULL};

@@ -165,6 +165,8 @@ wsc_msg *wsc_next(wsc *c, int timeout_ms) {
   return m;
 }
 
+void wsc_service(wsc *c) { service(c, 0); }
+
 int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs) {
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
   int n = 0;

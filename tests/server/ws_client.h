@@ -40,6 +40,8 @@ void wsc_msg_free(wsc_msg *m);
  * Foxglove messageData among them (binary, opcode 1) are added to *data_msgs (nullable). */
 int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs);
 
+/* Service the connection once without waiting: what arrived is queued for wsc_next. */
+void wsc_service(wsc *c);
 /* 1 once the server closed the connection (services up to timeout_ms to find out). */
 int wsc_closed(wsc *c, int timeout_ms);
 

@@ -1,0 +1,223 @@
+/* viewer_cost.c - what reading viewers cost a lock-step client (issue 13: "the step rate within
+ * 5 % with 5 viewers connected"), printed as one JSON object.
+ *
+ * It starts physd (--physd PATH, default the build tree's) with --viewer on a free port and a
+ * world (default configs/worlds/boxes20.xml), warms up, then alternates rounds: STEPS lock-step
+ * steps of one protocol client with no viewer, and the same with VIEWERS viewers connected,
+ * subscribed to /physd/state, /tf and /scene and read by a thread of this program. Rounds go
+ * A B, B A, A B, ... so that a drift of the machine's speed falls on both sides. The viewers
+ * connect before and leave after each "with" run (their connection is not timed). The JSON has
+ * every run's seconds, the medians, the ratio with/without, the frames the viewers read and the
+ * load average. Usage:
+ *
+ *   viewer_cost [--viewers N] [--steps N] [--rounds N] [--period-ms MS] [--max-fps N]
+ *               [--world FILE] [--physd PATH]
+ *
+ * Defaults: 5 viewers, 3000 steps, 5 rounds, viewer_period_ms 20 and viewer_max_fps 60 (the
+ * daemon's defaults; --max-fps 0 lifts the wall-time limit, as before it existed).
+ *
+ * The reading threads run in this process on the same machine as the daemon: on 2 cores they
+ * compete with the daemon's loop and simulation threads, as a viewer on the same computer does.
+ * Bad arguments: a message on stderr and exit status 2. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault_util.h"
+#include "wire_client.h"
+#include "ws_client.h"
+
+#define SUB "foxglove.websocket.v1"
+#define MAXV 16
+#define MAXR 64
+
+typedef struct readers {
+  wsc *c[MAXV];
+  int n;
+  atomic_int stop;
+  unsigned long long msgs;
+} readers;
+
+static void *read_loop(void *arg) {
+  readers *r = arg;
+  while (!atomic_load(&r->stop))
+    for (int i = 0; i < r->n; i++) wsc_drain(r->c[i], 0, &r->msgs);
+  return NULL;
+}
+
+/* connect, read the hello and subscribe to state, tf and scene; NULL on failure */
+static wsc *viewer(int port) {
+  wsc *c = wsc_connect(port, "/", SUB, 5000);
+  if (!c) return NULL;
+  char sub[256] = "{\"op\":\"subscribe\",\"subscriptions\":[";
+  int nsub = 0;
+  for (int k = 0; k < 3; k++) {
+    wsc_msg *m = wsc_next(c, 5000);
+    if (!m) break;
+    json_t *j = json_loads((char *)m->data, 0, NULL);
+    json_t *chans = json_object_get(j, "channels");
+    for (size_t i = 0; i < json_array_size(chans); i++) {
+      json_t *ch = json_array_get(chans, i);
+      const char *topic = json_string_value(json_object_get(ch, "topic"));
+      if (!topic || strcmp(topic, "/contacts") == 0) continue;
+      char e[64];
+      snprintf(e, sizeof e, "%s{\"id\":%d,\"channelId\":%d}", nsub ? "," : "", nsub + 1,
+               (int)json_integer_value(json_object_get(ch, "id")));
+      strcat(sub, e);
+      nsub++;
+    }
+    json_decref(j);
+    wsc_msg_free(m);
+  }
+  strcat(sub, "]}");
+  if (nsub != 3 || wsc_send_text(c, sub, 5000)) {
+    wsc_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* seconds for n lock-step steps; negative when a step fails */
+static double time_steps(wc_conn *conn, int n) {
+  uint64_t t0 = wc_now_ns();
+  for (int i = 0; i < n; i++) {
+    Physd__V1__Envelope *r = wc_req_step(conn, 1);
+    if (!r) return -1.0;
+    wc_free(r);
+  }
+  return (double)(wc_now_ns() - t0) * 1e-9;
+}
+
+/* one run with nv viewers reading; seconds (negative on failure), frames read into *msgs */
+static double run_with(wc_conn *conn, int port, int nv, int steps, unsigned long long *msgs) {
+  readers r = {.n = nv};
+  atomic_init(&r.stop, 0);
+  for (int i = 0; i < nv; i++) {
+    r.c[i] = viewer(port);
+    if (!r.c[i]) {
+      fprintf(stderr, "viewer_cost: viewer %d could not connect and subscribe\n", i);
+      for (int k = 0; k < i; k++) wsc_free(r.c[k]);
+      return -1.0;
+    }
+  }
+  pthread_t th;
+  if (pthread_create(&th, NULL, read_loop, &r)) return -1.0;
+  double t = time_steps(conn, steps);
+  usleep(100000); /* the last frames */
+  atomic_store(&r.stop, 1);
+  pthread_join(th, NULL);
+  *msgs += r.msgs;
+  for (int i = 0; i < nv; i++) wsc_free(r.c[i]);
+  return t;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+  double s[MAXR];
+  memcpy(s, v, (size_t)n * sizeof *v);
+  qsort(s, (size_t)n, sizeof *s, cmp);
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+static int arg_int(const char *flag, const char *v, int lo, int hi) {
+  char *end;
+  long x = v ? strtol(v, &end, 10) : 0;
+  if (!v || *end || x < lo || x > hi) {
+    fprintf(stderr, "viewer_cost: %s needs an integer in %d..%d\n", flag, lo, hi);
+    exit(2);
+  }
+  return (int)x;
+}
+
+int main(int argc, char **argv) {
+  int nv = 5, steps = 3000, rounds = 5, period = 20, max_fps = 60;
+  const char *world = PHYSD_WORLDS_DIR "/boxes20.xml", *physd = PHYSD_DEFAULT_BIN;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--viewers") == 0) nv = arg_int(a, v, 1, MAXV);
+    else if (strcmp(a, "--steps") == 0) steps = arg_int(a, v, 1, 10000000);
+    else if (strcmp(a, "--rounds") == 0) rounds = arg_int(a, v, 1, MAXR);
+    else if (strcmp(a, "--period-ms") == 0) period = arg_int(a, v, 1, 1000);
+    else if (strcmp(a, "--max-fps") == 0) max_fps = arg_int(a, v, 0, 1000);
+    else if (strcmp(a, "--world") == 0 && v) world = v;
+    else if (strcmp(a, "--physd") == 0 && v) physd = v;
+    else {
+      fprintf(stderr,
+              "usage: viewer_cost [--viewers N] [--steps N] [--rounds N] [--period-ms MS] "
+              "[--max-fps N] [--world FILE] [--physd PATH]\n");
+      return 2;
+    }
+    i++;
+  }
+  if (access(physd, X_OK)) {
+    fprintf(stderr, "viewer_cost: no physd at %s (--physd PATH)\n", physd);
+    return 2;
+  }
+  setenv("PHYSD_BIN", physd, 1);
+  int port = wc_free_port();
+  char ps[16], pms[16], fps[16];
+  snprintf(ps, sizeof ps, "%d", port);
+  snprintf(pms, sizeof pms, "%d", period);
+  snprintf(fps, sizeof fps, "%d", max_fps);
+  const char *args[] = {"--viewer", ps, "--viewer-period-ms", pms, "--viewer-max-fps", fps,
+                        "--world", world, NULL};
+  wc_daemon d;
+  if (port < 0 || wc_daemon_start(&d, args)) {
+    fprintf(stderr, "viewer_cost: the daemon did not start (world %s)\n", world);
+    return 1;
+  }
+  wc_conn conn;
+  int rc = 1;
+  double t0[MAXR], tv[MAXR];
+  unsigned long long msgs = 0;
+  if (wc_open(&conn, &d)) goto out;
+  if (time_steps(&conn, 500) < 0) goto out; /* warm up */
+  for (int r = 0; r < rounds; r++) {
+    for (int k = 0; k < 2; k++) {
+      int with = (r % 2 == 0) == (k == 1); /* A B, B A, A B, ... */
+      double t = with ? run_with(&conn, port, nv, steps, &msgs) : time_steps(&conn, steps);
+      if (t < 0) goto out_conn;
+      if (with) tv[r] = t;
+      else t0[r] = t;
+      /* every viewer gone before a run without them */
+      if (with && !fu_log_wait(&d, "viewers=0", r + 1, 5000)) {
+        fprintf(stderr, "viewer_cost: the viewers did not leave\n");
+        goto out_conn;
+      }
+    }
+    fprintf(stderr, "viewer_cost: round %d/%d: %.3f s without, %.3f s with %d viewers\n", r + 1,
+            rounds, t0[r], tv[r], nv);
+  }
+  json_t *without = json_array(), *with = json_array();
+  for (int r = 0; r < rounds; r++) {
+    json_array_append_new(without, json_real(t0[r]));
+    json_array_append_new(with, json_real(tv[r]));
+  }
+  double m0 = median(t0, rounds), mv = median(tv, rounds);
+  json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:f, s:f, s:f, s:I, s:f}",
+                        "world", world, "steps", steps, "rounds", rounds, "viewers", nv,
+                        "viewer_period_ms", period, "viewer_max_fps", max_fps, "without_s",
+                        without, "with_s", with, "median_without_s", m0, "median_with_s", mv,
+                        "ratio", mv / m0, "frames_read", (json_int_t)msgs, "loadavg",
+                        wc_loadavg());
+  char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+  if (s) {
+    printf("%s\n", s);
+    rc = 0;
+  }
+  free(s);
+  json_decref(o);
+out_conn:
+  wc_close(&conn);
+out:
+  wc_daemon_stop(&d);
+  return rc;
+}
