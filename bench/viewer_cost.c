@@ -16,8 +16,9 @@
  * Defaults: 5 viewers, 3000 steps, 5 rounds, viewer_period_ms 20 and viewer_max_fps 60 (the
  * daemon's defaults; --max-fps 0 lifts the wall-time limit, as before it existed).
  *
- * The reading threads run in this process on the same machine as the daemon: on 2 cores they
- * compete with the daemon's loop and simulation threads, as a viewer on the same computer does.
+ * The reading thread runs in this process on the same machine as the daemon: on 2 cores it
+ * competes with the daemon's loop and simulation threads, as a viewer on the same computer does
+ * (it sleeps 1 ms when no viewer had a message, as a reader blocked in poll would).
  * Bad arguments: a message on stderr and exit status 2. */
 #include <jansson.h>
 #include <pthread.h>
@@ -42,10 +43,16 @@ typedef struct readers {
   unsigned long long msgs;
 } readers;
 
+/* read every viewer's messages as they come; when none had any, sleep 1 ms, as a reader blocked
+ * in poll would (a spinning reader would take a core from the daemon on a 2-core machine, which
+ * no real viewer does) */
 static void *read_loop(void *arg) {
   readers *r = arg;
-  while (!atomic_load(&r->stop))
-    for (int i = 0; i < r->n; i++) wsc_drain(r->c[i], 0, &r->msgs);
+  while (!atomic_load(&r->stop)) {
+    int got = 0;
+    for (int i = 0; i < r->n; i++) got += wsc_drain(r->c[i], 0, &r->msgs) > 0;
+    if (!got) usleep(1000);
+  }
   return NULL;
 }
 
