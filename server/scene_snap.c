@@ -28,20 +28,35 @@ scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen) {
   if (!s) return NULL;
   s->world_gen = world_gen;
   s->geoms = malloc((size_t)(bound > 0 ? bound : 1) * sizeof *s->geoms);
-  s->tri_start = calloc((size_t)bound + 1, sizeof *s->tri_start);
-  if (!s->geoms || !s->tri_start) goto oom;
+  if (!s->geoms) goto oom;
   for (int id = 0; id < bound; id++)
-    if (phys_world_get_geom(w, id, &s->geoms[s->n]) == PHYS_OK) s->n++;
-  /* mesh geoms' hull triangles: counted, then copied */
+    if (phys_world_get_geom(w, id, &s->geoms[s->n]) == PHYS_OK) {
+      const phys_geom_info *g = &s->geoms[s->n++];
+      if (g->type == PHYS_GEOM_MESH && g->mesh >= s->nmesh) s->nmesh = g->mesh + 1;
+    }
+  /* the used meshes' triangle counts (-1 = not used), then their ranges and the copies */
+  s->mesh_tri_start = malloc((size_t)(s->nmesh + 1) * sizeof *s->mesh_tri_start);
+  if (!s->mesh_tri_start) goto oom;
+  for (int m = 0; m <= s->nmesh; m++) s->mesh_tri_start[m] = -1;
   for (int i = 0; i < s->n; i++) {
-    int nt = s->geoms[i].type == PHYS_GEOM_MESH ? hull_triangles(w, s->geoms[i].mesh, NULL, 0) : 0;
-    s->tri_start[i + 1] = s->tri_start[i] + (nt > 0 ? nt : 0);
+    const phys_geom_info *g = &s->geoms[i];
+    if (g->type == PHYS_GEOM_MESH && g->mesh >= 0 && s->mesh_tri_start[g->mesh] < 0) {
+      int nt = hull_triangles(w, g->mesh, NULL, 0);
+      s->mesh_tri_start[g->mesh] = nt > 0 ? nt : 0;
+    }
   }
-  s->tri_pts = malloc((size_t)(s->tri_start[s->n] > 0 ? s->tri_start[s->n] : 1) * 9 * sizeof(double));
+  int total = 0;
+  for (int m = 0; m < s->nmesh; m++) {
+    int nt = s->mesh_tri_start[m] > 0 ? s->mesh_tri_start[m] : 0;
+    s->mesh_tri_start[m] = total;
+    total += nt;
+  }
+  s->mesh_tri_start[s->nmesh] = total;
+  s->tri_pts = malloc((size_t)(total > 0 ? total : 1) * 9 * sizeof(double));
   if (!s->tri_pts) goto oom;
-  for (int i = 0; i < s->n; i++) {
-    int want = s->tri_start[i + 1] - s->tri_start[i];
-    if (want && hull_triangles(w, s->geoms[i].mesh, s->tri_pts + 9 * (size_t)s->tri_start[i], want) != want)
+  for (int m = 0; m < s->nmesh; m++) {
+    int want = s->mesh_tri_start[m + 1] - s->mesh_tri_start[m];
+    if (want && hull_triangles(w, m, s->tri_pts + 9 * (size_t)s->mesh_tri_start[m], want) != want)
       goto oom;
   }
   return s;
@@ -50,10 +65,18 @@ oom:
   return NULL;
 }
 
+int scene_snap_triangles(const scene_snap *s, int i, const double **pts) {
+  const phys_geom_info *g = &s->geoms[i];
+  *pts = NULL;
+  if (g->type != PHYS_GEOM_MESH || g->mesh < 0 || g->mesh >= s->nmesh) return 0;
+  *pts = s->tri_pts + 9 * (size_t)s->mesh_tri_start[g->mesh];
+  return s->mesh_tri_start[g->mesh + 1] - s->mesh_tri_start[g->mesh];
+}
+
 void scene_snap_free(scene_snap *s) {
   if (!s) return;
   free(s->geoms);
-  free(s->tri_start);
+  free(s->mesh_tri_start);
   free(s->tri_pts);
   free(s);
 }

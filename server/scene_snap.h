@@ -20,17 +20,23 @@ typedef struct scene_snap {
   uint64_t world_gen;       /* the state snapshots' world_gen it was captured at */
   int n;
   phys_geom_info *geoms;    /* [n], in geom id order (removed geoms left out) */
-  /* the collision hull of each mesh geom as triangles in its geom frame: geom i's are
-   * tri_pts[9 * tri_start[i] .. 9 * tri_start[i + 1]) (3 corners of 3 doubles each; none for
-   * other geoms) */
-  int *tri_start;           /* [n + 1] */
+  /* the collision hull of each mesh the geoms use, once per mesh however many geoms share it,
+   * as triangles in the mesh (= geom) frame: mesh m's are tri_pts[9 * mesh_tri_start[m] ..
+   * 9 * mesh_tri_start[m + 1]) (3 corners of 3 doubles each; none for a mesh no geom uses) */
+  int nmesh;                /* 1 + the largest mesh id of a geom, or 0 */
+  int *mesh_tri_start;      /* [nmesh + 1] */
   double *tri_pts;
 } scene_snap;
 
-/* Capture every live geom of `w`, and the hull triangles of its mesh geoms (simulation thread).
- * Returns a malloc'd snapshot (free with scene_snap_free) or NULL when out of memory. */
+/* Capture every live geom of `w`, and the hull triangles of the meshes its geoms use
+ * (simulation thread). Returns a malloc'd snapshot (free with scene_snap_free) or NULL when out
+ * of memory. */
 scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen);
 void scene_snap_free(scene_snap *s);
+
+/* Geom i's hull triangles: their count (0 for a geom that is not a mesh) and, through *pts,
+ * their corners (9 doubles each), valid while s lives. */
+int scene_snap_triangles(const scene_snap *s, int i, const double **pts);
 
 typedef struct scene_slot {
   pthread_mutex_t mu;

@@ -116,8 +116,9 @@ static void put_triangles(vbuf *b, const scene_snap *sc, int i, const char *colo
   vb_put(b, "{\"pose\":", 8);
   put_pose(b, g->pos, g->quat);
   vb_put(b, ",\"points\":[", 11);
-  const double *p = sc->tri_pts + 9 * (size_t)sc->tri_start[i];
-  for (int k = 0; k < 3 * (sc->tri_start[i + 1] - sc->tri_start[i]); k++)
+  const double *p;
+  int nt = scene_snap_triangles(sc, i, &p);
+  for (int k = 0; k < 3 * nt; k++)
     vb_printf(b, "%s{\"x\":%.17g,\"y\":%.17g,\"z\":%.17g}", k ? "," : "", p[3 * k],
               p[3 * k + 1], p[3 * k + 2]);
   vb_printf(b, "],\"color\":%s,\"colors\":[],\"indices\":[]}", color);
@@ -169,10 +170,16 @@ static void put_entity_kind(vbuf *b, const scene_snap *sc, int lo, int hi, int k
           put_prim(b, p, g->quat, 2 * s[0], 2 * s[0], 2 * s[0], color, 0);
         }
       break;
-    case PHYS_GEOM_MESH:
-      if (kind == K_TRI && sc->tri_start[i + 1] > sc->tri_start[i]) { SEP(); put_triangles(b, sc, i, color); }
-      else if (kind == K_TRI && skipped) (*skipped)++; /* its hull could not be read */
+    case PHYS_GEOM_MESH: {
+      const double *tri;
+      if (kind == K_TRI && scene_snap_triangles(sc, i, &tri) > 0) {
+        SEP();
+        put_triangles(b, sc, i, color);
+      } else if (kind == K_TRI && skipped) {
+        (*skipped)++; /* its hull could not be read */
+      }
       break;
+    }
     default:
       if (kind == K_SPHERE && skipped) (*skipped)++;
       break;

@@ -586,11 +586,15 @@ static void test_contacts(void) {
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }
 
-/* a world with a unit-cube mesh geom (8 corners and an interior point) on a free body */
+/* a world with a unit-cube mesh (8 corners and an interior point) used by the geoms of two free
+ * bodies, and a tetrahedron mesh on a third: the capture keeps each mesh once */
 static const char *MeshWorld =
-    "<mujoco><asset><mesh name='cube' vertex='0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  "
+    "<mujoco><asset><mesh name='tet' vertex='0 0 0  1 0 0  0 1 0  0 0 1'/>"
+    "<mesh name='cube' vertex='0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  "
     "1 1 1  0.5 0.5 0.5'/></asset><worldbody><geom type='plane' size='5 5 0.1'/>"
     "<body name='b' pos='0 0 2'><freejoint/><geom type='mesh' mesh='cube'/></body>"
+    "<body name='c' pos='3 0 2'><freejoint/><geom type='mesh' mesh='tet'/></body>"
+    "<body name='d' pos='0 3 2'><freejoint/><geom type='mesh' mesh='cube'/></body>"
     "</worldbody></mujoco>";
 
 static void test_mesh_scene(void) {
@@ -621,8 +625,10 @@ static void test_mesh_scene(void) {
     wsc_msg_free(m);
   }
   CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
-  /* the body's entity: no primitive, one triangle list of the hull's 12 triangles */
-  json_t *tris = NULL;
+  /* each body's entity: no primitive, one triangle list; the two cubes' of the hull's 12
+   * triangles, equal, the tetrahedron's of 4 */
+  json_t *tris = NULL, *cube_pts[2] = {NULL, NULL};
+  int ncube = 0, ntet = 0;
   json_t *ents = json_object_get(scene, "entities");
   for (size_t i = 0; i < json_array_size(ents); i++) {
     json_t *e = json_array_get(ents, i);
@@ -630,10 +636,16 @@ static void test_mesh_scene(void) {
     tris = json_object_get(e, "triangles");
     CU_ASSERT_EQUAL(json_array_size(json_object_get(e, "cubes")), 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(e, "spheres")), 0);
+    CU_ASSERT_EQUAL_FATAL(json_array_size(tris), 1);
+    json_t *p = json_object_get(json_array_get(tris, 0), "points");
+    if (json_array_size(p) == 36 && ncube < 2) cube_pts[ncube++] = p;
+    else if (json_array_size(p) == 12) ntet++;
+    else CU_FAIL("a body's triangles are neither the cube's 36 corners nor the tetrahedron's 12");
   }
-  CU_ASSERT_EQUAL_FATAL(json_array_size(tris), 1);
-  json_t *pts = json_object_get(json_array_get(tris, 0), "points");
-  CU_ASSERT_EQUAL_FATAL(json_array_size(pts), 36);
+  CU_ASSERT_EQUAL_FATAL(ncube, 2);
+  CU_ASSERT_EQUAL(ntet, 1);
+  CU_ASSERT(json_equal(cube_pts[0], cube_pts[1]));
+  json_t *pts = cube_pts[0];
   /* in the geom frame (the loader may recentre the mesh): 8 distinct corners, a unit cube */
   double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9}, corner[8][3];
   int ncorner = 0;
