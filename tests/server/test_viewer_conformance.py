@@ -271,9 +271,15 @@ async def test_wall_rate(d):
 
 async def test_slow_viewer(d):
     fast = await websockets.connect(d.url(), subprotocols=[SUB], max_size=None)
-    # the slow one: the library stops reading from the socket after one queued message
+    # the slow one: the library stops reading from the socket after one queued message, and its
+    # socket has a small receive buffer (set before connecting, so the window stays small and
+    # the daemon's send buffer does not grow to megabytes): what the daemon cannot write for 3 s
+    # must be dropped, not queued, however few frames a loaded machine produces meanwhile
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", d.port))
     slow = await websockets.connect(d.url(), subprotocols=[SUB], max_size=None, max_queue=1,
-                                    read_limit=4096)
+                                    read_limit=4096, sock=sock)
     chans = {}
     for ws in (fast, slow):
         _, chans, _ = await hello(ws)
