@@ -32,7 +32,6 @@
 #include "wire_client.h"
 #include "ws_client.h"
 
-#define SUB "foxglove.websocket.v1"
 #define MAXV 16
 #define MAXR 64
 
@@ -56,38 +55,6 @@ static void *read_loop(void *arg) {
   return NULL;
 }
 
-/* connect, read the hello and subscribe to state, tf and scene; NULL on failure */
-static wsc *viewer(int port) {
-  wsc *c = wsc_connect(port, "/", SUB, 5000);
-  if (!c) return NULL;
-  char sub[256] = "{\"op\":\"subscribe\",\"subscriptions\":[";
-  int nsub = 0;
-  for (int k = 0; k < 3; k++) {
-    wsc_msg *m = wsc_next(c, 5000);
-    if (!m) break;
-    json_t *j = json_loads((char *)m->data, 0, NULL);
-    json_t *chans = json_object_get(j, "channels");
-    for (size_t i = 0; i < json_array_size(chans); i++) {
-      json_t *ch = json_array_get(chans, i);
-      const char *topic = json_string_value(json_object_get(ch, "topic"));
-      if (!topic || strcmp(topic, "/contacts") == 0) continue;
-      char e[64];
-      snprintf(e, sizeof e, "%s{\"id\":%d,\"channelId\":%d}", nsub ? "," : "", nsub + 1,
-               (int)json_integer_value(json_object_get(ch, "id")));
-      strcat(sub, e);
-      nsub++;
-    }
-    json_decref(j);
-    wsc_msg_free(m);
-  }
-  strcat(sub, "]}");
-  if (nsub != 3 || wsc_send_text(c, sub, 5000)) {
-    wsc_free(c);
-    return NULL;
-  }
-  return c;
-}
-
 /* seconds for n lock-step steps; negative when a step fails */
 static double time_steps(wc_conn *conn, int n) {
   uint64_t t0 = wc_now_ns();
@@ -104,7 +71,7 @@ static double run_with(wc_conn *conn, int port, int nv, int steps, unsigned long
   readers r = {.n = nv};
   atomic_init(&r.stop, 0);
   for (int i = 0; i < nv; i++) {
-    r.c[i] = viewer(port);
+    r.c[i] = wsc_viewer(port, NULL);
     if (!r.c[i]) {
       fprintf(stderr, "viewer_cost: viewer %d could not connect and subscribe\n", i);
       for (int k = 0; k < i; k++) wsc_free(r.c[k]);

@@ -13,7 +13,6 @@
  *     back by the wall-time limit goes out when the simulation goes idle.
  * What the viewers cost the client in time is measured by bench/viewer_cost (docs/viewer.md),
  * not here: a timed test on a shared machine could only be loose. */
-#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,7 +25,6 @@
 #include "wire_client.h"
 #include "ws_client.h"
 
-#define SUB "foxglove.websocket.v1"
 #define WORLD PHYSD_WORLDS_DIR "/boxes20.xml"
 #define NV 5
 #define STEPS 3000
@@ -52,39 +50,11 @@ static uint64_t le(const unsigned char *p, int n) {
   return v;
 }
 
-/* connect, read the hello and subscribe to state, tf and scene (ids 1..3 in advertise order) */
+/* a viewer of state, tf and scene (ids 1..3) */
 static int viewer(int port, vstate *vs) {
   memset(vs, 0, sizeof *vs);
-  wsc *c = wsc_connect(port, "/", SUB, 5000);
-  if (!c) return -1;
-  char sub[256] = "{\"op\":\"subscribe\",\"subscriptions\":[";
-  int nsub = 0;
-  for (int k = 0; k < 3; k++) {
-    wsc_msg *m = wsc_next(c, 5000);
-    if (!m) break;
-    json_t *j = json_loads((char *)m->data, 0, NULL);
-    json_t *chans = json_object_get(j, "channels");
-    for (size_t i = 0; i < json_array_size(chans); i++) {
-      json_t *ch = json_array_get(chans, i);
-      const char *topic = json_string_value(json_object_get(ch, "topic"));
-      if (!topic || strcmp(topic, "/contacts") == 0) continue;
-      if (strcmp(topic, "/scene") == 0) vs->scene_id = nsub + 1;
-      char e[64];
-      snprintf(e, sizeof e, "%s{\"id\":%d,\"channelId\":%d}", nsub ? "," : "", nsub + 1,
-               (int)json_integer_value(json_object_get(ch, "id")));
-      strcat(sub, e);
-      nsub++;
-    }
-    json_decref(j);
-    wsc_msg_free(m);
-  }
-  strcat(sub, "]}");
-  if (nsub != 3 || wsc_send_text(c, sub, 5000)) {
-    wsc_free(c);
-    return -1;
-  }
-  vs->c = c;
-  return 0;
+  vs->c = wsc_viewer(port, &vs->scene_id);
+  return vs->c ? 0 : -1;
 }
 
 static void read_all(vstate *vs) {

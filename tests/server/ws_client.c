@@ -1,7 +1,9 @@
 /* ws_client.c - the WebSocket test client (see ws_client.h). */
 #include "ws_client.h"
 
+#include <jansson.h>
 #include <libwebsockets.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -203,4 +205,36 @@ void wsc_free(wsc *c) {
   free(c->rx);
   free(c->tx);
   free(c);
+}
+
+wsc *wsc_viewer(int port, int *scene_id) {
+  wsc *c = wsc_connect(port, "/", "foxglove.websocket.v1", 5000);
+  if (!c) return NULL;
+  char sub[256] = "{\"op\":\"subscribe\",\"subscriptions\":[";
+  int nsub = 0;
+  for (int k = 0; k < 3; k++) {
+    wsc_msg *m = wsc_next(c, 5000);
+    if (!m) break;
+    json_t *j = json_loads((char *)m->data, 0, NULL);
+    json_t *chans = json_object_get(j, "channels");
+    for (size_t i = 0; i < json_array_size(chans) && nsub < 3; i++) {
+      json_t *ch = json_array_get(chans, i);
+      const char *topic = json_string_value(json_object_get(ch, "topic"));
+      if (!topic || strcmp(topic, "/contacts") == 0) continue;
+      if (strcmp(topic, "/scene") == 0 && scene_id) *scene_id = nsub + 1;
+      char e[64];
+      snprintf(e, sizeof e, "%s{\"id\":%d,\"channelId\":%d}", nsub ? "," : "", nsub + 1,
+               (int)json_integer_value(json_object_get(ch, "id")));
+      strcat(sub, e);
+      nsub++;
+    }
+    json_decref(j);
+    wsc_msg_free(m);
+  }
+  strcat(sub, "]}");
+  if (nsub != 3 || wsc_send_text(c, sub, 5000)) {
+    wsc_free(c);
+    return NULL;
+  }
+  return c;
 }

@@ -45,6 +45,12 @@ void wsc_service(wsc *c);
 /* 1 once the server closed the connection (services up to timeout_ms to find out). */
 int wsc_closed(wsc *c, int timeout_ms);
 
+/* A viewer of the Foxglove subprotocol: connect, read serverInfo, advertise and
+ * advertiseServices, and subscribe to /physd/state, /tf and /scene with subscription ids 1, 2,
+ * 3 in the order advertise lists them (not /contacts). *scene_id (nullable) gets the id given to
+ * /scene. Returns the client, or NULL when any of that fails. */
+wsc *wsc_viewer(int port, int *scene_id);
+
 /* Close and free. NULL is ignored. */
 void wsc_free(wsc *c);
 
