@@ -4,6 +4,8 @@
 #define PHYS_TEST_SCENE_UTIL_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <CUnit/CUnit.h>
 #include "phys/phys.h"
@@ -133,6 +135,79 @@ static inline double link_joint_period(phys_world *w, phys_id link, int n) {
     prev = q[0];
   }
   return crossings >= 2 ? (last - first) / (crossings - 1) : 0.0;
+}
+
+/* 1 when every body's position, velocity and angular velocity are finite */
+static inline int world_all_finite(const phys_world *w) {
+  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
+    double p[3], v[3], om[3];
+    if (phys_body_get_state(w, b, p, NULL, v, om) != PHYS_OK) continue;
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(p[k]) || !isfinite(v[k]) || !isfinite(om[k])) return 0;
+  }
+  return 1;
+}
+
+/* body b's point a (body frame) in the world frame */
+static inline void body_point_world(const phys_world *w, phys_id b, const double a[3],
+                                    double out[3]) {
+  double p[3], q[4];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
+  /* rotate a by q = (w, x, y, z): a + 2 w (u x a) + 2 u x (u x a) */
+  double u[3] = {q[1], q[2], q[3]}, t[3], ut[3];
+  t[0] = 2 * (u[1] * a[2] - u[2] * a[1]);
+  t[1] = 2 * (u[2] * a[0] - u[0] * a[2]);
+  t[2] = 2 * (u[0] * a[1] - u[1] * a[0]);
+  ut[0] = u[1] * t[2] - u[2] * t[1];
+  ut[1] = u[2] * t[0] - u[0] * t[2];
+  ut[2] = u[0] * t[1] - u[1] * t[0];
+  for (int k = 0; k < 3; k++) out[k] = p[k] + a[k] + q[0] * t[k] + ut[k];
+}
+
+/* a 0.1 m sphere spinning at 5 rad/s about the normal, resting on ground of condim `condim`
+ * with torsional friction 0.05, after 1000 steps with options o: its spin (condim 4 stops it,
+ * condim 3 does not) */
+static inline double sphere_spin_after(const phys_world_options *o, int condim) {
+  phys_world *w = make_world(o);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  phys_geom_desc sg = phys_geom_desc_default();
+  sg.size[0] = 0.1;
+  sg.condim = condim;
+  sg.friction_torsion = 0.05;
+  phys_body_desc bd = phys_body_desc_default();
+  bd.pos[2] = 0.1;
+  bd.angvel[2] = 5.0;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
+  step_n(w, 1000);
+  double om[3];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
+  CU_ASSERT_TRUE(world_all_finite(w));
+  phys_world_destroy(w);
+  return om[2];
+}
+
+/* $PHYS_WORLDS/quadrupeds8.xml with options o (its solver kept over the file's) on `threads`
+ * fixed threads; NULL when PHYS_WORLDS is not set */
+static inline phys_world *load_quadrupeds8(const phys_world_options *o, int threads) {
+  const char *dir = getenv("PHYS_WORLDS");
+  if (!dir) return NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
+  phys_world_options lo = *o;
+  lo.threads = threads;
+  lo.adaptive_threads = 0;
+  phys_world *w = NULL;
+  phys_error err;
+  phys_status st = phys_load_mjcf(path, &lo, &w, &err);
+  if (st != PHYS_OK) printf("\n  %s: %s", path, err.message);
+  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
+  phys_world_options got = phys_world_get_options(w);
+  got.solver = o->solver;
+  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &got), PHYS_OK);
+  return w;
 }
 
 #endif

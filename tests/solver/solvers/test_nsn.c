@@ -24,16 +24,6 @@ static phys_world_options nsn_options(void) {
 }
 
 /* every body's position and velocity is finite */
-static int all_finite(const phys_world *w) {
-  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
-    double p[3], v[3], om[3];
-    if (phys_body_get_state(w, b, p, NULL, v, om) != PHYS_OK) continue;
-    for (int k = 0; k < 3; k++)
-      if (!isfinite(p[k]) || !isfinite(v[k]) || !isfinite(om[k])) return 0;
-  }
-  return 1;
-}
-
 static double dist3(const double a[3], const double b[3]) {
   return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
               (a[2] - b[2]) * (a[2] - b[2]));
@@ -184,7 +174,7 @@ static double slope_run(double theta, double mu, double seconds, double *early) 
   *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
   step_n(w, steps - steps0);
   body_pos(w, b, p);
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
   return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
 }
@@ -367,7 +357,7 @@ static void redundant(int cylinder, phys_nsn_ncp ncp, double *pen, double *imp_e
     *imp_err = fmax(*imp_err, fabs(sum - mgh) / mgh);
     *spread = fmax(*spread, lo > 0.0 ? hi / lo : INFINITY);
   }
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
 }
 
@@ -394,19 +384,6 @@ static void test_redundant_contacts(void) {
 /* ---- bilateral rows and limits -------------------------------------------------------------- */
 
 /* world position of the point `a` (body frame) of body b */
-static void point_world(const phys_world *w, phys_id b, const double a[3], double out[3]) {
-  double p[3], q[4];
-  CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
-  double u[3] = {q[1], q[2], q[3]}, t[3], ut[3];
-  t[0] = 2 * (u[1] * a[2] - u[2] * a[1]);
-  t[1] = 2 * (u[2] * a[0] - u[0] * a[2]);
-  t[2] = 2 * (u[0] * a[1] - u[1] * a[0]);
-  ut[0] = u[1] * t[2] - u[2] * t[1];
-  ut[1] = u[2] * t[0] - u[0] * t[2];
-  ut[2] = u[0] * t[1] - u[1] * t[0];
-  for (int k = 0; k < 3; k++) out[k] = p[k] + a[k] + q[0] * t[k] + ut[k];
-}
-
 /* a box hung from the world by a connect at a corner swings: the anchor stays within 0.1 mm of
  * its world point over 2 s; a hinge arm falls onto its upper limit 1.2 and rests within 5 mrad
  * of it */
@@ -416,11 +393,11 @@ static void test_bilateral_and_limit(void) {
   double p[3] = {0, 0, 1.0}, corner[3] = {0.1, 0.1, 0.1}, anchor0[3], at[3];
   phys_id b = add_box(w, p, NULL, 0.1, 1.0, 0.8);
   CU_ASSERT_EQUAL_FATAL(phys_world_add_connect(w, b, PHYS_ID_NONE, corner, NULL), PHYS_OK);
-  point_world(w, b, corner, anchor0);
+  body_point_world(w, b, corner, anchor0);
   double worst = 0.0, lowest = 1.0;
   for (int i = 0; i < 1000; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    point_world(w, b, corner, at);
+    body_point_world(w, b, corner, at);
     worst = fmax(worst, dist3(at, anchor0));
     body_pos(w, b, at);
     lowest = fmin(lowest, at[2]);
@@ -499,7 +476,7 @@ static void test_threads(void) {
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(most >= 8);
   CU_ASSERT_EQUAL(phys_world_stats(b)->threads_used, 2);
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }
@@ -508,29 +485,6 @@ static void test_threads(void) {
  * ms, damping ratio 1, h = 1 ms) sags by g T^2 within 2 % after 1 s (the compliance row
  * C = 1/c); a sphere spinning on condim-4 ground (the torsional friction group of the angular
  * record) stops within 2 s, with condim 3 it keeps its spin */
-static double spin_after(int condim) {
-  phys_world_options o = nsn_options();
-  phys_world *w = make_world(&o);
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_PLANE;
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
-  phys_geom_desc sg = phys_geom_desc_default();
-  sg.size[0] = 0.1;
-  sg.condim = condim;
-  sg.friction_torsion = 0.05;
-  phys_body_desc bd = phys_body_desc_default();
-  bd.pos[2] = 0.1;
-  bd.angvel[2] = 5.0;
-  phys_id b = PHYS_ID_NONE;
-  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
-  step_n(w, 1000);
-  double om[3];
-  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
-  CU_ASSERT_TRUE(all_finite(w));
-  phys_world_destroy(w);
-  return om[2];
-}
-
 static void test_soft_and_torsion(void) {
   phys_world_options o = nsn_options();
   o.timestep = 0.001;
@@ -544,7 +498,8 @@ static void test_soft_and_torsion(void) {
   body_pos(w, b, p);
   phys_world_destroy(w);
   double sag = p0[2] - p[2], expect = 9.81 * T * T;
-  double spin4 = spin_after(4), spin3 = spin_after(3);
+  phys_world_options so = nsn_options();
+  double spin4 = sphere_spin_after(&so, 4), spin3 = sphere_spin_after(&so, 3);
   printf("\n  soft connect: sag %.5f m (expected %.5f); spin after 2 s: condim 4 %.3g rad/s, "
          "condim 3 %.3g rad/s", sag, expect, spin4, spin3);
   CU_ASSERT_TRUE(fabs(sag - expect) < 0.02 * expect);
@@ -554,22 +509,8 @@ static void test_soft_and_torsion(void) {
 
 /* configs/worlds/quadrupeds8.xml under NSN on `threads` (NULL when PHYS_WORLDS is unset) */
 static phys_world *quadrupeds(int threads) {
-  const char *dir = getenv("PHYS_WORLDS");
-  if (!dir) return NULL;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
   phys_world_options o = nsn_options();
-  o.threads = threads;
-  o.adaptive_threads = 0;
-  phys_world *w = NULL;
-  phys_error err;
-  phys_status st = phys_load_mjcf(path, &o, &w, &err);
-  if (st != PHYS_OK) printf("\n  %s: %s", path, err.message);
-  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
-  phys_world_options got = phys_world_get_options(w);
-  got.solver = PHYS_SOLVER_NSN;
-  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &got), PHYS_OK);
-  return w;
+  return load_quadrupeds8(&o, threads);
 }
 
 /* eight quadrupeds (trees with joint limits in contact with the ground): 200 steps
@@ -597,7 +538,7 @@ static void test_quadrupeds_threads(void) {
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(st->contacts > 0);
   CU_ASSERT_TRUE(worst <= 1e-5);
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }

@@ -34,16 +34,6 @@ static double ground_impulse(const phys_world *w) {
 }
 
 /* every body's position and velocity is finite */
-static int all_finite(const phys_world *w) {
-  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
-    double p[3], v[3], om[3];
-    if (phys_body_get_state(w, b, p, NULL, v, om) != PHYS_OK) continue;
-    for (int k = 0; k < 3; k++)
-      if (!isfinite(p[k]) || !isfinite(v[k]) || !isfinite(om[k])) return 0;
-  }
-  return 1;
-}
-
 /* ---- resting contact ---------------------------------------------------------------------- */
 
 /* n cubes (half extent 0.1 m, 1 kg) stacked on the ground: over steps 100-400 the deepest
@@ -72,7 +62,7 @@ static void stack_window(int n, double *pen, double *drift, double *imp_err, dou
   body_pos(w, top, p1);
   *drift = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
                 (p1[2] - p0[2]) * (p1[2] - p0[2]));
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
 }
 
@@ -116,7 +106,7 @@ static double slope_run(double mu, double seconds, double *early) {
   *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
   step_n(w, steps - steps0);
   body_pos(w, b, p);
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
   return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
 }
@@ -215,7 +205,7 @@ static void mass_ratio_window(phys_solver_kind solver, double *mean, double *wor
     *worst = fmax(*worst, phys_world_stats(w)->residual);
   }
   *mean = sum / 100;
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
 }
 
@@ -282,7 +272,7 @@ static void test_pile_threads(void) {
   CU_ASSERT_TRUE(big >= 48); /* team-solved on 2 threads */
   CU_ASSERT_TRUE(colors > 1);
   CU_ASSERT_EQUAL(colors, phys_world_stats(b)->pgs.colors);
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }
@@ -346,26 +336,15 @@ static void test_tree_island_threads(void) {
          n_in);
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(n_in >= 48); /* the team solves it on 2 threads */
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }
 
 /* configs/worlds/quadrupeds8.xml under PGS on `threads` (NULL when PHYS_WORLDS is unset) */
 static phys_world *quadrupeds(int threads) {
-  const char *dir = getenv("PHYS_WORLDS");
-  if (!dir) return NULL;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
   phys_world_options o = pgs_options();
-  o.threads = threads;
-  o.adaptive_threads = 0;
-  phys_world *w = NULL;
-  phys_error err;
-  phys_status st = phys_load_mjcf(path, &o, &w, &err);
-  if (st != PHYS_OK) printf("\n  %s: %s", path, err.message);
-  CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
-  return w;
+  return load_quadrupeds8(&o, threads);
 }
 
 /* eight quadrupeds (trees in contact with the ground): 200 steps bit-identical on 1 and 2
@@ -386,7 +365,7 @@ static void test_quadrupeds_threads(void) {
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(st->contacts > 0);
   CU_ASSERT_TRUE(isfinite(st->residual));
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }
@@ -431,20 +410,6 @@ static void test_joint_limit(void) {
 }
 
 /* world position of the point `a` (body frame) of body b */
-static void point_world(const phys_world *w, phys_id b, const double a[3], double out[3]) {
-  double p[3], q[4];
-  CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
-  /* rotate a by q = (w, x, y, z): a + 2 w (u x a) + 2 u x (u x a) */
-  double u[3] = {q[1], q[2], q[3]}, t[3], ut[3];
-  t[0] = 2 * (u[1] * a[2] - u[2] * a[1]);
-  t[1] = 2 * (u[2] * a[0] - u[0] * a[2]);
-  t[2] = 2 * (u[0] * a[1] - u[1] * a[0]);
-  ut[0] = u[1] * t[2] - u[2] * t[1];
-  ut[1] = u[2] * t[0] - u[0] * t[2];
-  ut[2] = u[0] * t[1] - u[1] * t[0];
-  for (int k = 0; k < 3; k++) out[k] = p[k] + a[k] + q[0] * t[k] + ut[k];
-}
-
 /* the sag after 1 s of a 1.5 kg sphere hung from the world by a soft connect at its centre
  * (time constant T, damping ratio 1, h = 1 ms) under `solver` */
 static double soft_sag(phys_solver_kind solver, double T) {
@@ -472,11 +437,11 @@ static void test_connect(void) {
   double p[3] = {0, 0, 1.0}, corner[3] = {0.1, 0.1, 0.1}, anchor0[3], at[3];
   phys_id b = add_box(w, p, NULL, 0.1, 1.0, 0.8);
   CU_ASSERT_EQUAL_FATAL(phys_world_add_connect(w, b, PHYS_ID_NONE, corner, NULL), PHYS_OK);
-  point_world(w, b, corner, anchor0);
+  body_point_world(w, b, corner, anchor0);
   double worst = 0.0, lowest = 1.0;
   for (int i = 0; i < 1000; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    point_world(w, b, corner, at);
+    body_point_world(w, b, corner, at);
     double d = sqrt((at[0] - anchor0[0]) * (at[0] - anchor0[0]) +
                     (at[1] - anchor0[1]) * (at[1] - anchor0[1]) +
                     (at[2] - anchor0[2]) * (at[2] - anchor0[2]));
@@ -520,31 +485,9 @@ static void test_weld(void) {
 
 /* a sphere spinning about the normal on condim-4 ground (torsional friction, the contact's two
  * records swept together) spins down and stops; with condim 3 it keeps its spin */
-static double spin_after(int condim) {
-  phys_world_options o = pgs_options();
-  phys_world *w = make_world(&o);
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_PLANE;
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
-  phys_geom_desc sg = phys_geom_desc_default();
-  sg.size[0] = 0.1;
-  sg.condim = condim;
-  sg.friction_torsion = 0.05;
-  phys_body_desc bd = phys_body_desc_default();
-  bd.pos[2] = 0.1;
-  bd.angvel[2] = 5.0;
-  phys_id b = PHYS_ID_NONE;
-  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, &sg, 1, &b), PHYS_OK);
-  step_n(w, 1000);
-  double om[3];
-  CU_ASSERT_EQUAL(phys_body_get_state(w, b, NULL, NULL, NULL, om), PHYS_OK);
-  CU_ASSERT_TRUE(all_finite(w));
-  phys_world_destroy(w);
-  return om[2];
-}
-
 static void test_torsion(void) {
-  double spin4 = spin_after(4), spin3 = spin_after(3);
+  phys_world_options so = pgs_options();
+  double spin4 = sphere_spin_after(&so, 4), spin3 = sphere_spin_after(&so, 3);
   printf("\n  spin after 2 s: condim 4 %.3g rad/s, condim 3 %.3g rad/s", spin4, spin3);
   CU_ASSERT_TRUE(fabs(spin4) < 1e-3);
   CU_ASSERT_TRUE(spin3 > 4.9);
@@ -665,7 +608,7 @@ static void test_frictionless(void) {
   CU_ASSERT_TRUE(imp_err < 1e-4);
   CU_ASSERT_TRUE(diff < 1e-10);
   CU_ASSERT_TRUE(lam_diff < 1e-9);
-  CU_ASSERT_TRUE(all_finite(a) && all_finite(b));
+  CU_ASSERT_TRUE(world_all_finite(a) && world_all_finite(b));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }
@@ -723,7 +666,7 @@ static void test_dense_path(void) {
   CU_ASSERT_TRUE(diff < 1e-6);
   CU_ASSERT_TRUE(differ);
   CU_ASSERT_TRUE(same12);
-  CU_ASSERT_TRUE(all_finite(b));
+  CU_ASSERT_TRUE(world_all_finite(b));
   phys_world_destroy(a);
   phys_world_destroy(b);
   phys_world_destroy(c);
