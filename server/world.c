@@ -593,7 +593,10 @@ static int convert_geom(const Physd__V1__GeomSpec *s, int i, phys_geom_desc *g, 
   static const struct { phys_geom_type t; size_t nsize; } map[] = {
       {PHYS_GEOM_SPHERE, 1}, {PHYS_GEOM_CAPSULE, 2}, {PHYS_GEOM_BOX, 3}, {PHYS_GEOM_CYLINDER, 2}};
   if ((int)s->type < 0 || (int)s->type > 3)
-    return perr_set(e, INVALID, "geom %d: unknown type %d", i, (int)s->type);
+    return perr_set(e, INVALID,
+                    "geom %d: type %d cannot be added (AddBody takes sphere, capsule, box and "
+                    "cylinder)",
+                    i, (int)s->type);
   g->type = map[s->type].t;
   if (s->n_size < map[s->type].nsize || s->n_size > 3)
     return perr_set(e, INVALID, "geom %d: needs %zu size values, got %zu", i, map[s->type].nsize,

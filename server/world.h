@@ -140,6 +140,13 @@ void world_model_info_free(Physd__V1__ModelInfo *mi);
 int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi);
 void world_model_info_extras_free(Physd__V1__ModelInfo *mi);
 
+/* world_geom_info.c: 1.8's ModelInfo.geoms (every live geom by id) and ModelInfo.meshes (by
+ * mesh id, the hulls the mesh geoms use; others empty). 0, or -1 when out of memory (nothing
+ * left set). world_model_info_geoms_free releases them (idempotent); world_model_info_extras
+ * calls both. */
+int world_model_info_geoms(const world_ctx *wc, Physd__V1__ModelInfo *mi);
+void world_model_info_geoms_free(Physd__V1__ModelInfo *mi);
+
 /* Entities. */
 int world_add_body(world_ctx *wc, const Physd__V1__AddBody *req, int32_t *id, perr *e);
 int world_remove_body(world_ctx *wc, int32_t id, perr *e);

@@ -1,5 +1,6 @@
 /* world_info.c - the protocol 1.1 to 1.3 parts of ModelInfo: actuators in detail, sensors, the
- * loader's notices, the solver in force and the keyframes (see world.h). Strings point into the world (valid while packing). */
+ * loader's notices, the solver in force and the keyframes, and (world_geom_info.c) 1.8's
+ * geometry (see world.h). Strings point into the world (valid while packing). */
 #include <stdlib.h>
 
 #include "world.h"
@@ -93,6 +94,11 @@ int world_model_info_extras(const world_ctx *wc, Physd__V1__ModelInfo *mi) {
   }
   world_solver_in_use(wc, su);
   mi->solver = &su->msg;
+  /* 1.8: the geoms and the meshes they use */
+  if (world_model_info_geoms(wc, mi)) {
+    world_model_info_extras_free(mi);
+    return -1;
+  }
   return 0;
 }
 
@@ -114,4 +120,5 @@ void world_model_info_extras_free(Physd__V1__ModelInfo *mi) {
   free(mi->keyframes);
   mi->keyframes = NULL;
   mi->n_keyframes = 0;
+  world_model_info_geoms_free(mi);
 }

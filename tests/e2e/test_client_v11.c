@@ -65,7 +65,7 @@ static void test_model_info(void) {
   const physclient_welcome *w = physclient_welcome_info(c);
   CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 7); /* 1.7 */
   CU_ASSERT_EQUAL(w->major, 1);
-  CU_ASSERT_EQUAL(w->minor, 7); /* the server speaks 1.7 */
+  CU_ASSERT_EQUAL(w->minor, 8); /* the server speaks 1.8; the library reads up to 1.7 */
   CU_ASSERT(physclient_has_feature(c, "actuators"));
   CU_ASSERT(physclient_has_feature(c, "joint_state"));
   /* the daemon logged the minor of our Hello */

@@ -150,8 +150,8 @@ class Session(Base):
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
-        self.assertEqual(pc.PROTO_MINOR, 7)
-        self.assertEqual(self.c.welcome.minor, 7)  # the server speaks 1.7
+        self.assertEqual(pc.PROTO_MINOR, 8)
+        self.assertEqual(self.c.welcome.minor, 8)  # the server speaks 1.8
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)
@@ -309,6 +309,14 @@ class World(Base):
         self.assertEqual(self.c.load_world(data=doc, name="scene.xml", base_dir=bot).bodies, 5)
         info = self.c.model_info()
         self.assertEqual(list(info.keyframes), ["home"])
+        # 1.8: the geometry, a published mesh among it with its hull
+        self.assertEqual([g.id for g in info.geoms], list(range(len(info.geoms))))
+        meshes = [g for g in info.geoms if g.type == pc.GEOM_MESH]
+        self.assertGreaterEqual(len(meshes), 1)
+        hull = info.meshes[meshes[0].mesh]
+        self.assertGreaterEqual(len(hull.vertices), 3 * 4)
+        self.assertEqual(len(hull.triangles) % 3, 0)
+        self.assertTrue(all(0 <= t < len(hull.vertices) // 3 for t in hull.triangles))
         joints = {j.name: j for j in info.joints}
         self.assertEqual(joints["FR_knee_joint"].link, "FR_calf")
         self.assertEqual((joints[""].type, joints[""].nq, joints[""].nv), ("free", 7, 6))

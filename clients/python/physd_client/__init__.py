@@ -12,7 +12,7 @@ full search order). Needs only Debian's python3-protobuf; run with /usr/bin/pyth
 from .client import (  # noqa: F401
     CMD_PD, CMD_POSITION, CMD_TORQUE, CMD_VELOCITY, DEADLINE_EVICT, DEADLINE_FREEWHEEL,
     DEADLINE_WAIT, ERROR_CODES, FORMAT_AUTO, FORMAT_MJCF, FORMAT_URDF, GEOM_BOX, GEOM_CAPSULE,
-    GEOM_CYLINDER, GEOM_SPHERE, MODE_BARRIER, MODE_LOCKSTEP, MODE_MAX_SPEED, MODE_REALTIME,
+    GEOM_CYLINDER, GEOM_ELLIPSOID, GEOM_MESH, GEOM_PLANE, GEOM_SPHERE, MODE_BARRIER, MODE_LOCKSTEP, MODE_MAX_SPEED, MODE_REALTIME,
     PROTO_MAJOR, PROTO_MINOR, Client, ConnectionClosed, PhysdError, ProtocolError, ServerError,
     Timeout, VersionMismatch, default_socket_path)
 from ._proto import load as load_proto  # noqa: F401

@@ -1,0 +1,143 @@
+/* test_model_geoms.c - protocol 1.8's geometry in ModelInfo (issue 13: the scene "from a
+ * geometry query that libphys and ModelInfo gain"). A world with a ground plane, a box and an
+ * ellipsoid on one body, a capsule on a world-fixed body, two bodies sharing a cube mesh and one
+ * with a tetrahedron mesh. Asserted: one GeomInfo per geom, in id order, with its body (-1 for
+ * the world's plane), type, the size values of its type and its pose; ModelInfo.meshes holds
+ * each used mesh's hull once (the cube: 8 vertices, 12 triangles; the tetrahedron: 4 and 4),
+ * both closed with outward triangles (the divergence theorem gives volume 1 and 1/6); and
+ * AddBody refuses a type it cannot add (a plane) naming the geom, the world unchanged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cunit_main.h"
+#include "wire_client.h"
+
+static const char *World =
+    "<mujoco><asset><mesh name='cube' vertex='0 0 0  1 0 0  0 1 0  1 1 0  0 0 1  1 0 1  0 1 1  "
+    "1 1 1  0.5 0.5 0.5'/><mesh name='tet' vertex='0 0 0  1 0 0  0 1 0  0 0 1'/></asset>"
+    "<worldbody><geom type='plane' size='5 5 0.1'/>"
+    "<body name='a' pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.2 0.3' pos='0.5 0 0'/>"
+    "<geom type='ellipsoid' size='0.1 0.2 0.3' pos='-0.5 0 0'/></body>"
+    "<body name='fixed' pos='2 0 0.5'><geom type='capsule' size='0.05 0.4'/></body>"
+    "<body name='c1' pos='0 3 2'><freejoint/><geom type='mesh' mesh='cube'/></body>"
+    "<body name='t' pos='3 3 2'><freejoint/><geom type='mesh' mesh='tet'/></body>"
+    "<body name='c2' pos='0 -3 2'><freejoint/><geom type='mesh' mesh='cube'/></body>"
+    "</worldbody></mujoco>";
+
+/* the signed volume of a closed triangle mesh (outward triangles: positive) */
+static double volume(const Physd__V1__MeshInfo *m) {
+  double v = 0.0;
+  for (size_t t = 0; t + 2 < m->n_triangles; t += 3) {
+    const double *a = m->vertices + 3 * m->triangles[t], *b = m->vertices + 3 * m->triangles[t + 1],
+                 *c = m->vertices + 3 * m->triangles[t + 2];
+    v += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+          a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+  }
+  return v;
+}
+
+static void test_geoms(void) {
+  char dir[] = "/tmp/physd_geomsXXXXXX", path[64];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/geoms.xml", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(World, f);
+  fclose(f);
+  const char *args[] = {"--world", path, NULL};
+  wc_daemon d;
+  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
+  wc_conn c;
+  CU_ASSERT_EQUAL_FATAL(wc_open(&c, &d), 0);
+  Physd__V1__Envelope *r = wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL_FATAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
+  const Physd__V1__ModelInfo *mi = r->model_info;
+  CU_ASSERT_EQUAL_FATAL(mi->n_geoms, 7);
+  /* in id order: plane, box, ellipsoid, capsule, cube, tetrahedron, cube */
+  static const Physd__V1__GeomType want[] = {
+      PHYSD__V1__GEOM_TYPE__GEOM_PLANE,   PHYSD__V1__GEOM_TYPE__GEOM_BOX,
+      PHYSD__V1__GEOM_TYPE__GEOM_ELLIPSOID, PHYSD__V1__GEOM_TYPE__GEOM_CAPSULE,
+      PHYSD__V1__GEOM_TYPE__GEOM_MESH,    PHYSD__V1__GEOM_TYPE__GEOM_MESH,
+      PHYSD__V1__GEOM_TYPE__GEOM_MESH};
+  static const size_t nsize[] = {0, 3, 3, 2, 0, 0, 0};
+  for (size_t i = 0; i < mi->n_geoms; i++) {
+    const Physd__V1__GeomInfo *g = mi->geoms[i];
+    CU_ASSERT_EQUAL(g->id, (int32_t)i);
+    CU_ASSERT_EQUAL(g->type, want[i]);
+    CU_ASSERT_EQUAL(g->n_size, nsize[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g->pos);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g->quat);
+    CU_ASSERT_DOUBLE_EQUAL(g->quat->w * g->quat->w + g->quat->x * g->quat->x +
+                               g->quat->y * g->quat->y + g->quat->z * g->quat->z,
+                           1.0, 1e-12);
+    CU_ASSERT_EQUAL(g->mesh >= 0, g->type == PHYSD__V1__GEOM_TYPE__GEOM_MESH);
+  }
+  /* the plane is the world's; the box and ellipsoid share body a, offset along x */
+  CU_ASSERT_EQUAL(mi->geoms[0]->body, -1);
+  CU_ASSERT_EQUAL(mi->geoms[1]->body, mi->geoms[2]->body);
+  CU_ASSERT(mi->geoms[1]->body >= 0);
+  CU_ASSERT_DOUBLE_EQUAL(mi->geoms[1]->size[0], 0.1, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(mi->geoms[1]->size[2], 0.3, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(mi->geoms[3]->size[0], 0.05, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(mi->geoms[3]->size[1], 0.4, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(mi->geoms[1]->pos->x - mi->geoms[2]->pos->x, 1.0, 1e-12);
+  /* the meshes: the cubes name the same one, the tetrahedron another, each hull once */
+  int cube = mi->geoms[4]->mesh, tet = mi->geoms[5]->mesh;
+  CU_ASSERT_EQUAL(mi->geoms[6]->mesh, cube);
+  CU_ASSERT_NOT_EQUAL(cube, tet);
+  CU_ASSERT_FATAL(cube >= 0 && tet >= 0 && (size_t)cube < mi->n_meshes && (size_t)tet < mi->n_meshes);
+  const Physd__V1__MeshInfo *mc = mi->meshes[cube], *mt = mi->meshes[tet];
+  CU_ASSERT_EQUAL(mc->n_vertices, 3 * 8);
+  CU_ASSERT_EQUAL(mc->n_triangles, 3 * 12);
+  CU_ASSERT_EQUAL(mt->n_vertices, 3 * 4);
+  CU_ASSERT_EQUAL(mt->n_triangles, 3 * 4);
+  for (size_t i = 0; i < mc->n_triangles; i++)
+    CU_ASSERT(mc->triangles[i] >= 0 && (size_t)mc->triangles[i] < mc->n_vertices / 3);
+  double vc = volume(mc), vt = volume(mt);
+  printf("\n    7 geoms, %zu meshes; hull volumes: cube %.6f, tetrahedron %.6f\n", mi->n_meshes, vc, vt);
+  CU_ASSERT_DOUBLE_EQUAL(vc, 1.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(vt, 1.0 / 6.0, 1e-12);
+  uint64_t hash = mi->model_hash;
+  wc_free(r);
+
+  /* AddBody takes only the four primitive types: a plane is refused, naming the geom */
+  Physd__V1__AddBody ab = PHYSD__V1__ADD_BODY__INIT;
+  Physd__V1__GeomSpec gs = PHYSD__V1__GEOM_SPEC__INIT, *gp = &gs;
+  double size[1] = {0.1};
+  gs.type = PHYSD__V1__GEOM_TYPE__GEOM_PLANE;
+  gs.n_size = 1;
+  gs.size = size;
+  ab.n_geoms = 1;
+  ab.geoms = &gp;
+  Physd__V1__Envelope env;
+  WC_ENV(env, ADD_BODY, add_body, &ab);
+  r = wc_call(&c, &env, 5000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_ERROR);
+  if (r->msg_case == PHYSD__V1__ENVELOPE__MSG_ERROR) {
+    CU_ASSERT_EQUAL(r->error->code, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->error->message, "geom 0: type 4 cannot be added"));
+  }
+  wc_free(r);
+  r = wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(r->model_info->n_geoms, 7);
+  CU_ASSERT_EQUAL(r->model_info->model_hash, hash);
+  wc_free(r);
+  wc_close(&c);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+  unlink(path);
+  rmdir(dir);
+}
+
+int register_tests(void) {
+  CU_pSuite s = CU_add_suite("server_model_geoms", NULL, NULL);
+  if (!s) return -1;
+  if (!CU_add_test(s, "ModelInfo's geoms and meshes; AddBody refuses a plane", test_geoms))
+    return -1;
+  return 0;
+}
