@@ -267,6 +267,7 @@ void physclient_model_info_free(physclient_model_info *info) {
   for (size_t i = 0; i < info->n_sensors; i++) free(info->sensors[i]);
   free(info->sensors);
   pc__model_info_v11_free(info);
+  pc__model_info_v18_free(info);
   free(info);
 }
 
@@ -319,7 +320,8 @@ static int model_info_from(const Physd__V1__ModelInfo *m, physclient_model_info 
       pc__copy_strings(m->keyframes, m->n_keyframes, &o->keyframes, &o->n_keyframes))
     return PHYSCLIENT_ENOMEM;
   pc__solver_in_use_from(m->solver, &o->solver); /* 1.2 */
-  return pc__model_info_v11_from(m, o);
+  int st = pc__model_info_v11_from(m, o);
+  return st != PHYSCLIENT_OK ? st : pc__model_info_v18_from(m, o);
 }
 
 int physclient_get_model_info(physclient *c, physclient_model_info **out, physclient_error *err) {
@@ -331,11 +333,16 @@ int physclient_get_model_info(physclient *c, physclient_model_info **out, physcl
   int st = pc__call(c, &env, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO, &r, err);
   if (st != PHYSCLIENT_OK) return st;
   physclient_model_info *o = calloc(1, sizeof *o);
-  if (!o || !r->model_info || model_info_from(r->model_info, o) != PHYSCLIENT_OK) {
+  int conv = !o ? PHYSCLIENT_ENOMEM
+             : !r->model_info ? PHYSCLIENT_EPROTO
+                              : model_info_from(r->model_info, o);
+  if (conv != PHYSCLIENT_OK) {
     physclient_model_info_free(o);
     physd__v1__envelope__free_unpacked(r, NULL);
-    return pc__fail(err, r->model_info ? PHYSCLIENT_ENOMEM : PHYSCLIENT_EPROTO, 0,
-                    r->model_info ? "out of memory" : "empty ModelInfo");
+    return pc__fail(err, conv, 0,
+                    conv == PHYSCLIENT_ENOMEM
+                        ? "out of memory"
+                        : "ModelInfo: empty, or a mesh triangle names a vertex its mesh lacks");
   }
   physd__v1__envelope__free_unpacked(r, NULL);
   *out = o;

@@ -100,6 +100,10 @@ int pc__copy_strings(char **const src, size_t n, char ***dst, size_t *ndst);
 /* The 1.1 parts of ModelInfo into o, and their release. OK or ENOMEM. */
 int pc__model_info_v11_from(const Physd__V1__ModelInfo *m, physclient_model_info *o);
 void pc__model_info_v11_free(physclient_model_info *o);
+/* physclient_v18.c: the 1.8 geometry of ModelInfo into o (OK, ENOMEM, or EPROTO for a triangle
+ * naming a vertex its mesh lacks), and its release (idempotent). */
+int pc__model_info_v18_from(const Physd__V1__ModelInfo *m, physclient_model_info *o);
+void pc__model_info_v18_free(physclient_model_info *o);
 /* A frame's joints into out, growing out->joints. OK, ENOMEM or EPROTO (too many values). */
 /* physclient_v12.c: the solver in force (`s` nullable: empty); Welcome.solvers into the
  * connection (freed by pc__welcome_v12_free, called by physclient_close). */

@@ -1,5 +1,5 @@
 /* test_client_v17.c - libphysclient's reading of protocol 1.5 to 1.7 against the real physd
- * (its own daemon, max_frame_bytes 1024): the library announces minor 7; a subscription whose
+ * (its own daemon, max_frame_bytes 1024): the library announces its minor (8); a subscription whose
  * frames grow past the limit (boxes land, contacts appear) is told exactly once per overflow
  * episode through physclient_subscription_overflows, its frames resume after a Reset with the
  * drops counted, and the report is not mistaken for a reason the connection closed; a Step cut
@@ -69,11 +69,11 @@ static physclient *lockstep_client(const char *name) {
   return c;
 }
 
-static void test_announces_minor_7(void) {
+static void test_announces_minor(void) {
   physclient *c = e2e_connect(&g_d, "e2e-v17");
-  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 7);
-  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 8); /* the server's */
-  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v17\" minor=7"));
+  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8);
+  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 8);
+  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v17\" minor=8"));
   physclient_close(c);
 }
 
@@ -186,7 +186,7 @@ int register_tests(void) {
   CU_pSuite s = CU_add_suite("e2e_client_v17", suite_init, suite_clean);
   if (!s) return -1;
   struct { const char *name; CU_TestFunc fn; } tests[] = {
-      {"announces_minor_7", test_announces_minor_7},
+      {"announces_minor", test_announces_minor},
       {"overflow_reported_once", test_overflow_reported_once},
       {"shutdown_steps_done", test_shutdown_steps_done}, /* last: it stops the daemon */
   };

@@ -68,8 +68,11 @@
  *
  * Protocol 1.7 (minor 7; an older server never reports): a subscription whose frames exceed
  * the server's max_frame_bytes is told once per overflow episode by an Error event;
- * physclient_subscription_overflows counts them and keeps the last message. The library
- * announces minor 7.
+ * physclient_subscription_overflows counts them and keeps the last message.
+ *
+ * Protocol 1.8 (minor 8; an older server sends no geometry, so the 1.8 fields stay empty): the
+ * world's geometry, physclient_model_info.geoms (every geom's body, type, size and pose) and
+ * .meshes (the convex hulls mesh geoms collide as). The library announces minor 8.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -84,7 +87,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 7   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 8   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -168,6 +171,9 @@ typedef enum physclient_geom_type {
   PHYSCLIENT_GEOM_CAPSULE = 1,
   PHYSCLIENT_GEOM_BOX = 2,
   PHYSCLIENT_GEOM_CYLINDER = 3,
+  PHYSCLIENT_GEOM_PLANE = 4,      /* 1.8, in physclient_geom_info only (not addable) */
+  PHYSCLIENT_GEOM_ELLIPSOID = 5,  /* 1.8, likewise */
+  PHYSCLIENT_GEOM_MESH = 6,       /* 1.8, likewise */
 } physclient_geom_type;
 
 typedef enum physclient_command_mode {
@@ -425,6 +431,28 @@ typedef struct physclient_sensor_info {
   uint32_t dim;              /* values per reading in physclient_state.sensor_values */
 } physclient_sensor_info;
 
+/* 1.8: a geom of the world (ModelInfo.geoms). */
+typedef struct physclient_geom_info {
+  int32_t id;
+  int32_t body;              /* owning body id; -1 = a static world geom */
+  physclient_geom_type type;
+  double size[3];            /* n_size values as physclient_geom_spec (none: plane, mesh) */
+  size_t n_size;
+  physclient_vec3 pos;       /* in the body frame (the world frame for a world geom) */
+  physclient_quat quat;
+  int32_t mesh;              /* PHYSCLIENT_GEOM_MESH: its index in physclient_model_info.meshes;
+                                else -1 */
+} physclient_geom_info;
+
+/* 1.8: the convex hull a mesh collides as, in the mesh (= its geoms') frame; empty for a mesh
+ * no geom uses. */
+typedef struct physclient_mesh_info {
+  double *vertices;          /* x, y, z per vertex: 3 * n_vertices doubles */
+  size_t n_vertices;
+  int32_t *triangles;        /* 3 vertex indices each, counter-clockwise seen from outside */
+  size_t n_triangles;
+} physclient_mesh_info;
+
 /* GetModelInfo's answer; one heap block tree, released with physclient_model_info_free. */
 typedef struct physclient_model_info {
   char *name;
@@ -449,6 +477,10 @@ typedef struct physclient_model_info {
   physclient_solver_in_use solver;  /* 1.2: the solver in force */
   char **keyframes;          /* 1.3: keyframe names by index ("" when unnamed) */
   size_t n_keyframes;
+  physclient_geom_info *geoms;   /* 1.8: every geom, by id */
+  size_t n_geoms;
+  physclient_mesh_info *meshes;  /* 1.8: by mesh id */
+  size_t n_meshes;
 } physclient_model_info;
 
 /* 1.3: the id of the joint named name in info (its file's name), or -1. Thread-safe. */
