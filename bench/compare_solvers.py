@@ -16,7 +16,10 @@ A solver keeps its default iteration cap and tolerance (physd's options, the fil
 iterations where given), so the table reads as "what each solver costs for what it reaches":
 median ms per step (the median of the repeats' medians), the ratio MuJoCo ms / physd ms, and the
 accuracy metric of paper 002 sec. 7 that physd reached (physbench's residual_mean: per step the
-contact-weighted mean over islands, averaged over the timed steps).
+contact-weighted mean over islands, averaged over the timed steps). With --detail each cell also
+gives the Newton iterations per step (the solver's own count where it reports one: canal, sap,
+icf-*, nsn; else its iterations_mean) and the deepest penetration over the timed steps, and the
+MuJoCo column its penetration.
 Default scenes: the peer piles and pyramid (../shared/peer-models, else bench/gen_scenes.py's),
 MuJoCo's humanoid and 22_humanoids, configs/worlds/quadrupeds8.xml. Prints a JSON document, then
 a Markdown table, on stdout; progress on stderr. Exit status 1 when a physbench run failed, 2 on
@@ -48,6 +51,8 @@ def parse_args():
     ap.add_argument("--peer-models", default=os.environ.get("PHYS_PEER_MODELS",
                                                            cm.PEER_DIR_DEFAULT))
     ap.add_argument("--out", metavar="FILE.md", help="also write the Markdown table here")
+    ap.add_argument("--detail", action="store_true",
+                    help="also iterations per step and the deepest penetration in each cell")
     args = ap.parse_args()
     args.solvers = [s for s in args.solvers.split(",") if s]
     try:
@@ -90,6 +95,8 @@ def compare_scene(args, path, index, total):
     row = {"scene": name, "errors": errors}
     mj = [j["ms_per_step_median"] for j in runs["mujoco"]]
     row["mujoco_ms"] = statistics.median(mj) if mj else None
+    pen = [j["penetration_max_m"] for j in runs["mujoco"] if j.get("penetration_max_m") is not None]
+    row["mujoco_penetration_max_m"] = max(pen) if pen else None
     for s in args.solvers:
         for t in args.threads:
             js = runs.get((s, t), [])
@@ -99,18 +106,26 @@ def compare_scene(args, path, index, total):
             row["%s_t%d" % (s, t)] = {
                 "ms": ms, "ratio": row["mujoco_ms"] / ms if row["mujoco_ms"] else None,
                 "residual_mean": statistics.median(j["residual_mean"] for j in js),
-                "iterations_mean": statistics.median(j["iterations_mean"] for j in js)}
+                "iterations_mean": statistics.median(j["iterations_mean"] for j in js),
+                "newton_per_step": statistics.median(
+                    j["solver_stats"].get("newton_iterations_per_step", j["iterations_mean"])
+                    for j in js),
+                "penetration_max_m": max(j["penetration_max_m"] for j in js)}
     return row
 
 
 def markdown(args, rows):
-    head = ["scene", "MuJoCo ms"]
+    head = ["scene", "MuJoCo ms, penetration" if args.detail else "MuJoCo ms"]
     for s in args.solvers:
         for t in args.threads:
-            head.append("%s %dT ms (x MuJoCo), residual" % (s, t))
+            head.append("%s %dT ms (x MuJoCo), residual%s"
+                        % (s, t, ", iterations, penetration" if args.detail else ""))
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [row["scene"], "%.3f" % row["mujoco_ms"] if row["mujoco_ms"] else "n/a"]
+        if args.detail and row["mujoco_ms"]:
+            p = row["mujoco_penetration_max_m"]
+            cells[1] += ", %.1e" % p if p is not None else ", n/a"
         for s in args.solvers:
             for t in args.threads:
                 c = row.get("%s_t%d" % (s, t))
@@ -118,7 +133,10 @@ def markdown(args, rows):
                     cells.append("failed")
                     continue
                 ratio = " (%.2fx)" % c["ratio"] if c["ratio"] else ""
-                cells.append("%.3f%s, %.1e" % (c["ms"], ratio, c["residual_mean"]))
+                cell = "%.3f%s, %.1e" % (c["ms"], ratio, c["residual_mean"])
+                if args.detail:
+                    cell += ", %.1f, %.1e" % (c["newton_per_step"], c["penetration_max_m"])
+                cells.append(cell)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -736,7 +736,9 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_int(&j, "failures", r->canal_failures);
     json_int(&j, "sparse_islands", r->canal_sparse);
     json_int(&j, "status_worst", r->canal_status_worst);
-  } else if (r->opt.solver == PHYS_SOLVER_SAP) {
+  } else if (r->opt.solver == PHYS_SOLVER_SAP || r->opt.solver == PHYS_SOLVER_ICF_LAGGED ||
+             r->opt.solver == PHYS_SOLVER_ICF_SIMILAR) {
+    /* ICF's models run on SAP's machinery and report in stats.sap */
     json_num(&j, "newton_iterations_per_step", (double)r->sap_newton / (double)n);
     json_int(&j, "zero_iteration_islands", r->sap_zero_iter);
     json_int(&j, "failures", r->sap_failures);
@@ -749,7 +751,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);
-  } else {
+  } else if (r->opt.solver == PHYS_SOLVER_SUBADMM) {
     json_int(&j, "refactorizations", r->subadmm_refactor);
     json_int(&j, "stalls", r->subadmm_stalls);
   }
