@@ -18,9 +18,12 @@
  * Ellipsoid-plane: 0; mesh-plane: the hull vertex index.
  *
  * Accuracy: clipped face contacts, points resting on faces and separated cores are exact to
- * rounding; overlapping cores (deep penetration of spheres and capsules, any penetration of
- * curved or edge features of the other shapes) use MPR's normal, refined by rerunning MPR along
- * it, which is approximate (the minimum-translation direction is not guaranteed).
+ * rounding. Overlapping cores (deep penetration of spheres and capsules, any penetration of an
+ * ellipsoid or of curved or edge features of the other shapes): between smooth shapes (sphere,
+ * capsule, ellipsoid) MPR's normal is refined to the minimum-translation one by descent on the
+ * overlap d(n) (np_refine_normal: MPR alone put two resting ellipsoids 7x too deep along a
+ * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges, and MPR's normal,
+ * refined by rerunning MPR along it, stays approximate.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -354,6 +357,69 @@ static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int re
   return count;
 }
 
+/* The overlap of a and b along the unit normal n (b -> a): how far a must move along n to clear
+ * b, d(n) = n . (s_b(n) - s_a(-n)); w gets s_b(n) - s_a(-n), the gradient of d. */
+static double np_overlap(const phys_shape *a, const phys_shape *b, const double n[3],
+                         double w[3]) {
+  double nn[3], pa[3], pb[3];
+  v3_scale(nn, n, -1.0);
+  np_support(a, nn, pa);
+  np_support(b, n, pb);
+  v3_sub(w, pb, pa);
+  return v3_dot(n, w);
+}
+
+/* The minimum-translation normal of an overlapping pair, from MPR's n (b -> a, unit, updated in
+ * place): the penetration depth is the minimum of d(n) over unit n, reached where the support
+ * difference w is parallel to n. Projected gradient descent on the sphere with a backtracking
+ * step (d only decreases), at most NP_REFINE_ITERS steps. MPR's normal can be tens of degrees
+ * off for curved shapes (two resting ellipsoids: 22 degrees, a depth of 22.7 mm against the true
+ * 3.1 mm), and the contact solver and the position pass then push along it by that depth. */
+#define NP_REFINE_ITERS 32
+#define NP_REFINE_STARTS 2
+static double np_descend(const phys_shape *a, const phys_shape *b, double n[3]) {
+  double w[3], d = np_overlap(a, b, n, w);
+  double step = 1.0 / (v3_norm(w) + 1e-300);
+  for (int it = 0; it < NP_REFINE_ITERS; it++) {
+    double g[3];
+    v3_madd(g, w, -v3_dot(w, n), n); /* the tangential part of the gradient */
+    double gn = v3_norm(g);
+    if (!(gn > 1e-12 * (v3_norm(w) + 1e-300))) return d;
+    int moved = 0;
+    for (int tries = 0; tries < 20 && !moved; tries++, step *= 0.5) {
+      double m[3], wm[3];
+      v3_madd(m, n, -step, g);
+      if (!(v3_normalize(m) > 0.0)) continue;
+      double dm = np_overlap(a, b, m, wm);
+      if (dm < d) {
+        v3_copy(n, m);
+        v3_copy(w, wm);
+        d = dm;
+        moved = 1;
+      }
+    }
+    if (!moved) return d;
+    step *= 4.0; /* the next step may be longer than this one */
+  }
+  return d;
+}
+
+/* 1 for a shape without edges (sphere, capsule, ellipsoid): its pairs have a smooth d(n), on
+ * which the descent converges; an edge (box, cylinder rim, hull) makes ridges where it stalls
+ * and where the normal would jump from one step to the next */
+static int np_smooth(const phys_shape *s) {
+  return s->type == PHYS_GEOM_SPHERE || s->type == PHYS_GEOM_CAPSULE ||
+         s->type == PHYS_GEOM_ELLIPSOID;
+}
+
+/* descend from MPR's normal and from the line between the centres; keep the least */
+static void np_refine_normal(const phys_shape *a, const phys_shape *b, double n[3]) {
+  double m[3];
+  double d = np_descend(a, b, n);
+  v3_sub(m, a->pos, b->pos);
+  if (NP_REFINE_STARTS > 1 && v3_normalize(m) > 0.0 && np_descend(a, b, m) < d) v3_copy(n, m);
+}
+
 /* One MPR run of oa against ob: 0 with the depth and the normal n (b -> a), -1 when they do
  * not overlap, -2 when the run stalled or gave no usable normal. */
 static int np_mpr(np_obj *oa, np_obj *ob, const ccd_t *ccd, double *depth, double n[3]) {
@@ -400,7 +466,8 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
    * interior point on the normal's side (inside the difference: within a quarter of the depth)
    * so that the ray follows the normal; keep a smaller depth. */
   oa.fixed_center = ob.fixed_center = 1;
-  for (int it = 0; it < 4 && mpr == 0 && depth > 0.0; it++) {
+  int smooth = np_smooth(a) && np_smooth(b); /* refined by descent below instead */
+  for (int it = 0; it < 4 && !smooth && mpr == 0 && depth > 0.0; it++) {
     double d2, n2[3];
     v3_scale(oa.center, n, 0.25 * depth);
     if (np_mpr(&oa, &ob, &ccd, &d2, n2) != 0 || !(d2 < depth)) break;
@@ -471,7 +538,10 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
     return 1;
   }
 
-  /* overlapping cores: MPR's normal and the support points along it */
+  /* overlapping cores: MPR's normal refined to the minimum-translation one, and the support
+   * points along it */
+  if (smooth) np_refine_normal(a, b, n);
+  v3_scale(nn, n, -1.0);
   double pa[3], pb[3], d[3];
   np_support(a, nn, pa);
   np_support(b, n, pb);

@@ -502,6 +502,91 @@ static void test_random_pairs(void) {
   phys_world_destroy(w);
 }
 
+/* the test's own support point of s along world direction d (the closed forms of each shape) */
+static void test_support(const phys_shape *s, const double d[3], double out[3]) {
+  double l[3], p[3];
+  const double *h = s->size;
+  m3_tmulv(l, s->rot, d);
+  switch (s->type) {
+  case PHYS_GEOM_SPHERE:
+  case PHYS_GEOM_CAPSULE:
+    v3_scale(p, l, h[0] / v3_norm(l));
+    if (s->type == PHYS_GEOM_CAPSULE) p[2] += l[2] >= 0.0 ? h[1] : -h[1];
+    break;
+  default: { /* ellipsoid */
+    double a[3] = {h[0] * l[0], h[1] * l[1], h[2] * l[2]}, n = v3_norm(a);
+    v3_set(p, h[0] * a[0] / n, h[1] * a[1] / n, h[2] * a[2] / n);
+  }
+  }
+  m3_mulv(out, s->rot, p);
+  v3_add(out, out, s->pos);
+}
+
+/* how far a must move along unit n (b -> a) to clear b */
+static double test_overlap(const phys_shape *a, const phys_shape *b, const double n[3]) {
+  double nn[3], pa[3], pb[3];
+  v3_scale(nn, n, -1.0);
+  test_support(a, nn, pa);
+  test_support(b, n, pb);
+  return v3_dot(n, pb) - v3_dot(n, pa);
+}
+
+/* Overlapping smooth pairs (an ellipsoid against an ellipsoid, a capsule, a sphere): the depth of
+ * the contact the narrowphase reports along its normal is the penetration depth, the least
+ * overlap over all directions, found here by sampling 20000 directions (a Fibonacci sphere, about
+ * 1.4 degrees apart): the engine's depth may not exceed the sampled least overlap by more than
+ * 0.1 %. MPR's normal alone fails this (a depth up to 9.6x the least on these samples; 22
+ * degrees and 7x off on two resting ellipsoids of humanoid100). Pairs with an edge (box,
+ * cylinder, hull) keep MPR's normal (narrowphase_convex.c). */
+static void test_overlap_depth(void) {
+  static const phys_geom_type pairs[][2] = {{PHYS_GEOM_ELLIPSOID, PHYS_GEOM_ELLIPSOID},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CAPSULE},
+                                            {PHYS_GEOM_CAPSULE, PHYS_GEOM_ELLIPSOID},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_SPHERE}};
+  enum { NDIR = 20000 };
+  static double dirs[NDIR][3];
+  for (int i = 0; i < NDIR; i++) {
+    double z = 1.0 - (2.0 * i + 1.0) / NDIR, r = sqrt(1.0 - z * z), ph = i * 2.39996322972865332;
+    v3_set(dirs[i], r * cos(ph), r * sin(ph), z);
+  }
+  uint64_t st = 777;
+  int checked = 0, worse = 0;
+  double worst_ratio = 0.0;
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    for (int it = 0; it < 120; it++) {
+      phys_shape s[2];
+      for (int j = 0; j < 2; j++) {
+        s[j] = shape(pairs[p][j], rnd(&st, 0.05, 0.2), rnd(&st, 0.05, 0.2), rnd(&st, 0.05, 0.2),
+                     0.0, 0.0, 0.0);
+        rotate(&s[j], rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, 0, 6.3));
+      }
+      /* b touching a along a random direction u, then pushed in by up to 2 cm (a resting or
+       * landing contact, not a pair with its centres inside each other) */
+      double u[3] = {rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, -1, 1)}, nu[3], sa[3], sb[3];
+      v3_normalize(u);
+      v3_scale(nu, u, -1.0);
+      test_support(&s[0], u, sa);
+      test_support(&s[1], nu, sb);
+      double reach = v3_dot(sa, u) - v3_dot(sb, u) - rnd(&st, 0.0005, 0.02);
+      v3_scale(s[1].pos, u, reach);
+      phys_contact_point c[4];
+      int n = phys__collide(&s[0], &s[1], 0.0, c);
+      if (n != 1 || c[0].feature != 0x80000001u) continue; /* only the overlapping-cores path */
+      double best = INFINITY;
+      for (int i = 0; i < NDIR; i++) best = fmin(best, test_overlap(&s[0], &s[1], dirs[i]));
+      double depth = -c[0].dist;
+      checked++;
+      if (depth > best * 1.001 + 1e-9) worse++;
+      if (best > 1e-6) worst_ratio = fmax(worst_ratio, depth / best);
+      /* the reported depth is the overlap along the reported normal */
+      ASSERT_NEAR(depth, test_overlap(&s[0], &s[1], c[0].normal), 1e-9);
+    }
+  printf("\n  overlapping smooth pairs: %d checked, %d deeper than the least overlap sampled, "
+         "worst depth / sampled least %.5f\n", checked, worse, worst_ratio);
+  CU_ASSERT(checked >= 60);
+  CU_ASSERT_EQUAL(worse, 0);
+}
+
 /* ---- physics ---- */
 
 static double speed(const phys_world *w, phys_id id) {
@@ -928,6 +1013,7 @@ int register_tests(void) {
     {"sphere-mesh", test_sphere_mesh},
     {"cylinder pairs", test_cylinder_pairs},
     {"random convex pairs", test_random_pairs},
+    {"overlapping smooth pairs: the penetration depth", test_overlap_depth},
     {"mesh cube drop", test_mesh_drop},
     {"cylinder roll, ellipsoid rest", test_roll_and_rest},
     {"pile determinism", test_pile_determinism},
