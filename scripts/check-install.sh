@@ -43,16 +43,18 @@ echo "check-install: meson install --destdir $stage"
 meson install -C "$build" --destdir "$stage" --no-rebuild --quiet ||
   fail "meson install into $stage failed (is $build built? ninja -C $build)"
 
-# the configured directories, from meson
+# the configured directories, from meson (absolute; shell-quoted assignments)
+prefix='' bindir='' libdir='' includedir='' datadir='' mandir='' unit_dir=''
 dirs=$(meson introspect "$build" --buildoptions | "$py" -c '
-import json, sys
+import json, shlex, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
 p = o["prefix"]
 for k in ("bindir", "libdir", "includedir", "datadir", "mandir"):
     v = o[k]
-    print(k + "=" + (v if v.startswith("/") else p + "/" + v))
-print("prefix=" + p)
-print("unit_dir=" + o.get("systemd_unit_dir", ""))')
+    print(k + "=" + shlex.quote(v if v.startswith("/") else p + "/" + v))
+print("prefix=" + shlex.quote(p))
+print("unit_dir=" + shlex.quote(o.get("systemd_unit_dir", "")))') ||
+  fail "meson introspect $build --buildoptions failed"
 eval "$dirs"
 
 # 2a. everything meson installs is in the stage
