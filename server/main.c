@@ -128,16 +128,16 @@ int main(int argc, char **argv) {
     }
   }
   log_set_level((log_level)g_cfg.log_level);
+  /* the worlds folder and whether it is an allowed root (not when allowed_root was given) */
   if (worlds_found) {
     int is_root = 0;
     for (int i = 0; i < g_cfg.n_allowed_roots; i++)
       is_root |= strcmp(g_cfg.allowed_roots[i], worlds_dir) == 0;
-    log_info("worlds directory", "dir=%s allowed_root=%s", worlds_dir,
-             is_root ? "yes" : "no");
-  }
-  else
-    log_warn("worlds directory not found: the default allowed root is . only",
+    log_info("worlds directory", "dir=%s allowed_root=%s", worlds_dir, is_root ? "yes" : "no");
+  } else {
+    log_warn("worlds directory not found: the default allowed roots are . only",
              "tried=\"%s\"", worlds_tried);
+  }
   signal(SIGPIPE, SIG_IGN);
 
   /* the token, when configured */
