@@ -38,7 +38,7 @@ static const key_info keys[] = {
     {"idle_timeout_ms", NULL, "MS", "close a connection idle this long (no bytes in, no request in flight, no subscription), 0 = off (default), at most 86400000"},
     {"stream_overflow_quiet_ms", NULL, "MS", "sim time a subscription's frames must fit before another overflow of max_frame_bytes is reported, 0 = at once, at most 3600000 (default 1000)"},
     {"shutdown_drain_ms", NULL, "MS", "at SIGTERM, close connections that have not taken their last replies MS after the simulation stopped, 0..600000 (default 3000)"},
-    {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: configs/worlds and .)"},
+    {"allowed_root", NULL, "DIR", "LoadWorld paths must be inside one (repeatable; default: the shipped worlds folder, installed or configs/worlds, and .)"},
     {"world", NULL, "FILE.xml", "MJCF world loaded at start (default: an empty world)"},
     {"threads", NULL, "N", "engine threads per step (default 1)"},
     {"mode", NULL, "MODE", "lockstep|barrier|realtime|max (default lockstep)"},

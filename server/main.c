@@ -6,6 +6,7 @@
  * SHUTTING_DOWN), flush the replies (3 s at most), remove the socket file and exit 0.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "data_dir.h"
 #include "framing.h"
 #include "log.h"
 #include "net.h"
@@ -22,10 +24,6 @@
 #include "requests.h"
 #include "sim.h"
 #include "world.h"
-
-#ifndef PHYSD_WORLDS_DIR
-#define PHYSD_WORLDS_DIR ""
-#endif
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -89,7 +87,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "physd: %s\n", err);
     return 1;
   }
-  config_defaults(&g_cfg, PHYSD_WORLDS_DIR);
+  /* the shipped worlds (installed or in the source tree): the default allowed root */
+  char worlds_dir[PATH_MAX], worlds_tried[3 * PATH_MAX + 64];
+  int worlds_found = data_find_worlds_dir(worlds_dir, sizeof worlds_dir, worlds_tried,
+                                          sizeof worlds_tried) == 0;
+  config_defaults(&g_cfg, worlds_dir);
   if (config_file && config_load_file(&g_cfg, config_file, err, sizeof err)) {
     fprintf(stderr, "physd: %s\n", err);
     config_free(&g_cfg);
@@ -126,6 +128,16 @@ int main(int argc, char **argv) {
     }
   }
   log_set_level((log_level)g_cfg.log_level);
+  /* the worlds folder and whether it is an allowed root (not when allowed_root was given) */
+  if (worlds_found) {
+    int is_root = 0;
+    for (int i = 0; i < g_cfg.n_allowed_roots; i++)
+      is_root |= strcmp(g_cfg.allowed_roots[i], worlds_dir) == 0;
+    log_info("worlds directory", "dir=%s allowed_root=%s", worlds_dir, is_root ? "yes" : "no");
+  } else {
+    log_warn("worlds directory not found: the default allowed roots are . only",
+             "tried=\"%s\"", worlds_tried);
+  }
   signal(SIGPIPE, SIG_IGN);
 
   /* the token, when configured */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data_dir.h"
 #include "log.h"
 #include "viewer_internal.h"
 
@@ -44,19 +45,6 @@ static int copy_path(char *dst, size_t cap, const char *src) {
   return 0;
 }
 
-/* the folder of the running binary into out ("" when /proc/self/exe cannot be read) */
-static void exe_dir(char *out, size_t cap) {
-  char p[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
-  out[0] = 0;
-  if (n <= 0) return;
-  p[n] = 0;
-  char *slash = strrchr(p, '/');
-  if (!slash) return;
-  *slash = 0;
-  snprintf(out, cap, "%s", p);
-}
-
 int viewer_http_find(viewer *v, const char *web_dir_cfg) {
   v->web_dir[0] = v->three_dir[0] = 0;
   if (web_dir_cfg && web_dir_cfg[0]) {
@@ -67,7 +55,7 @@ int viewer_http_find(viewer *v, const char *web_dir_cfg) {
     copy_path(v->web_dir, sizeof v->web_dir, web_dir_cfg); /* fits: both are PATH_MAX */
   } else {
     char exe[PATH_MAX], c[4][PATH_MAX + 32];
-    exe_dir(exe, sizeof exe);
+    data_exe_dir(exe, sizeof exe);
     snprintf(c[0], sizeof c[0], "%s/web", exe);
     snprintf(c[1], sizeof c[1], "%s/../share/physd/web", exe);
     snprintf(c[2], sizeof c[2], "%s", PHYSD_WEB_INSTALL_DIR);

@@ -1,12 +1,15 @@
 """Locating the protobuf module physd_pb2 generated from proto/physd.proto.
 
 physd_pb2.py is generated at build time (clients/python/meson.build runs
-``protoc --python_out`` into ``<builddir>/clients/python/``). It is found, in order:
+``protoc --python_out`` into ``<builddir>/clients/python/``, and installs it inside the package;
+``pip install`` does the same through setup.py). It is found, in order:
 
 1. the directory given to :func:`load` (``Client(..., pb2_dir=...)``),
 2. the directory in the environment variable ``PHYSD_PB2_DIR``,
-3. a ``physd_pb2.py`` importable already (on ``sys.path``, or installed next to the package),
-4. generated on first use with ``protoc`` (from ``PHYSD_PROTO`` or ``proto/physd.proto`` of the
+3. ``physd_client/physd_pb2.py`` inside this package (an installed package: ``meson install``
+   or ``pip install``; nothing to set),
+4. a ``physd_pb2.py`` importable already (on ``sys.path``),
+5. generated on first use with ``protoc`` (from ``PHYSD_PROTO`` or ``proto/physd.proto`` of the
    source tree this package lives in) into ``$XDG_CACHE_HOME/physd_client/`` (default
    ``~/.cache/physd_client/``).
 
@@ -64,6 +67,8 @@ def load(pb2_dir=None):
         _module = _import_from(pb2_dir)
     elif os.environ.get("PHYSD_PB2_DIR"):
         _module = _import_from(os.environ["PHYSD_PB2_DIR"])
+    elif importlib.util.find_spec(__package__ + ".physd_pb2") is not None:
+        _module = importlib.import_module(__package__ + ".physd_pb2")
     else:
         try:
             _module = importlib.import_module("physd_pb2")
