@@ -7,7 +7,10 @@
  * phys_batch_world(b, i). phys_batch_step advances all of them (phys_batch_step_subset a chosen
  * few) with the batch's threads: with two or more worlds to step and two or more threads, one
  * OpenMP region splits the worlds into contiguous runs of about equal length, one run per
- * thread, and each world is stepped whole by one thread (no team inside a world). A world's
+ * thread, and each world is stepped whole by one thread (no team inside a world). With one
+ * thread the worlds are stepped in turn on one thread each; a single world to step with two or
+ * more threads is stepped by phys_world_step (its own options' threads and adaptive
+ * controller). A world's
  * results do not depend on the batch size, on which worlds are stepped with it, on the thread
  * count or on which thread steps it: they are bit-identical to phys_world_step on a lone world
  * with the same state, controls and options.
@@ -40,7 +43,7 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
 typedef struct phys_batch phys_batch;
 
 typedef struct phys_batch_options {
-  int threads;  /* OpenMP threads of a batch step, 1 .. 1024; default 1 */
+  int threads;  /* OpenMP threads of a batch step (worlds side by side), 1 .. 1024; default 1 */
 } phys_batch_options;
 
 /* Default batch options (one thread). Never fails. */
@@ -92,7 +95,7 @@ phys_status phys_batch_step_subset(phys_batch *b, const int *idx, int n);
 phys_status phys_batch_world_status(const phys_batch *b, int i);
 
 /* Message of the last failed call on the batch ("" if none); owned by the batch, valid until the
- * next call on it. `b` must not be NULL. */
+ * next call on it. For NULL, a static message saying so. */
 const char *phys_batch_last_error(const phys_batch *b);
 
 #ifdef __cplusplus
