@@ -1,7 +1,8 @@
 /* test_batch.c - batches of worlds (phys_batch.h): clones step as their originals, a world's
  * results do not depend on the batch size, the thread count or the other worlds, subsets and
  * resets touch only their worlds, warmed-up batch steps allocate nothing, bad arguments are
- * refused with a message and change nothing, and a batch's worlds die with it.
+ * refused with a message and change nothing, a batch's worlds die with it, and running out of
+ * memory while cloning or creating a batch leaves nothing behind.
  *
  * The scene is small (a box and a sphere on the ground, a motor-driven chain of three hinges
  * swinging into them), and world i of a batch is perturbed as lone world i is: the sphere gets
@@ -11,6 +12,7 @@
 #include <string.h>
 #include "cunit_main.h"
 #include "scene_util.h"
+#include "core/alloc.h"
 
 #define STEPS 500
 
@@ -324,6 +326,62 @@ static void test_ownership(void) {
   CU_ASSERT_EQUAL(phys_batch_count(NULL), 0);
 }
 
+/* (7) out of memory at every allocation of a clone and of a batch's creation: PHYS_E_NOMEM,
+ * nothing returned, nothing leaked (ASan) and the original untouched; the first count that
+ * succeeds gives a clone that steps as the original */
+static void test_out_of_memory(void) {
+  const char *data = getenv("PHYS_TEST_DATA");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/menagerie_bot/scene.xml", data); /* meshes, keyframes, trees */
+  phys_world *w = NULL;
+  CU_ASSERT_EQUAL_FATAL(phys_load_model(path, NULL, NULL, &w, NULL), PHYS_OK);
+  if (!w) return;
+  for (int k = 0; k < 10; k++) CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+  uint64_t h = phys_world_state_hash(w);
+  int failures = 0, ok = 0;
+  for (long long n = 0; n < 10000 && !ok; n++) {
+    phys_world *c = (phys_world *)&c;
+    phys_error err;
+    phys__alloc_fail_after(n);
+    phys_status st = phys_world_clone(w, &c, &err);
+    phys__alloc_fail_after(-1);
+    if (st == PHYS_OK) {
+      ok = 1;
+      CU_ASSERT_EQUAL(phys_world_step(c), PHYS_OK);
+      CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
+      CU_ASSERT_EQUAL(phys_world_state_hash(c), phys_world_state_hash(w));
+      phys_world_destroy(c);
+    } else {
+      failures++;
+      CU_ASSERT_EQUAL(st, PHYS_E_NOMEM);
+      CU_ASSERT_PTR_NULL(c);
+      CU_ASSERT_EQUAL(phys_world_state_hash(w), h);
+    }
+  }
+  CU_ASSERT(ok);
+  CU_ASSERT(failures > 20); /* the clone allocates many arrays: each failure point was tried */
+  ok = 0;
+  for (long long n = 0; n < 10000 && !ok; n++) {
+    phys_batch *b = NULL;
+    phys_error err;
+    phys__alloc_fail_after(n);
+    phys_status st = phys_batch_create(w, 3, NULL, &b, &err);
+    phys__alloc_fail_after(-1);
+    if (st == PHYS_OK) {
+      ok = 1;
+      CU_ASSERT_EQUAL(phys_batch_step(b), PHYS_OK);
+      phys_batch_destroy(b);
+    } else {
+      CU_ASSERT_EQUAL(st, PHYS_E_NOMEM);
+      CU_ASSERT_PTR_NULL(b);
+      CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "out of memory"));
+    }
+  }
+  CU_ASSERT(ok);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("batch", NULL, NULL);
   if (!s) return -1;
@@ -334,7 +392,8 @@ int register_tests(void) {
       !CU_add_test(s, "resetting one world leaves the others alone", test_reset_one) ||
       !CU_add_test(s, "no allocation in warmed-up batch steps", test_no_allocation) ||
       !CU_add_test(s, "bad arguments are refused with a message", test_bad_arguments) ||
-      !CU_add_test(s, "a batch owns its worlds", test_ownership))
+      !CU_add_test(s, "a batch owns its worlds", test_ownership) ||
+      !CU_add_test(s, "out of memory in a clone or a batch", test_out_of_memory))
     return -1;
   return 0;
 }
