@@ -2,14 +2,17 @@
  *
  *   physbench FILE.xml|FILE.urdf|builtin:NAME --steps N --threads T [--warmup W] [--no-sleep]
  *             [--json] [--floating-base] [--package-path DIR]... [--ground] [--repair-inertia]
- *             [--base-pos X,Y,Z] [--base-quat W,X,Y,Z] ...
+ *             [--base-pos X,Y,Z] [--base-quat W,X,Y,Z] [--worlds N] ...
  *
  * The scene is loaded (MJCF or URDF by content, phys_load_model) or built, W warm-up steps
  * run, every body's position is recorded, then N steps are timed one by one with
  * CLOCK_MONOTONIC. The JSON object on stdout holds the step-time percentiles, the solver
  * statistics of phys_step_stats, drift, sleeping, the state hash and the heap allocations made
  * during the timed steps. With --trace it also holds the residual trace (the accuracy metric
- * after every iteration) of the last timed step's island with the most rows. Exit status: 0 ok,
+ * after every iteration) of the last timed step's island with the most rows. With --worlds N
+ * the loaded scene is cloned into a batch of N worlds (phys_batch.h) and each timed step is one
+ * step of the whole batch on T threads: the JSON then adds environment steps per second, per
+ * thread, and a hash of every world's state; the other figures are world 0's. Exit status: 0 ok,
  * 1 load or step error, 2 bad arguments.
  */
 #include <getopt.h>
@@ -50,6 +53,7 @@ typedef struct bench_args {
   int have_base_pos, have_base_quat; /* --base-pos, --base-quat given (has_base_pose) */
   double base_pos[3], base_quat[4];
   const char *keyframe;      /* --keyframe: applied after loading, before the warm-up */
+  int worlds;                /* --worlds N: a batch of N clones (0: the lone world) */
   const char *package_paths[32];
   int npackage_paths;
 } bench_args;
@@ -66,6 +70,7 @@ typedef struct run_result {
   int iterations_max, bodies, asleep_end;
   int steps_at_cap;          /* timed steps whose iterations_max reached the iteration cap */
   uint64_t hash, allocations;
+  uint64_t hash_worlds;      /* --worlds: FNV-1a of every world's state hash, in index order */
   phys_world_options opt;    /* options in force during the run */
   /* the solver's own figures over the timed steps (phys_step_stats' per-solver blocks) */
   long subadmm_refactor, subadmm_stalls;
@@ -199,6 +204,10 @@ static void usage(FILE *f) {
         "                     default 1,0,0,0)\n"
         "  --ground           add a static ground plane z = 0 (URDF and MJCF files)\n"
           "  --keyframe NAME    start from the model's keyframe NAME (MJCF <key>)\n"
+        "  --worlds N         step a batch of N copies of the scene (after --keyframe),\n"
+        "                     a world per thread; a timed step is one step of all N;\n"
+        "                     adds env_steps_per_s, env_steps_per_s_per_thread,\n"
+        "                     batch_ms_median and state_hash_worlds (world 0 gives the rest)\n"
         "  --list             list the built-in scenes\n"
         "  --list-solvers     list the contact solvers\n"
         "  --help             this text\n"
@@ -315,6 +324,10 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     if (bench_parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
     return 0;
+  case 'N':
+    if (bench_parse_long(v, 1, 100000, &n)) return bad_arg("--worlds (1 to 100000)", v);
+    a->worlds = (int)n;
+    return 0;
   case 'K':
     if (!*v) return bad_arg("--keyframe", v);
     a->keyframe = v;
@@ -361,6 +374,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"series", no_argument, NULL, 'E'},
     {"base-pos", required_argument, NULL, 'Z'},   {"base-quat", required_argument, NULL, 'Q'},
     {"keyframe", required_argument, NULL, 'K'},   {"set", required_argument, NULL, 'O'},
+    {"worlds", required_argument, NULL, 'N'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -491,18 +505,34 @@ static int apply_keyframe(phys_world *w, const char *name) {
   return EXIT_LOAD;
 }
 
+/** The scene being stepped: a lone world, or (--worlds) a batch whose world 0 is `w`. */
+typedef struct bench_sim {
+  phys_world *w;
+  phys_batch *batch;
+} bench_sim;
+
+/** One step of the world or of the whole batch. */
+static phys_status sim_step(const bench_sim *s) {
+  return s->batch ? phys_batch_step(s->batch) : phys_world_step(s->w);
+}
+
+/** The message of the last failed step. */
+static const char *sim_error(const bench_sim *s) {
+  return s->batch ? phys_batch_last_error(s->batch) : phys_world_last_error(s->w);
+}
+
 /** Step once; on failure print the world's message and return EXIT_LOAD. */
-static int step_checked(phys_world *w, const char *what, long i) {
-  if (phys_world_step(w) == PHYS_OK) return 0;
-  fprintf(stderr, "physbench: %s step %ld failed: %s\n", what, i + 1, phys_world_last_error(w));
+static int step_checked(const bench_sim *s, const char *what, long i) {
+  if (sim_step(s) == PHYS_OK) return 0;
+  fprintf(stderr, "physbench: %s step %ld failed: %s\n", what, i + 1, sim_error(s));
   return EXIT_LOAD;
 }
 
 /** Warm-up steps with progress; 0 or EXIT_LOAD. */
-static int warm_up(phys_world *w, const bench_args *a, const char *tag) {
+static int warm_up(const bench_sim *sim, const bench_args *a, const char *tag) {
   double last = bench_now_s();
   for (long i = 0; i < a->warmup; i++) {
-    if (step_checked(w, "warm-up", i)) return EXIT_LOAD;
+    if (step_checked(sim, "warm-up", i)) return EXIT_LOAD;
     if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
       last = bench_now_s();
@@ -548,16 +578,18 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
 }
 
 /** Timed steps: wall time and statistics of each, with progress on stderr. */
-static int timed_steps(phys_world *w, const bench_args *a, const char *tag, run_result *r) {
+static int timed_steps(const bench_sim *sim, const bench_args *a, const char *tag,
+                       run_result *r) {
+  const phys_world *w = sim->w;
   uint64_t alloc0 = phys_alloc_count();
   double start = bench_now_s(), last = start;
   for (long i = 0; i < a->steps; i++) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    phys_status st = phys_world_step(w);
+    phys_status st = sim_step(sim);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (st != PHYS_OK) {
-      fprintf(stderr, "physbench: step %ld failed: %s\n", i + 1, phys_world_last_error(w));
+      fprintf(stderr, "physbench: step %ld failed: %s\n", i + 1, sim_error(sim));
       return EXIT_LOAD;
     }
     r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -632,12 +664,42 @@ static int copy_trace(const phys_world *w, run_result *r) {
   return 0;
 }
 
+/** --worlds: FNV-1a over the state hashes of every world of the batch, in index order. */
+static uint64_t worlds_hash(phys_batch *b) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < phys_batch_count(b); i++) {
+    uint64_t x = phys_world_state_hash(phys_batch_world(b, i));
+    for (int k = 0; k < 8; k++) {
+      h ^= (x >> (8 * k)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+/** --worlds: replace the loaded world *w by a batch of a->worlds clones on a->threads threads
+ * (world 0 becomes *w). 0 or EXIT_LOAD. */
+static int make_batch(const bench_args *a, phys_world **w, bench_sim *sim) {
+  phys_batch_options bo = phys_batch_options_default();
+  bo.threads = a->threads;
+  phys_error err;
+  if (phys_batch_create(*w, a->worlds, &bo, &sim->batch, &err) != PHYS_OK) {
+    fprintf(stderr, "physbench: --worlds %d: %s\n", a->worlds, err.message);
+    return EXIT_LOAD;
+  }
+  phys_world_destroy(*w);
+  *w = sim->w = phys_batch_world(sim->batch, 0);
+  return 0;
+}
+
 /** One run from a fresh load: warm-up, positions, timed steps, end figures. 0 or exit code. */
 static int run_once(const bench_args *a, const char *tag, run_result *r) {
   phys_world *w = NULL;
   int rc = load_world(a, &w);
   if (rc) return rc;
-  if (a->keyframe && (rc = apply_keyframe(w, a->keyframe))) {
+  bench_sim sim = {w, NULL};
+  if ((a->keyframe && (rc = apply_keyframe(w, a->keyframe))) ||
+      (a->worlds > 0 && (rc = make_batch(a, &w, &sim)))) {
     phys_world_destroy(w);
     return rc;
   }
@@ -652,7 +714,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
-  rc = warm_up(w, a, tag);
+  rc = warm_up(&sim, a, tag);
   int bound = phys_world_body_id_bound(w);
   double *pos0 = malloc(sizeof(double) * 3 * (size_t)(bound > 0 ? bound : 1));
   if (!pos0) {
@@ -661,12 +723,14 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   }
   if (!rc) {
     read_positions(w, bound, pos0);
-    rc = timed_steps(w, a, tag, r);
+    rc = timed_steps(&sim, a, tag, r);
   }
   if (!rc) end_figures(w, bound, pos0, r);
+  if (!rc && sim.batch) r->hash_worlds = worlds_hash(sim.batch);
   if (!rc && a->trace) rc = copy_trace(w, r);
   free(pos0);
-  phys_world_destroy(w);
+  if (sim.batch) phys_batch_destroy(sim.batch);
+  else phys_world_destroy(w);
   return rc;
 }
 
@@ -765,6 +829,18 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_close(&j, ']');
   }
   json_str(&j, "state_hash", hash);
+  if (a->worlds > 0) {
+    /* the batch: a timed step stepped every world once */
+    char all[17];
+    snprintf(all, sizeof all, "%016" PRIx64, r->hash_worlds);
+    double env = med > 0 ? 1000.0 * a->worlds / med : 0.0;
+    json_int(&j, "worlds", a->worlds);
+    json_num(&j, "batch_ms_median", med);
+    json_num(&j, "env_steps_per_s", env);
+    json_num(&j, "env_steps_per_s_per_thread", env / a->threads);
+    json_num(&j, "env_steps_per_s_wall", r->wall_s > 0 ? (double)a->worlds * n / r->wall_s : 0.0);
+    json_str(&j, "state_hash_worlds", all);
+  }
   json_int(&j, "allocations_during_steps", (long long)r->allocations);
   if (a->series) {
     json_open(&j, "step_ms", '[');

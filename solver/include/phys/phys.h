@@ -127,7 +127,9 @@ phys_body_desc phys_body_desc_default(void);
  * (nullable) says why. */
 phys_status phys_world_create(const phys_world_options *opt, phys_world **out, phys_error *err);
 
-/* Release a world and everything it owns. NULL is allowed and does nothing. */
+/* Release a world and everything it owns. NULL is allowed and does nothing. A world of a batch
+ * (phys_batch_world) is refused: nothing is released, phys_world_last_error says so, and
+ * phys_batch_destroy releases it. */
 void phys_world_destroy(phys_world *w);
 
 /* Message of the last failed call on `w` ("" if none). The pointer is owned by the world and
@@ -847,4 +849,7 @@ const char *phys_version(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* batches of worlds and phys_world_clone */
+#include "phys_batch.h"
 #endif

@@ -344,11 +344,14 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
   return PHYS_OK;
 }
 
-phys_status phys_world_step(phys_world *w) {
+/* One step; `fixed` > 0 runs it on exactly that many threads without the thread controller
+ * (a batch's world per thread), 0 lets the controller choose (phys_world_step). */
+static phys_status step_world(phys_world *w, int fixed) {
   double t0 = now_seconds(), t_collision, t_islands;
   phys_status st = check_inputs(w);
   if (st) return st;
-  phys__threads_begin(w);
+  if (fixed > 0) w->step_threads = fixed;
+  else phys__threads_begin(w);
   w->trace_valid = 0; /* the last step's trace ends here; this one's counts once it succeeds */
   phys_problem s;
   st = phys__step_assemble(w, &s, &t_collision, &t_islands);
@@ -404,6 +407,12 @@ phys_status phys_world_step(phys_world *w) {
   w->stats.time_total = t4 - t0;
   w->stats.threads_used = w->step_threads;
   w->trace_valid = w->opt.residual_trace; /* solvers/trace.c filled it during the solve */
-  phys__threads_end(w, t4 - t0);
+  if (!fixed) phys__threads_end(w, t4 - t0);
   return PHYS_OK;
+}
+
+phys_status phys_world_step(phys_world *w) { return step_world(w, 0); }
+
+phys_status phys__world_step_threads(phys_world *w, int threads) {
+  return step_world(w, threads > 0 ? threads : 1);
 }

@@ -139,6 +139,11 @@ phys_status phys_world_create(const phys_world_options *opt, phys_world **out, p
 
 void phys_world_destroy(phys_world *w) {
   if (!w) return;
+  if (w->batch) {
+    phys__fail(w, PHYS_E_STATE, "destroy: this world belongs to a batch; phys_batch_destroy "
+                                "releases it");
+    return;
+  }
   phys__xfree(w->bodies);
   phys__xfree(w->geoms);
   phys__xfree(w->connects);

@@ -296,6 +296,10 @@ struct phys_world {
   int trace_off_cap, trace_cnt_cap, trace_rows_cap;
   double *trace_val;
   int trace_val_cap;
+
+  /* the batch that owns this world (core/batch.c), or NULL: phys_world_destroy refuses a
+   * batch's world */
+  struct phys_batch *batch;
 };
 
 /* ---- world.c ---- */
@@ -424,5 +428,17 @@ struct phys_sort_item *phys__reserve_warm_start(phys_world *w);
 /* contact.c: store this step's impulses as next step's warm start, in the memory reserved by
  * phys__reserve_warm_start (cannot fail) */
 void phys__store_warm_start(phys_world *w, struct phys_sort_item *scratch);
+
+/* step.c: one step on exactly `threads` (>= 1) threads, without the adaptive controller (its
+ * measurements are left alone); otherwise phys_world_step. A batch steps its worlds with it. */
+phys_status phys__world_step_threads(phys_world *w, int threads);
+
+/* mesh.c: point every mesh's hull view at its slice of the flat mesh arrays and every mesh
+ * geom's shape at its mesh's view (after the arrays moved, or in a clone) */
+void phys__mesh_relink(phys_world *w);
+
+/* artic.c: point articulation a's tree at its own index arrays and recompute them (after the
+ * arrays moved, or in a clone) */
+void phys__artic_reindex(phys_artic *a);
 
 #endif

@@ -55,7 +55,7 @@ static int grow(void **p, size_t n, size_t size) {
 }
 
 /* point the tree's index arrays at the articulation's and recompute them */
-static void artic_reindex(phys_artic *a) {
+void phys__artic_reindex(phys_artic *a) {
   a->t.nbody = a->nlink;
   a->t.body = a->tb;
   a->t.qadr = a->qadr;
@@ -88,7 +88,7 @@ static int artic_reserve(phys_artic *a, int jnq, int jnv) {
       grow((void **)&a->cmd_force, nv, sizeof(double)) || grow((void **)&a->xrot, 9 * nl, sizeof(double)) ||
       grow((void **)&a->xpos, 3 * nl, sizeof(double)) || grow((void **)&a->S, 6 * nv, sizeof(double)))
     rc = -1;
-  artic_reindex(a); /* the arrays may have moved, whether or not all of them grew */
+  phys__artic_reindex(a); /* the arrays may have moved, whether or not all of them grew */
   return rc;
 }
 
@@ -283,7 +283,7 @@ phys_status phys_world_add_link(phys_world *w, phys_id parent, const phys_body_d
   int qa = a->t.nq, va = a->t.nv, jnv = phys__joint_nv(jt);
   a->body[a->nlink] = id;
   a->nlink++;
-  artic_reindex(a);
+  phys__artic_reindex(a);
   double *qp = a->qpos + qa;
   switch (jt) {
     case PHYS_JOINT_HINGE:

@@ -12,7 +12,7 @@ const phys_hull *phys__mesh_hull(const phys_world *w, int mesh) {
 
 /* Points every mesh's view at its slice of the flat arrays and every mesh geom's shape at its
  * mesh's view (after the arrays or the mesh records moved). */
-static void mesh_relink(phys_world *w) {
+void phys__mesh_relink(phys_world *w) {
   for (int i = 0; i < w->nmeshes; i++) {
     phys_mesh *m = &w->meshes[i];
     m->hull.vert = w->mesh_vert + 3 * m->vert_adr;
@@ -50,7 +50,7 @@ phys_status phys_world_add_mesh(phys_world *w, const double *vertices, int nvert
       PHYS_RESERVE(w->mesh_vadj, w->mesh_vadj_cap, 2 * (w->nmesh_vert + hd.nvert)) ||
       PHYS_RESERVE(w->mesh_adj, w->mesh_adj_cap, w->nmesh_fv + hd.nface_vert)) {
     phys__hull_data_free(&hd);
-    mesh_relink(w);
+    phys__mesh_relink(w);
     return phys__fail(w, PHYS_E_NOMEM, "out of memory");
   }
   phys_mesh *m = &w->meshes[w->nmeshes];
@@ -75,7 +75,7 @@ phys_status phys_world_add_mesh(phys_world *w, const double *vertices, int nvert
   m->hull.nvert = m->nvert;
   m->hull.nface = m->nface;
   w->nmeshes++;
-  mesh_relink(w);
+  phys__mesh_relink(w);
   phys__hull_derive(&m->hull);
   if (!(m->hull.volume > 0.0) || !isfinite(m->hull.volume)) {
     /* cannot happen for a hull of 4+ faces; undo rather than keep a degenerate mesh */
