@@ -406,7 +406,8 @@ typedef struct phys_firstorder_options {
   double equality_stiffness; /* > 0, <= 1e18: K of hard connect and weld rows; default 1e12 */
   double equality_damping;  /* >= 0: B of hard connect and weld rows; default 0 */
   double friction_gain;     /* kg, > 0: h B_t of the memoryless friction rows (K_t = 0); the
-                               paper's B_t = 1e6 / h is 1e6; default 1e6 */
+                               paper's B_t = 1e6 / h is 1e6 (Newton stalls with it on big
+                               piles); default 1e4 */
   double margin;            /* m, >= 0: contacts enter the problem this far before they touch,
                                so that the implicit phi1 acts before penetration; default 0.01 */
   double cone_tol;          /* eps of the post-solve checks |lam_t| <= (1 + eps) mu lam_n and
