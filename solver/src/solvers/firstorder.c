@@ -170,7 +170,11 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;
     if (!check_island(w, s, k, nt, fi)) break;
-    if (fi->resolves >= w->opt.firstorder.max_resolves) {
+    /* only a converged solve is solved again: an unconverged one (the iteration cap, a failed
+     * factorisation) would restart from impulses that do not match its velocity, and with a
+     * cap of 0 Newton steps the restarts are an explicit iteration on stiff springs that
+     * diverges */
+    if (nt->status != PHYS_NEWTON_OK || fi->resolves >= w->opt.firstorder.max_resolves) {
       fi->unresolved = 1;
       break;
     }
