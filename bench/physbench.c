@@ -80,6 +80,9 @@ typedef struct run_result {
   long nsn_newton, nsn_pcr;  /* NSN's, summed */
   int nsn_non_finite;
   double nsn_pcr_res_max;    /* NSN's worst final relative PCR residual */
+  long fo_newton, fo_solves, fo_resolves; /* the first-order solver's, summed */
+  int fo_unresolved;
+  double fo_inflation_max;   /* its worst lam_n / max(0, sig_n) - 1 */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -573,6 +576,12 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->nsn_pcr += s->nsn.pcr_iterations;
   r->nsn_non_finite += s->nsn.non_finite;
   if (s->nsn.pcr_residual > r->nsn_pcr_res_max) r->nsn_pcr_res_max = s->nsn.pcr_residual;
+  r->fo_newton += s->firstorder.newton_iterations;
+  r->fo_solves += s->firstorder.solves;
+  r->fo_resolves += s->firstorder.resolves;
+  r->fo_unresolved += s->firstorder.unresolved_islands;
+  if (s->firstorder.inflation_max > r->fo_inflation_max)
+    r->fo_inflation_max = s->firstorder.inflation_max;
   if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
   if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
@@ -711,6 +720,9 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->nsn_newton = r->nsn_pcr = 0;
   r->nsn_non_finite = 0;
   r->nsn_pcr_res_max = 0.0;
+  r->fo_newton = r->fo_solves = r->fo_resolves = 0;
+  r->fo_unresolved = 0;
+  r->fo_inflation_max = 0.0;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
@@ -812,6 +824,12 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_num(&j, "pcr_iterations_per_step", (double)r->nsn_pcr / (double)n);
     json_num(&j, "pcr_relative_residual_max", r->nsn_pcr_res_max);
     json_int(&j, "non_finite_islands", r->nsn_non_finite);
+  } else if (r->opt.solver == PHYS_SOLVER_FIRSTORDER) {
+    json_num(&j, "newton_iterations_per_step", (double)r->fo_newton / (double)n);
+    json_num(&j, "solves_per_step", (double)r->fo_solves / (double)n);
+    json_num(&j, "resolves_per_step", (double)r->fo_resolves / (double)n);
+    json_int(&j, "unresolved_islands", r->fo_unresolved);
+    json_num(&j, "inflation_max", r->fo_inflation_max);
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);

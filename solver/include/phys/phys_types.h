@@ -280,7 +280,11 @@ typedef enum phys_solver_kind {
                                      level: NCP functions per row, Newton steps on the Schur
                                      complement by matrix-free Jacobi-preconditioned conjugate
                                      residual, fixed damping, no line search */
-  PHYS_SOLVER_COUNT = 9
+  PHYS_SOLVER_FIRSTORDER = 9,     /* "firstorder": Drumwright's unconditionally stable first-order
+                                     solver (paper 004): every row a spring-damper integrated
+                                     implicitly, the reduced convex problem on sap's Newton
+                                     driver; models penetration (no position pass) */
+  PHYS_SOLVER_COUNT = 10
 } phys_solver_kind;
 
 /* How the SubADMM penalty beta is chosen each step. */
@@ -388,6 +392,31 @@ typedef struct phys_nsn_options {
                                0: from zero, as the paper; default 1 */
 } phys_nsn_options;
 
+/* Options of the first-order stable solver (paper 004, docs/engine.md "First-order stable
+ * solver"). Every row is a spring-damper (K, B) on its constraint coordinate, integrated by
+ * implicit Euler: contacts read the pair's stiffness and tau_d (B = tau_d K) and fall back on
+ * contact_stiffness / contact_damping; joint and tendon limits, hard connects and welds use
+ * their own K, B here (soft connects keep theirs); dof friction is sap's. max_iterations caps
+ * the Newton steps of one solve. */
+typedef struct phys_firstorder_options {
+  double contact_stiffness; /* N/m, > 0: K of a contact whose pair gives none; default 1e8 */
+  double contact_damping;   /* N s/m, >= 0: B of a contact whose pair gives no tau_d; default 1e3 */
+  double limit_stiffness;   /* N/m or N m/rad, > 0, <= 1e18: K of limit rows; default 1e12 */
+  double limit_damping;     /* >= 0: B of limit rows; default 0 */
+  double equality_stiffness; /* > 0, <= 1e18: K of hard connect and weld rows; default 1e12 */
+  double equality_damping;  /* >= 0: B of hard connect and weld rows; default 0 */
+  double friction_gain;     /* kg, > 0: h B_t of the memoryless friction rows (K_t = 0); the
+                               paper's B_t = 1e6 / h is 1e6 (Newton stalls with it on big
+                               piles); default 1e4 */
+  double margin;            /* m, >= 0: contacts enter the problem this far before they touch,
+                               so that the implicit phi1 acts before penetration; default 0.01 */
+  double cone_tol;          /* eps of the post-solve checks |lam_t| <= (1 + eps) mu lam_n and
+                               lam_n <= (1 + eps) max(0, sig_n), in (0, 1); default 1e-6 */
+  int max_resolves;         /* re-solves of an island when a check fails, >= 0; default 20 */
+  double rel_tol;           /* eps_r of the Newton stop test (sap's eq. 20), >= 0; default 1e-8 */
+  double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
+} phys_firstorder_options;
+
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
  * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
  * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
@@ -399,7 +428,8 @@ typedef enum phys_option_type {
 
 typedef struct phys_solver_option_info {
   const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
-  const char *family;       /* "subadmm", "canal", "pgs", "sap", "icf" or "nsn": the solvers
+  const char *family;       /* "subadmm", "canal", "pgs", "sap", "icf", "nsn" or
+                               "firstorder": the solvers
                                that read it (a solver reads the family named by its name up to
                                its first '-': icf-lagged reads icf.*) */
   const char *summary;      /* one line for people */
@@ -434,6 +464,7 @@ typedef struct phys_world_options {
   phys_sap_options sap;     /* used by sap (and by icf-* for rows other than contacts) */
   phys_icf_options icf;     /* used by icf-lagged and icf-similar */
   phys_nsn_options nsn;     /* used by nsn only */
+  phys_firstorder_options firstorder; /* used by firstorder only */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */
@@ -517,6 +548,18 @@ typedef struct phys_nsn_stats {
                                 finite impulses */
 } phys_nsn_stats;
 
+/* Statistics of the first-order stable solver in the last step (summed over islands unless
+ * said otherwise). */
+typedef struct phys_firstorder_stats {
+  int newton_iterations;     /* Newton steps over all solves (the inner iterations) */
+  int solves;                /* convex solves: one per island with rows plus the re-solves */
+  int resolves;              /* solves repeated because a post-solve check failed */
+  int unresolved_islands;    /* islands still failing a check after max_resolves */
+  double inflation_max;      /* max over contacts of lam_n / max(0, sig_n) - 1 at the result
+                                (0: every normal impulse equals its spring value) */
+  double cone_excess_max;    /* max over contacts of |lam_t| / (mu lam_n) - 1 (<= 0 inside) */
+} phys_firstorder_stats;
+
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and
  * residual figures mean the same for every solver: iterations of its main loop, and the
  * sec. 7 accuracy metric of its result. */
@@ -544,6 +587,7 @@ typedef struct phys_step_stats {
   phys_pgs_stats pgs;        /* PGS's own figures (zero for other solvers) */
   phys_sap_stats sap;        /* SAP's own figures (zero for other solvers) */
   phys_nsn_stats nsn;        /* NSN's own figures (zero for other solvers) */
+  phys_firstorder_stats firstorder; /* the first-order solver's (zero for other solvers) */
 } phys_step_stats;
 
 #ifdef __cplusplus

@@ -77,6 +77,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
     c->cdim = 0;
     c->nt = 0;
     v3_zero(c->e);
+    v3_zero(c->phi);
     if (c->kind == PHYS_CON_CONTACT && c->ang) {
       /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
        * term */
@@ -100,6 +101,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       memcpy(c->R, ct->frame, sizeof c->R);
       v3_copy(c->lambda, ct->lambda);
       c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
+      c->phi[2] = ct->dist;
       int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
                     (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
       if (on_link && ct->dist < 0.0) {
@@ -127,6 +129,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->mu = 0.0;
       m3_identity(c->R);
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+      c->phi[2] = gap;
       c->lambda[2] = a->limit_lambda[2 * d + c->side];
       c->tree = -1;
     } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
@@ -141,6 +144,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       c->mu = 0.0;
       m3_identity(c->R);
       c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+      c->phi[2] = gap;
       /* warm-started like a joint limit, from the last step's impulse of this side (state:
        * snapshots keep it, so a restored world steps as the original) */
       v3_zero(c->lambda);
@@ -175,6 +179,7 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
       } else {
         v3_sub(d, p1, p2);
       }
+      v3_copy(c->phi, d);
       c->soft = cn->soft;
       if (c->soft) {
         /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */

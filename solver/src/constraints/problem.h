@@ -46,6 +46,11 @@ typedef struct phys_con {
   double cs[3];      /* soft: c = h^2 K + h D per row */
   int p0, np;        /* pieces [p0, p0 + np) */
   double mu;
+  double phi[3];     /* the rows' constraint coordinates at the step's start, unscaled: a
+                        contact's signed distance (row 2), a limit's gap to its stop (row 2,
+                        >= 0 inside the range), a connect's p1 - p2 or a weld's orientation
+                        error (m, rad); 0 for dof friction and angular contact records. Read
+                        by solvers that integrate the coordinates themselves (firstorder) */
   double e[3];       /* error term: e_n for contacts (row 2), the position error for connects
                         (k e = h K C for soft rows) */
   double R[9];       /* rows of the constraint frame */

@@ -286,6 +286,7 @@ static void fill_stats(phys_world *w, const phys_problem *s) {
   memset(&st->subadmm, 0, sizeof st->subadmm);
   memset(&st->pgs, 0, sizeof st->pgs);
   memset(&st->nsn, 0, sizeof st->nsn);
+  memset(&st->firstorder, 0, sizeof st->firstorder);
   double wsum = 0.0, it_sum = 0.0, res_sum = 0.0;
   for (int k = 0; k < s->nislands; k++) {
     int nc = s->isl_con_start[k + 1] - s->isl_con_start[k];

@@ -119,4 +119,10 @@ phys_status phys__nsn_prepare(phys_world *w, phys_problem *s);
 void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int team);
 void phys__nsn_stats(const phys_problem *s, phys_step_stats *st);
 
+/* firstorder.c: the first-order stable solver's callbacks (paper 004) */
+phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s);
+void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, int team);
+void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st);
+double phys__firstorder_margin(const phys_world_options *o);
+
 #endif

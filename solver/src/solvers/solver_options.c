@@ -1,5 +1,5 @@
 /* solver_options.c - the one table of the contact solvers' own options (phys_world_options
- * .subadmm / .canal / .pgs / .sap / .icf / .nsn): dotted name, type, default, valid range, summary, where it lives in
+ * .subadmm / .canal / .pgs / .sap / .icf / .nsn / .firstorder): dotted name, type, default, valid range, summary, where it lives in
  * phys_world_options. phys_world_options_validate checks each option against this table, and
  * every entry point (the daemon's protocol and config file, physctl, physbench) sets options by
  * name through phys_solver_option_set / _parse, so each option has one range and one default.
@@ -92,6 +92,30 @@ static const option_row rows[] = {
    OFF(nsn.preconditioner)},
   {{"nsn.warm_start", "nsn", "1: start from the previous step's impulses; 0: from zero (the paper)",
     I, 1, 0, 1, 0, 0, NULL}, OFF(nsn.warm_start)},
+  {{"firstorder.contact_stiffness", "firstorder", "K (N/m) of a contact whose pair gives no stiffness",
+    D, 1e8, 0.0, 1e18, 1, 0, NULL}, OFF(firstorder.contact_stiffness)},
+  {{"firstorder.contact_damping", "firstorder", "B (N s/m) of a contact whose pair gives no tau_d",
+    D, 1e3, 0.0, 1e18, 0, 0, NULL}, OFF(firstorder.contact_damping)},
+  {{"firstorder.limit_stiffness", "firstorder", "K of joint and tendon limit rows (N/m or N m/rad)",
+    D, 1e12, 0.0, 1e18, 1, 0, NULL}, OFF(firstorder.limit_stiffness)},
+  {{"firstorder.limit_damping", "firstorder", "B of joint and tendon limit rows",
+    D, 0.0, 0.0, 1e18, 0, 0, NULL}, OFF(firstorder.limit_damping)},
+  {{"firstorder.equality_stiffness", "firstorder", "K of hard connect and weld rows (N/m, N m/rad)",
+    D, 1e12, 0.0, 1e18, 1, 0, NULL}, OFF(firstorder.equality_stiffness)},
+  {{"firstorder.equality_damping", "firstorder", "B of hard connect and weld rows",
+    D, 0.0, 0.0, 1e18, 0, 0, NULL}, OFF(firstorder.equality_damping)},
+  {{"firstorder.friction_gain", "firstorder", "h B_t (kg) of the memoryless friction rows; the paper's B_t = 1e6 / h is 1e6",
+    D, 1e4, 0.0, 1e12, 1, 0, NULL}, OFF(firstorder.friction_gain)},
+  {{"firstorder.margin", "firstorder", "contacts enter the problem this far (m) before they touch",
+    D, 0.01, 0.0, 1.0, 0, 0, NULL}, OFF(firstorder.margin)},
+  {{"firstorder.cone_tol", "firstorder", "eps of the checks |lam_t| <= (1+eps) mu lam_n, lam_n <= (1+eps) max(0, sig_n)",
+    D, 1e-6, 0.0, 1.0, 1, 1, NULL}, OFF(firstorder.cone_tol)},
+  {{"firstorder.max_resolves", "firstorder", "re-solves of an island when a post-solve check fails",
+    I, 20, 0, 1000, 0, 0, NULL}, OFF(firstorder.max_resolves)},
+  {{"firstorder.rel_tol", "firstorder", "eps_r of the Newton stop test (sap's eq. 20)",
+    D, 1e-8, 0.0, 1.0, 0, 0, NULL}, OFF(firstorder.rel_tol)},
+  {{"firstorder.abs_tol", "firstorder", "eps_a of the Newton stop test",
+    D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(firstorder.abs_tol)},
 };
 
 #undef D

@@ -37,6 +37,10 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
   {PHYS_SOLVER_NSN, "nsn",
    "NSN (paper 003): non-smooth Newton on NCP rows, matrix-free PCR on the Schur complement",
    1, 0, phys__nsn_prepare, phys__nsn_solve_island, phys__nsn_stats, NULL},
+  {PHYS_SOLVER_FIRSTORDER, "firstorder",
+   "First-order stable (paper 004): implicit spring-damper rows, one convex problem on sap's Newton",
+   0, 0, phys__firstorder_prepare, phys__firstorder_solve_island, phys__firstorder_stats,
+   phys__firstorder_margin},
 };
 
 double phys__solver_contact_margin(const phys_world_options *o) {

@@ -1,0 +1,199 @@
+/* firstorder.c - the first-order stable solver (paper 004, Drumwright) on physd's shared
+ * problem: every row is a spring-damper (K, B) on its constraint coordinate phi, integrated by
+ * implicit Euler with the bodies' semi-implicit Euler (eq. 36-39), kinematics and collision
+ * once, at q0. With S = h^2 K + h B, a row's impulse over the step is
+ *
+ *   gamma = h lam1 = h (-K phi1 - B phid1) = S (v_hat - J v1),   v_hat = -h K phi0 / S,
+ *
+ * (phi1 = phi0 + h J v1): bilateral rows (hard connects, welds) take it as it is, unilateral
+ * rows (contact normals, joint and tendon limits) its positive part max(0, .) (eq. 68), and
+ * the memoryless friction rows (K_t = 0, h B_t = firstorder.friction_gain) are clamped to the
+ * disk of radius mu gamma_n. Each law is the gradient of a convex potential of x = -(J v +
+ * eps), so the step's problem is the strictly convex
+ *
+ *   min_v 1/2 ||v - v*||_A^2 + sum_i psi_i(x_i(v))      (the augmented-mass form, sec. 2)
+ *
+ * solved per island by sap's Newton driver with exact line search (newton.h; sap.c's
+ * prepare and island solve), whose Hessian A + J^T D J is Mt = M + G^T S G of the paper on
+ * the active rows: bilateral-only islands are one factorisation (the objective is quadratic).
+ * The normals solve the exact per-row semantics (lam_n = max(0, sig_n), the LCP the spec
+ * offers beside the min-norm QP); the friction disk's radius is lagged: the first solve uses
+ * mu times the warm start's normal impulse, and after each solve two checks run per contact,
+ *
+ *   |gamma_t| <= (1 + eps) mu gamma_n        (the cone)
+ *   gamma_n <= (1 + eps) max(0, sig_n)        (no inflation: the spec's zeta check)
+ *
+ * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved with
+ * rho = mu gamma_n while the cone check fails or a disk that binds is smaller than the cone
+ * allows (at most firstorder.max_resolves times; warm-started from the last solve). The
+ * inflation check holds by construction (the normal law is max(0, sig_n) at the driver's
+ * iterate); it is kept as a guard and reported in the stats. At the fixed
+ * point gamma_n is its spring value exactly and the friction is Coulomb's with the cone's true
+ * radius: the zeta -> infinity limit of the paper's problem (sec. 4), where the spec's replica
+ * found the Coulomb distances exact; see docs/engine.md "First-order stable solver".
+ *
+ * Rows that are not contacts, limits or hard connects keep sap's models (soft connects: the
+ * same implicit spring-damper with their own K, D; dof friction: sap's box; a condim 4/6
+ * contact's torsion / rolling records: sap's lagged disk). Contacts enter the problem
+ * firstorder.margin before they touch (the margin callback), so implicit phi1 acts before
+ * penetration. The term Mhat Gdv0 of eq. 53 is dropped (physd's rows carry no Gdv).
+ * No position pass: the coordinates are integrated by the rows themselves (K -> inf gives
+ * phi1 -> 0 in one step). Islands are solved one per thread by the same arithmetic:
+ * bit-identical results for any thread count. */
+#include <math.h>
+#include <string.h>
+#include "solvers/firstorder.h"
+#include "solvers/newton_rows.h"
+
+double phys__firstorder_margin(const phys_world_options *o) { return o->firstorder.margin; }
+
+/* the largest S w (w the row's Delassus diagonal, the inverse of its effective mass): a row
+ * stiffer than this has K and B scaled down together to it (same tau = B / K), so that the
+ * Hessian M + S J^T J keeps about 8 digits in the rows' free directions (a relative
+ * compliance 1e-8 of the row's effective mass; without it K = 1e18 at h = 0.01 lost them all
+ * and a pendulum diverged) */
+#define FO_MAX_SW 1e8
+
+/* a row's implicit spring-damper on the driver: *R = 1 / S and the offset eps = h K phi0 / S,
+ * with S = h^2 K + h B capped at FO_MAX_SW / wd (the eps is the uncapped ratio, which the cap
+ * does not change) */
+static void spring_row(double h, double K, double B, double wd, double phi0, double *R,
+                       double *eps) {
+  double S = h * h * K + h * B;
+  if (!(S > 1e-300)) S = 1e-300;
+  double e = h * K * phi0 / S;
+  if (wd > 0.0 && S * wd > FO_MAX_SW) S = FO_MAX_SW / wd;
+  *R = 1.0 / S;
+  *eps = e;
+}
+
+/* row set rw's model (sap's setup already ran): contacts, limits and hard connects become
+ * implicit spring-damper rows */
+static void setup_row(const phys_world *w, const phys_problem *s, phys_newton_row *rw,
+                      double *scratch) {
+  const phys_con *c = &s->con[rw->ci];
+  const phys_firstorder_options *o = &w->opt.firstorder;
+  double h = w->opt.timestep, dg[3];
+  if (c->kind == PHYS_CON_CONTACT && !c->ang) {
+    const phys_contact *ct = &w->contacts[c->src];
+    double K = ct->stiffness > 0.0 ? ct->stiffness : o->contact_stiffness;
+    double B = ct->tau_d >= 0.0 ? ct->tau_d * K : o->contact_damping;
+    double ln = c->lambda[2] > 0.0 ? c->lambda[2] : 0.0;
+    phys__delassus_diag(w, s, rw->ci, dg, scratch);
+    rw->type = FO_ROW_CONTACT;
+    memset(rw->par, 0, sizeof rw->par);
+    memset(rw->eps, 0, sizeof rw->eps);
+    rw->par[0] = rw->r0 ? 0.0 : c->mu * ln;
+    rw->par[1] = 1.0 / o->friction_gain;
+    spring_row(h, K, B, dg[2], c->phi[2], &rw->par[2], &rw->eps[2]);
+  } else if (c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_TENDON_LIMIT) {
+    phys__delassus_diag(w, s, rw->ci, dg, scratch);
+    rw->type = SAP_ROW_CONE; /* mu = 0, one row: gamma = max(0, x / Rn) */
+    memset(rw->par, 0, sizeof rw->par);
+    memset(rw->eps, 0, sizeof rw->eps);
+    rw->par[1] = 1.0;
+    spring_row(h, o->limit_stiffness, o->limit_damping, dg[2], c->phi[2], &rw->par[2],
+               &rw->eps[2]);
+  } else if (c->kind == PHYS_CON_CONNECT && !c->soft) {
+    phys__delassus_diag(w, s, rw->ci, dg, scratch);
+    rw->type = SAP_ROW_FREE; /* gamma = x / R per row */
+    memset(rw->par, 0, sizeof rw->par);
+    for (int r = 0; r < 3; r++)
+      spring_row(h, o->equality_stiffness, o->equality_damping, dg[r], c->phi[r], &rw->par[r],
+                 &rw->eps[r]);
+  }
+}
+
+phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
+  const phys_firstorder_options *o = &w->opt.firstorder;
+  phys_status st = phys__sap_prepare_model(w, s, phys__firstorder_model_eval,
+                                           phys__firstorder_model_potential, o->abs_tol,
+                                           o->rel_tol);
+  if (st) return st;
+  phys_fo_ws *ws = ARENA_ZNEW(&w->arena, phys_fo_ws, 1);
+  if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  ws->sap = *(phys_sap_ws *)s->ws;
+  ws->isl = ARENA_ZNEW(&w->arena, phys_fo_island, s->nislands);
+  if (s->nislands && !ws->isl) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  s->ws = ws;
+  int mnv = phys__problem_max_nv(s) > 6 ? phys__problem_max_nv(s) : 6;
+  double *scratch = ARENA_NEW(&w->arena, double, 2 * (size_t)mnv);
+  if (!scratch) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+  for (int k = 0; k < s->nislands; k++) {
+    phys_newton *nt = &ws->sap.isl[k].nt;
+    for (int i = 0; i < nt->nrow; i++) setup_row(w, s, &nt->row[i], scratch);
+  }
+  return PHYS_OK;
+}
+
+/* the post-solve checks over island k's contacts at the result (s->con[].lambda and the
+ * driver's v): sets each contact's disk radius to mu gamma_n and returns 1 when the cone check
+ * failed or a binding disk was smaller than the cone (the island must be solved again);
+ * fi->inflation and fi->cone_excess get the worst figures of the inflation and cone checks */
+static int check_island(const phys_world *w, const phys_problem *s, int k, phys_newton *nt,
+                        phys_fo_island *fi) {
+  double eps = w->opt.firstorder.cone_tol;
+  int c0 = s->isl_con_start[k], again = 0;
+  fi->inflation = 0.0;
+  fi->cone_excess = -1.0;
+  for (int i = 0; i < nt->nrow; i++) {
+    phys_newton_row *rw = &nt->row[i];
+    if (rw->type != FO_ROW_CONTACT) continue;
+    const phys_con *c = &s->con[c0 + i];
+    double jv[3];
+    nr_dot(nt, rw, nt->v, jv);
+    double gn = c->lambda[2], sig = -(jv[2] + rw->eps[2]) / rw->par[2];
+    double spring = sig > 0.0 ? sig : 0.0;
+    /* inflation: gamma_n above its spring value (0 when both are 0). The normal law gives
+     * gamma_n = max(0, sig_n) at the driver's last iterate, so this is a guard that is
+     * reported, not a reason to solve again (a re-solve would not change the law) */
+    double infl = gn > spring ? (spring > 0.0 ? gn / spring - 1.0 : INFINITY) : 0.0;
+    if (infl > fi->inflation) fi->inflation = infl;
+    if (rw->r0) continue;
+    double gt = sqrt(c->lambda[0] * c->lambda[0] + c->lambda[1] * c->lambda[1]);
+    double rho = rw->par[0], cone = c->mu * (gn > 0.0 ? gn : 0.0);
+    double excess = cone > 0.0 ? gt / cone - 1.0 : (gt > 0.0 ? INFINITY : -1.0);
+    if (excess > fi->cone_excess) fi->cone_excess = excess;
+    int binding = gt >= rho * (1.0 - 1e-9);
+    if (gt > (1.0 + eps) * cone || (binding && rho < (1.0 - eps) * cone)) again = 1;
+    rw->par[0] = cone;
+  }
+  return again;
+}
+
+void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, int team) {
+  phys_fo_ws *ws = (phys_fo_ws *)s->ws;
+  phys_fo_island *fi = &ws->isl[k];
+  phys_newton *nt = &ws->sap.isl[k].nt;
+  memset(fi, 0, sizeof *fi);
+  for (;;) {
+    phys__sap_solve_island(w, s, k, team);
+    fi->solves++;
+    if (!check_island(w, s, k, nt, fi)) break;
+    /* only a converged solve is solved again: an unconverged one (the iteration cap, a failed
+     * factorisation) would restart from impulses that do not match its velocity, and with a
+     * cap of 0 Newton steps the restarts are an explicit iteration on stiff springs that
+     * diverges */
+    if (nt->status != PHYS_NEWTON_OK || fi->resolves >= w->opt.firstorder.max_resolves) {
+      fi->unresolved = 1;
+      break;
+    }
+    fi->resolves++;
+  }
+}
+
+void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st) {
+  const phys_fo_ws *ws = (const phys_fo_ws *)s->ws;
+  phys_firstorder_stats *fs = &st->firstorder;
+  memset(fs, 0, sizeof *fs);
+  fs->cone_excess_max = -1.0;
+  for (int k = 0; k < s->nislands; k++) {
+    const phys_fo_island *fi = &ws->isl[k];
+    fs->newton_iterations += ws->sap.isl[k].newton_iters;
+    fs->solves += fi->solves;
+    fs->resolves += fi->resolves;
+    fs->unresolved_islands += fi->unresolved;
+    if (fi->inflation > fs->inflation_max) fs->inflation_max = fi->inflation;
+    if (fi->cone_excess > fs->cone_excess_max) fs->cone_excess_max = fi->cone_excess;
+  }
+}
