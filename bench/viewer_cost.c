@@ -4,7 +4,9 @@
  * It starts physd (--physd PATH, default the build tree's) with --viewer on a free port and a
  * world (default configs/worlds/boxes20.xml), warms up, then alternates rounds: STEPS lock-step
  * steps of one protocol client with no viewer, and the same with VIEWERS viewers connected,
- * subscribed to /physd/state, /tf and /scene and read by a thread of this program. Rounds go
+ * subscribed to /physd/state, /tf and /scene and read by a thread of this program. Before each
+ * timed run, with or without viewers, 200 ms pass and 500 untimed steps are taken (the viewers'
+ * first frames, the scene among them, go out then; see settle). Rounds go
  * A B, B A, A B, ... so that a drift of the machine's speed falls on both sides. The viewers
  * connect before and leave after each "with" run (their connection is not timed). The JSON has
  * every run's seconds, the medians, the ratio with/without, the frames the viewers read and the
@@ -13,12 +15,12 @@
  *   viewer_cost [--viewers N] [--steps N] [--rounds N] [--period-ms MS] [--max-fps N]
  *               [--world FILE] [--physd PATH]
  *
- * Defaults: 5 viewers, 3000 steps, 5 rounds, viewer_period_ms 20 and viewer_max_fps 60 (the
+ * Defaults: 5 viewers, 20000 steps, 5 rounds, viewer_period_ms 20 and viewer_max_fps 60 (the
  * daemon's defaults; --max-fps 0 lifts the wall-time limit, as before it existed).
  *
- * The reading thread runs in this process on the same machine as the daemon: on 2 cores it
- * competes with the daemon's loop and simulation threads, as a viewer on the same computer does
- * (it sleeps 1 ms when no viewer had a message, as a reader blocked in poll would).
+ * Each viewer has a reading thread in this process, blocked in poll until its frames arrive: on
+ * 2 cores they compete with the daemon's loop and simulation threads, as viewers on the same
+ * computer do.
  * Bad arguments: a message on stderr and exit status 2. */
 #include <jansson.h>
 #include <pthread.h>
@@ -35,23 +37,20 @@
 #define MAXV 16
 #define MAXR 64
 
-typedef struct readers {
-  wsc *c[MAXV];
-  int n;
-  atomic_int stop;
+/* one viewer and its reading thread: it blocks in libwebsockets' poll until frames arrive, as
+ * a viewer process does (a polling reader would take a core from the daemon on a 2-core
+ * machine, which no real viewer does) */
+typedef struct reader {
+  wsc *c;
+  atomic_int *stop;
   unsigned long long msgs;
-} readers;
+  pthread_t th;
+} reader;
 
-/* read every viewer's messages as they come; when none had any, sleep 1 ms, as a reader blocked
- * in poll would (a spinning reader would take a core from the daemon on a 2-core machine, which
- * no real viewer does) */
 static void *read_loop(void *arg) {
-  readers *r = arg;
-  while (!atomic_load(&r->stop)) {
-    int got = 0;
-    for (int i = 0; i < r->n; i++) got += wsc_drain(r->c[i], 0, &r->msgs) > 0;
-    if (!got) usleep(1000);
-  }
+  reader *r = arg;
+  while (!atomic_load(r->stop))
+    if (wsc_wait_drain(r->c, &r->msgs) < 0) break;
   return NULL;
 }
 
@@ -66,26 +65,42 @@ static double time_steps(wc_conn *conn, int n) {
   return (double)(wc_now_ns() - t0) * 1e-9;
 }
 
+/* before a timed run, with or without viewers: 200 ms for the viewers' first frames (the
+ * scene, written once per viewer) to go out, then WARM_STEPS untimed steps, so that the timed
+ * steps are the steady state a lock-step client sees */
+#define WARM_STEPS 500
+static void settle(wc_conn *conn) {
+  usleep(200000);
+  time_steps(conn, WARM_STEPS);
+}
+
 /* one run with nv viewers reading; seconds (negative on failure), frames read into *msgs */
 static double run_with(wc_conn *conn, int port, int nv, int steps, unsigned long long *msgs) {
-  readers r = {.n = nv};
-  atomic_init(&r.stop, 0);
+  reader r[MAXV];
+  atomic_int stop;
+  atomic_init(&stop, 0);
   for (int i = 0; i < nv; i++) {
-    r.c[i] = wsc_viewer(port, NULL);
-    if (!r.c[i]) {
+    r[i] = (reader){.c = wsc_viewer(port, NULL), .stop = &stop};
+    if (!r[i].c || pthread_create(&r[i].th, NULL, read_loop, &r[i])) {
       fprintf(stderr, "viewer_cost: viewer %d could not connect and subscribe\n", i);
-      for (int k = 0; k < i; k++) wsc_free(r.c[k]);
+      atomic_store(&stop, 1);
+      for (int k = 0; k < i; k++) wsc_wake(r[k].c);
+      for (int k = 0; k < i; k++) pthread_join(r[k].th, NULL);
+      for (int k = 0; k <= i; k++) wsc_free(r[k].c);
       return -1.0;
     }
   }
-  pthread_t th;
-  if (pthread_create(&th, NULL, read_loop, &r)) return -1.0;
+  settle(conn);
   double t = time_steps(conn, steps);
   usleep(100000); /* the last frames */
-  atomic_store(&r.stop, 1);
-  pthread_join(th, NULL);
-  *msgs += r.msgs;
-  for (int i = 0; i < nv; i++) wsc_free(r.c[i]);
+  atomic_store(&stop, 1);
+  /* wake the readers blocked in poll */
+  for (int i = 0; i < nv; i++) wsc_wake(r[i].c);
+  for (int i = 0; i < nv; i++) pthread_join(r[i].th, NULL);
+  for (int i = 0; i < nv; i++) {
+    *msgs += r[i].msgs;
+    wsc_free(r[i].c);
+  }
   return t;
 }
 
@@ -112,7 +127,7 @@ static int arg_int(const char *flag, const char *v, int lo, int hi) {
 }
 
 int main(int argc, char **argv) {
-  int nv = 5, steps = 3000, rounds = 5, period = 20, max_fps = 60;
+  int nv = 5, steps = 20000, rounds = 5, period = 20, max_fps = 60;
   const char *world = PHYSD_WORLDS_DIR "/boxes20.xml", *physd = PHYSD_DEFAULT_BIN;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -157,7 +172,13 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; r++) {
     for (int k = 0; k < 2; k++) {
       int with = (r % 2 == 0) == (k == 1); /* A B, B A, A B, ... */
-      double t = with ? run_with(&conn, port, nv, steps, &msgs) : time_steps(&conn, steps);
+      double t = -1.0;
+      if (with) {
+        t = run_with(&conn, port, nv, steps, &msgs);
+      } else {
+        settle(&conn);
+        t = time_steps(&conn, steps);
+      }
       if (t < 0) goto out_conn;
       if (with) tv[r] = t;
       else t0[r] = t;

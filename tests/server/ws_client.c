@@ -169,6 +169,18 @@ wsc_msg *wsc_next(wsc *c, int timeout_ms) {
 
 void wsc_service(wsc *c) { service(c, 0); }
 
+void wsc_wake(wsc *c) { lws_cancel_service(c->ctx); }
+
+int wsc_wait_drain(wsc *c, unsigned long long *data_msgs) {
+  lws_service(c->ctx, 0);
+  int n = 0;
+  for (wsc_msg *m; (m = wsc_next(c, 0)) != NULL; n++) {
+    if (data_msgs && m->binary && m->len > 0 && m->data[0] == 0x01) (*data_msgs)++;
+    wsc_msg_free(m);
+  }
+  return c->closed && n == 0 ? -1 : n;
+}
+
 int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs) {
   uint64_t end = now_ms() + (uint64_t)timeout_ms;
   int n = 0;

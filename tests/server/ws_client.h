@@ -42,6 +42,14 @@ int wsc_drain(wsc *c, int timeout_ms, unsigned long long *data_msgs);
 
 /* Service the connection once without waiting: what arrived is queued for wsc_next. */
 void wsc_service(wsc *c);
+/* Service the connection once, blocking in libwebsockets' poll until something arrives or its
+ * own wait ends (a reader that sleeps like a real viewer process); then as wsc_drain with
+ * timeout 0: every queued message freed, opcode-1 data messages added to *data_msgs
+ * (nullable). Returns how many were freed, or -1 when the connection is closed. */
+int wsc_wait_drain(wsc *c, unsigned long long *data_msgs);
+/* Wake a wsc_wait_drain blocked on c from another thread (libwebsockets' lws_cancel_service,
+ * the one call here that is thread-safe). */
+void wsc_wake(wsc *c);
 /* 1 once the server closed the connection (services up to timeout_ms to find out). */
 int wsc_closed(wsc *c, int timeout_ms);
 
