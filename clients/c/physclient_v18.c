@@ -18,7 +18,7 @@ int pc__model_info_v18_from(const Physd__V1__ModelInfo *m, physclient_model_info
       d->body = g->body;
       d->type = (physclient_geom_type)g->type;
       d->n_size = g->n_size < 3 ? g->n_size : 3;
-      memcpy(d->size, g->size, d->n_size * sizeof(double));
+      if (d->n_size) memcpy(d->size, g->size, d->n_size * sizeof(double)); /* none: size NULL */
       if (g->pos) d->pos = (physclient_vec3){g->pos->x, g->pos->y, g->pos->z};
       d->quat = g->quat ? (physclient_quat){g->quat->w, g->quat->x, g->quat->y, g->quat->z}
                         : (physclient_quat){1.0, 0.0, 0.0, 0.0};
