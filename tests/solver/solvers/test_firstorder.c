@@ -22,30 +22,6 @@ static phys_world_options fo_options(void) {
   return o;
 }
 
-static int all_finite(const phys_world *w) {
-  for (phys_id b = 0; b < phys_world_body_id_bound(w); b++) {
-    double p[3], v[3], om[3];
-    if (phys_body_get_state(w, b, p, NULL, v, om) != PHYS_OK) continue;
-    for (int k = 0; k < 3; k++)
-      if (!isfinite(p[k]) || !isfinite(v[k]) || !isfinite(om[k])) return 0;
-  }
-  return 1;
-}
-
-/* world position of the point `a` (body frame) of body b */
-static void point_world(const phys_world *w, phys_id b, const double a[3], double out[3]) {
-  double p[3], q[4];
-  CU_ASSERT_EQUAL(phys_body_get_state(w, b, p, q, NULL, NULL), PHYS_OK);
-  double u[3] = {q[1], q[2], q[3]}, t[3], ut[3];
-  t[0] = 2 * (u[1] * a[2] - u[2] * a[1]);
-  t[1] = 2 * (u[2] * a[0] - u[0] * a[2]);
-  t[2] = 2 * (u[0] * a[1] - u[1] * a[0]);
-  ut[0] = u[1] * t[2] - u[2] * t[1];
-  ut[1] = u[2] * t[0] - u[0] * t[2];
-  ut[2] = u[0] * t[1] - u[1] * t[0];
-  for (int k = 0; k < 3; k++) out[k] = p[k] + a[k] + q[0] * t[k] + ut[k];
-}
-
 /* ---- 1. Euler variants (sec. 1) ----------------------------------------------------------- */
 
 /* spectral radius of the real 2x2 matrix [[a, b], [c, d]] */
@@ -158,12 +134,12 @@ static double pendulum(double K, double h, double seconds, int rows, int *finite
   long n = lround(seconds / h);
   for (long i = 0; i < n; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    point_world(w, b, a, at);
+    body_point_world(w, b, a, at);
     double d = sqrt(at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
     if (!(d <= worst)) worst = d; /* NaN sticks */
     if (i >= n - n / 10 && !(d <= tail)) tail = d;
   }
-  *finite = all_finite(w);
+  *finite = world_all_finite(w);
   if (late) *late = tail;
   if (x) body_pos(w, b, x);
   if (lam)
@@ -363,7 +339,7 @@ static double incline(double mu, double *tmax, double *infl, double *fn, double 
     *fn = sum / o.timestep;
   }
   body_pos(w, b, p);
-  CU_ASSERT_TRUE(all_finite(w));
+  CU_ASSERT_TRUE(world_all_finite(w));
   phys_world_destroy(w);
   return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
 }
@@ -434,40 +410,17 @@ static void test_stack(void) {
 
 /* ---- 7. bit-identical for 1 and 2 threads -------------------------------------------------- */
 
-static phys_world *islands_world(int threads) {
-  phys_world_options o = fo_options();
-  o.threads = threads;
-  o.adaptive_threads = 0;
-  phys_world *w = make_world(&o);
-  add_ground(w, 0.6);
-  for (int s = 0; s < 4; s++)
-    for (int i = 0; i < 3; i++) {
-      double p[3] = {1.0 * s, 0.0, 0.1 + 0.21 * i}, q[4] = {cos(0.1 * s), 0, 0, sin(0.1 * s)};
-      add_box(w, p, q, 0.1, 1.0 + s, 0.6);
-    }
-  for (int s = 0; s < 4; s++) {
-    double p[3] = {1.0 * s, 1.0, 0.3};
-    add_sphere(w, p, 0.1, 1.0, 0.6);
-  }
-  return w;
-}
-
 static void test_threads(void) {
-  phys_world *a = islands_world(1), *b = islands_world(2);
-  int same = 1, most = 0;
-  for (int i = 0; i < 300; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
-    if (phys_world_state_hash(a) != phys_world_state_hash(b)) same = 0;
-    if (phys_world_island_count(a) > most) most = phys_world_island_count(a);
-  }
+  phys_world_options o = fo_options();
+  phys_world *a, *b;
+  int most, same = islands_threads_identical(&o, 300, &most, &a, &b);
   const phys_step_stats *st = phys_world_stats(a);
   printf("\n  %d islands, %d contacts, %d Newton steps and %d re-solves in the last step",
          most, st->contacts, st->firstorder.newton_iterations, st->firstorder.resolves);
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(most >= 8);
   CU_ASSERT_EQUAL(phys_world_stats(b)->threads_used, 2);
-  CU_ASSERT_TRUE(all_finite(a));
+  CU_ASSERT_TRUE(world_all_finite(a));
   phys_world_destroy(a);
   phys_world_destroy(b);
 }

@@ -407,68 +407,15 @@ static void test_bilateral_and_limit(void) {
   CU_ASSERT_TRUE(lowest < 0.95);
   phys_world_destroy(w);
 
-  w = make_world(&o);
-  phys_body_desc bd = phys_body_desc_default();
-  bd.pos[2] = 1.0;
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_CAPSULE;
-  g.size[0] = 0.04;
-  g.size[1] = 0.2;
-  g.pos[0] = 0.2;
-  g.quat[0] = g.quat[2] = sqrt(0.5);
-  phys_joint_desc j = phys_joint_desc_default();
-  j.type = PHYS_JOINT_TYPE_HINGE;
-  j.axis[0] = j.axis[2] = 0;
-  j.axis[1] = 1;
-  j.limited = 1;
-  j.range[0] = -0.3, j.range[1] = 1.2;
-  phys_id link = PHYS_ID_NONE;
-  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &bd, &j, &g, 1, &link), PHYS_OK);
-  step_n(w, 500);
-  double qmin = 1e9, qmax = -1e9;
-  for (int i = 0; i < 500; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    double q[7], qd[6];
-    CU_ASSERT_EQUAL(phys_link_get_joint(w, link, q, qd, NULL, NULL), PHYS_OK);
-    qmin = fmin(qmin, q[0]);
-    qmax = fmax(qmax, q[0]);
-  }
-  printf("\n  limit 1.2: angle in [%.5f, %.5f]", qmin, qmax);
-  CU_ASSERT_TRUE(qmax < 1.2 + 5e-3);
-  CU_ASSERT_TRUE(qmin > 1.2 - 5e-3);
-  phys_world_destroy(w);
+  check_limit_arm_rests(make_world(&o));
 }
 
 /* ---- 6. bit-identical for 1 and 2 threads -------------------------------------------------- */
 
-/* four stacks of three cubes and four spheres, apart (8 islands), on `threads` threads */
-static phys_world *islands_world(int threads) {
-  phys_world_options o = nsn_options();
-  o.threads = threads;
-  o.adaptive_threads = 0;
-  phys_world *w = make_world(&o);
-  add_ground(w, 0.6);
-  for (int s = 0; s < 4; s++)
-    for (int i = 0; i < 3; i++) {
-      double p[3] = {1.0 * s, 0.0, 0.1 + 0.21 * i}, q[4] = {cos(0.1 * s), 0, 0, sin(0.1 * s)};
-      add_box(w, p, q, 0.1, 1.0 + s, 0.6);
-    }
-  for (int s = 0; s < 4; s++) {
-    double p[3] = {1.0 * s, 1.0, 0.3};
-    add_sphere(w, p, 0.1, 1.0, 0.6);
-  }
-  return w;
-}
-
 static void test_threads(void) {
-  phys_world *a = islands_world(1), *b = islands_world(2);
-  int same = 1, most = 0;
-  for (int i = 0; i < 300; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
-    if (phys_world_state_hash(a) != phys_world_state_hash(b)) same = 0;
-    if (phys_world_island_count(a) > most) most = phys_world_island_count(a);
-  }
+  phys_world_options o = nsn_options();
+  phys_world *a, *b;
+  int most, same = islands_threads_identical(&o, 300, &most, &a, &b);
   const phys_step_stats *st = phys_world_stats(a);
   printf("\n  %d islands, %d contacts, %d Newton / %d PCR iterations in the last step, "
          "residual %.2e", most, st->contacts, st->nsn.newton_iterations, st->nsn.pcr_iterations,

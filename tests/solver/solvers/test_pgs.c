@@ -377,36 +377,7 @@ static void test_quadrupeds_threads(void) {
  * it */
 static void test_joint_limit(void) {
   phys_world_options o = pgs_options();
-  phys_world *w = make_world(&o);
-  phys_body_desc b = phys_body_desc_default();
-  b.pos[2] = 1.0;
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_CAPSULE;
-  g.size[0] = 0.04;
-  g.size[1] = 0.2;
-  g.pos[0] = 0.2;
-  g.quat[0] = g.quat[2] = sqrt(0.5);
-  phys_joint_desc j = phys_joint_desc_default();
-  j.type = PHYS_JOINT_TYPE_HINGE;
-  j.axis[0] = j.axis[2] = 0;
-  j.axis[1] = 1;
-  j.limited = 1;
-  j.range[0] = -0.3, j.range[1] = 1.2;
-  phys_id first = PHYS_ID_NONE;
-  CU_ASSERT_EQUAL_FATAL(phys_world_add_link(w, PHYS_ID_NONE, &b, &j, &g, 1, &first), PHYS_OK);
-  step_n(w, 500);
-  double qmin = 1e9, qmax = -1e9;
-  for (int i = 0; i < 500; i++) {
-    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
-    double q[7], qd[6];
-    CU_ASSERT_EQUAL(phys_link_get_joint(w, first, q, qd, NULL, NULL), PHYS_OK);
-    qmin = fmin(qmin, q[0]);
-    qmax = fmax(qmax, q[0]);
-  }
-  printf("\n  limit 1.2: angle in [%.5f, %.5f]", qmin, qmax);
-  CU_ASSERT_TRUE(qmax < 1.2 + 5e-3);
-  CU_ASSERT_TRUE(qmin > 1.2 - 5e-3);
-  phys_world_destroy(w);
+  check_limit_arm_rests(make_world(&o));
 }
 
 /* world position of the point `a` (body frame) of body b */
