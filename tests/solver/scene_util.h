@@ -210,6 +210,21 @@ static inline phys_world *load_quadrupeds8(const phys_world_options *o, int thre
   return w;
 }
 
+/* a flat box of half sides a, a, cz and mass m resting on z = 0 (its centre at z = cz),
+ * its geom `g` with type, size and density set here (friction and contact parameters are the
+ * caller's); returns the body */
+static inline phys_id add_plate(phys_world *w, double a, double cz, double m, phys_geom_desc g) {
+  g.type = PHYS_GEOM_BOX;
+  g.size[0] = g.size[1] = a;
+  g.size[2] = cz;
+  g.density = m / (8 * a * a * cz);
+  phys_body_desc bd = phys_body_desc_default();
+  bd.pos[2] = cz;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL(phys_world_add_body(w, &bd, &g, 1, &b), PHYS_OK);
+  return b;
+}
+
 /* four stacks of three cubes and four spheres, apart (8 islands), with options o on `threads`
  * fixed threads: the scene of the solvers' "1 and 2 threads bit-identical" tests */
 static inline phys_world *islands_world(const phys_world_options *o, int threads) {

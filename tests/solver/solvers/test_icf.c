@@ -413,20 +413,12 @@ static void test_incline(void) {
       o.icf.sigma = 0.0; /* the creep is v_s's */
       phys_world *w = make_world(&o);
       add_ground(w, mus[t]);
-      double a = 0.1, cz = 0.01, mass = 2.0;
       phys_geom_desc g = phys_geom_desc_default();
-      g.type = PHYS_GEOM_BOX;
-      g.size[0] = g.size[1] = a;
-      g.size[2] = cz;
       g.friction = mus[t];
-      g.density = mass / (8 * a * a * cz);
       g.contact_stiffness = 1e7;
       g.hunt_crossley = 10.0;
       g.stiction_tolerance = vs;
-      phys_body_desc bd = phys_body_desc_default();
-      bd.pos[2] = cz;
-      phys_id b;
-      CU_ASSERT_EQUAL(phys_world_add_body(w, &bd, &g, 1, &b), PHYS_OK);
+      phys_id b = add_plate(w, 0.1, 0.01, 2.0, g);
       step_n(w, 100);
       double x0[3], v0[3], x1[3], v1[3];
       int n = 200, bad = 0;
