@@ -20,7 +20,6 @@ Exit status: 0 pass, 1 fail, 77 skip (python3-distributed missing or the daemon 
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -37,6 +36,9 @@ except ImportError:
     print("SKIP: python3-distributed is not installed (apt-get install python3-distributed)")
     sys.exit(77)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pycheck  # noqa: E402
+from pycheck import check, free_port  # noqa: E402
 import physd_client as pc  # noqa: E402
 from physd_client.dask_plugin import PhysdWorkerPlugin, map_scenarios, worker_plugin  # noqa: E402
 from physd_client.scenario import run_local  # noqa: E402
@@ -44,20 +46,6 @@ from physd_client.scenario import run_local  # noqa: E402
 SRC = os.environ.get("PHYSD_SOURCE_ROOT",
                      os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WORLDS = os.path.realpath(os.path.join(SRC, "configs", "worlds"))
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures += 1
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def dask_cmd(name):
@@ -188,13 +176,13 @@ def main():
         for pid in physd_pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
-        if failures:
+        if pycheck.failures:
             for name, path in logs.items():
                 print("---- %s log (end)" % name)
                 with open(path) as f:
                     print(f.read()[-2500:])
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return 1 if pycheck.failures else 0
 
 
 if __name__ == "__main__":

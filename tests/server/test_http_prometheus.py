@@ -15,7 +15,6 @@ Exit status: 0 pass, 1 fail, 77 skip (prometheus is not installed: never a pass)
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,22 +22,12 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pycheck  # noqa: E402
+from pycheck import check, free_port  # noqa: E402
+
 PHYSD = os.environ.get("PHYSD_BIN", "build/server/physd")
 WORLD = sys.argv[1] if len(sys.argv) > 1 else "configs/worlds/default.xml"
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures += 1
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def query(prom_port, q):
@@ -112,7 +101,7 @@ def main():
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        if failures:
+        if pycheck.failures:
             for name in ("physd.log", "prometheus.log"):
                 path = os.path.join(tmp, name)
                 if os.path.exists(path):
@@ -120,7 +109,7 @@ def main():
                     print(open(path).read()[-3000:])
         shutil.rmtree(tmp, ignore_errors=True)
     check(procs and procs[0].returncode == 0, "physd exited 0 at SIGTERM")
-    return 1 if failures else 0
+    return 1 if pycheck.failures else 0
 
 
 if __name__ == "__main__":
