@@ -11,12 +11,15 @@
  *    not HTTP/1.x and for a NUL byte, 431 for a head over 8192 bytes, 408 for a head not
  *    completed in 5 s, 503 for the 17th connection at once; a control byte of the client's is
  *    logged escaped (\x1b), never raw; the daemon keeps serving after all of them;
+ *  - SIGTERM with a client that does not read its replies: through the drain /readyz says 503
+ *    "shutting down" while /healthz says 200, and the port closes when physd exits 0;
  *  - the bind rule: beyond loopback without --token-file the start stops with a clear message;
  *    with a token /metrics wants "Authorization: Bearer TOKEN" (401 without or with a wrong
  *    one) while /healthz stays open; a port in use stops the start naming the error. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +253,47 @@ static void test_errors(void) {
   free(out);
 }
 
+/* SIGTERM with a client that does not read its replies: through the drain (shutdown_drain_ms)
+ * /readyz says 503 "shutting down" and /healthz 200; then physd exits 0 */
+static void test_ready_while_draining(void) {
+  wc_daemon d;
+  wc_conn c;
+  char ps[16], out[4096];
+  int port = wc_free_port();
+  snprintf(ps, sizeof ps, "%d", port);
+  const char *args[] = {"--http", ps, "--shutdown-drain-ms", "3000",
+                        "--world", PHYSD_WORLDS_DIR "/boxes20.xml", NULL};
+  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
+  CU_ASSERT_EQUAL_FATAL(wc_open(&c, &d), 0);
+  CU_ASSERT_EQUAL(http_get(port, "/readyz", NULL, out, sizeof out), 200);
+  /* 600 GetState replies of 20 bodies (about 1.5 MB) that the client never reads: more than
+   * the socket buffers hold, so its connection keeps the drain waiting */
+  Physd__V1__GetState g = PHYSD__V1__GET_STATE__INIT;
+  Physd__V1__Envelope env;
+  WC_ENV(env, GET_STATE, get_state, &g);
+  for (int i = 0; i < 600; i++) {
+    env.req_id = 1000 + (uint64_t)i;
+    CU_ASSERT_EQUAL_FATAL(wc_send_env(&c, &env), 0);
+  }
+  usleep(300000);
+  CU_ASSERT_EQUAL(kill(d.pid, SIGTERM), 0);
+  usleep(300000);
+  CU_ASSERT_EQUAL(http_get(port, "/readyz", NULL, out, sizeof out), 503);
+  CU_ASSERT_STRING_EQUAL(body_of(out), "shutting down\n");
+  CU_ASSERT_EQUAL(http_get(port, "/healthz", NULL, out, sizeof out), 200);
+  int fd = tcp_connect(port); /* still listening */
+  CU_ASSERT(fd >= 0);
+  if (fd >= 0) close(fd);
+  CU_ASSERT_FALSE(wc_daemon_log_has(&d, "closing connections")); /* the drain is still on */
+  int has_log = 0;
+  for (int i = 0; i < 100 && !has_log; i++, usleep(50000))
+    has_log = wc_daemon_log_has(&d, "closing connections that did not take their last replies");
+  CU_ASSERT(has_log);
+  CU_ASSERT_EQUAL(wc_daemon_wait_exit(&d, 10000), 0);
+  CU_ASSERT_EQUAL(tcp_connect(port), -1); /* the HTTP port closed with the rest */
+  wc_close(&c);
+}
+
 static void test_bind_rules(void) {
   char out[8192], args[256];
   int port = wc_free_port();
@@ -303,6 +347,7 @@ int register_tests(void) {
   if (!CU_add_test(s, "off by default", test_off_by_default) ||
       !CU_add_test(s, "healthz, readyz, metrics", test_endpoints) ||
       !CU_add_test(s, "bad requests are refused, the server stays", test_errors) ||
+      !CU_add_test(s, "503 on /readyz through the drain", test_ready_while_draining) ||
       !CU_add_test(s, "bind rules: token, port in use", test_bind_rules))
     return -1;
   return 0;
