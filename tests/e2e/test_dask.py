@@ -4,6 +4,9 @@ real one: `dask-scheduler` and two `dask-worker` processes (Debian's python3-dis
 127.0.0.1, each worker with its own physd started by PhysdWorkerPlugin.
 
 Checks:
+  - the helpers' errors: a physd that cannot start raises RuntimeError with its log, a scenario
+    without steps or a world raises ValueError, a task on a worker without the plugin raises
+    RuntimeError saying to register it;
   - the plugin starts one physd per worker (two distinct live processes, each on a socket in
     its worker's local directory);
   - a sweep of 8 scenarios (the default world; a ball thrown at 8 speeds, a box spun at 8
@@ -41,6 +44,7 @@ import pycheck  # noqa: E402
 from pycheck import check, free_port  # noqa: E402
 import physd_client as pc  # noqa: E402
 from physd_client.dask_plugin import PhysdWorkerPlugin, map_scenarios, worker_plugin  # noqa: E402
+from physd_client.daemon import PhysdProcess  # noqa: E402
 from physd_client.scenario import run_local  # noqa: E402
 
 SRC = os.environ.get("PHYSD_SOURCE_ROOT",
@@ -107,8 +111,27 @@ def main():
                           "--no-dashboard", "--memory-limit", "0", "--name", "w%d" % i,
                           "--local-directory", os.path.join(tmp, "w%d" % i)])
                    for i in range(2)]
+        # the helpers' own errors, before the cluster is needed
+        try:
+            PhysdProcess(PHYSD_BIN, ["--no-such-flag"]).start()
+            check(False, "a physd that cannot start raises")
+        except RuntimeError as e:
+            check("no-such-flag" in str(e), "a physd that cannot start: RuntimeError with its log")
+        for bad, what in (({"world_xml": "<mujoco/>", "steps": 0}, "steps must be >= 1"),
+                          ({"steps": 5}, "give world or world_xml")):
+            try:
+                run_local([bad], PHYSD_BIN)
+                check(False, "scenario %r raises" % bad)
+            except ValueError as e:
+                check(what in str(e), "scenario %r: ValueError %s" % (bad, e))
+
         dask = distributed.Client(addr, timeout=30)
         dask.wait_for_workers(2, timeout=30)
+        try:
+            dask.run(worker_plugin)
+            check(False, "worker_plugin() without the plugin raises")
+        except RuntimeError as e:
+            check("register PhysdWorkerPlugin" in str(e), "without the plugin: %s" % e)
         dask.register_worker_plugin(
             PhysdWorkerPlugin(PHYSD_BIN, ["--allowed-root", WORLDS, "--threads", "1"]), name="physd")
 

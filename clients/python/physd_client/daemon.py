@@ -40,7 +40,8 @@ class PhysdProcess:
 
     def start(self):
         """Start physd and wait until its socket accepts; raises RuntimeError with the end of
-        its log when it exits or does not listen in time. Returns self."""
+        its log when it exits or does not listen in time (the process is then stopped and
+        its folder removed). Returns self."""
         parent = self.parent
         if parent and len(os.path.join(parent, "physd-XXXXXXXX", "physd.sock")) > _SUN_PATH_MAX:
             parent = None
@@ -54,12 +55,15 @@ class PhysdProcess:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("physd exited with %d: %s" % (self.proc.returncode, self.log_tail()))
+                msg = "physd exited with %d: %s" % (self.proc.returncode, self.log_tail())
+                self.stop()  # removes the folder
+                raise RuntimeError(msg)
             if self._accepts():
                 return self
             time.sleep(0.02)
+        msg = "physd did not listen within %.0f s: %s" % (self.start_timeout, self.log_tail())
         self.stop()
-        raise RuntimeError("physd did not listen within %.0f s" % self.start_timeout)
+        raise RuntimeError(msg)
 
     def _accepts(self):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
