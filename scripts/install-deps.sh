@@ -18,13 +18,18 @@ set -eu
 # clang, and apt runs without recommends) and libomp-dev (OpenMP under clang): scripts/fuzz.sh;
 # ThreadSanitizer: libomp-14-dev, whose libarcher.so tells TSan about OpenMP (scripts/tsan.sh);
 # install check (scripts/check-install.sh): pkg-config (above), and python3-pip,
-# python3-setuptools and python3-wheel, with which pip builds clients/python offline.
+# python3-setuptools and python3-wheel, with which pip builds clients/python offline;
+# orchestration (docs/deploy.md): prometheus (its server scrapes /metrics in
+# server_http_prometheus) and python3-distributed (Dask: the worker plugin and its test
+# `dask` run a real scheduler and workers) and python3-yaml (the test deploy_recipes reads
+# configs/kubernetes/physd.yaml).
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
 libopenblas-dev libxml2-dev libuv1-dev libwebsockets-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
 libjs-three python3-websockets chromium
 libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib
 clang libclang-rt-14-dev libomp-dev libomp-14-dev
-python3-pip python3-setuptools python3-wheel"
+python3-pip python3-setuptools python3-wheel
+prometheus python3-distributed python3-yaml"
 
 # Print the packages that dpkg does not report as installed.
 missing_packages() {

@@ -26,6 +26,8 @@ static const key_info keys[] = {
     {"viewer_period_ms", NULL, "MS", "sim time between viewer frames, 1..1000 (default 20: 50 frames per simulated second)"},
     {"viewer_max_fps", NULL, "N", "most viewer frames per second of wall time, in every mode, 0..1000 (0 = no limit; default 60)"},
     {"viewer_web_dir", NULL, "DIR", "the viewer page's files (index.html); default: found next to the binary, installed, or in the source tree (docs/viewer.md)"},
+    {"http_port", "http", "PORT", "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on PORT (0 = off, default; docs/deploy.md)"},
+    {"http_bind", NULL, "ADDR", "HTTP bind address (default 127.0.0.1; others need --token-file, and /metrics then the token as a Bearer)"},
     {"token_file", NULL, "FILE", "file holding the token clients must send in Hello (TCP)"},
     {"max_frame_bytes", NULL, "N", "largest frame accepted or sent (default 16777216)"},
     {"max_clients", NULL, "N", "connections at once (default 64)"},
@@ -64,6 +66,7 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   memset(c, 0, sizeof *c);
   snprintf(c->bind_addr, sizeof c->bind_addr, "127.0.0.1");
   snprintf(c->viewer_bind, sizeof c->viewer_bind, "127.0.0.1");
+  snprintf(c->http_bind, sizeof c->http_bind, "127.0.0.1");
   c->viewer_period_ms = 20;
   c->viewer_max_fps = 60;
   c->max_frame_bytes = 16u << 20;
@@ -127,6 +130,8 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "viewer_period_ms") == 0) U(viewer_period_ms, 1, 1000);
   else if (strcmp(key, "viewer_max_fps") == 0) U(viewer_max_fps, 0, 1000);
   else if (strcmp(key, "viewer_web_dir") == 0) bad = copy_str(c->viewer_web_dir, sizeof c->viewer_web_dir, v);
+  else if (strcmp(key, "http_port") == 0) U(http_port, 0, 65535);
+  else if (strcmp(key, "http_bind") == 0) bad = copy_str(c->http_bind, sizeof c->http_bind, v);
   else if (strcmp(key, "token_file") == 0) bad = copy_str(c->token_file, sizeof c->token_file, v);
   else if (strcmp(key, "max_frame_bytes") == 0) U(max_frame_bytes, 1024, 1u << 30);
   else if (strcmp(key, "max_clients") == 0) U(max_clients, 1, 4096);

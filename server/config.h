@@ -26,6 +26,8 @@ typedef struct physd_config {
   uint32_t viewer_period_ms;      /* sim time between viewer frames (default 20) */
   uint32_t viewer_max_fps;        /* and at most this many a second of wall time (default 60; 0 = no limit) */
   char viewer_web_dir[PATH_MAX];  /* the viewer page's files; "" = looked up (viewer_http.c) */
+  int http_port;                  /* /healthz, /readyz, /metrics (http.c); 0 = off */
+  char http_bind[64];             /* its bind address, default 127.0.0.1 (others need a token) */
   uint32_t max_frame_bytes;
   uint32_t max_clients;
   uint32_t command_queue;         /* capacity of the sim command queue */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "data_dir.h"
 #include "framing.h"
+#include "http.h"
 #include "log.h"
 #include "net.h"
 #include "viewer.h"
@@ -223,6 +224,7 @@ int main(int argc, char **argv) {
 
   /* the loop ended after an orderly shutdown */
   viewer_free(g_net.viewer);
+  http_free(g_net.http);
   sim_destroy(s);
   int rc = uv_loop_close(&g_loop);
   if (rc) log_warn("event loop closed with open handles", "error=\"%s\"", uv_strerror(rc));

@@ -18,6 +18,7 @@
 #include "textesc.h"
 #include "session.h"
 #include "stats.h"
+#include "http.h"
 #include "viewer.h"
 
 #define WRITE_BATCH 64           /* buffers handed to one uv_write */
@@ -341,6 +342,7 @@ static void maybe_finish(net *n) {
   uv_close((uv_handle_t *)&n->wake, handle_closed);
   uv_close((uv_handle_t *)&n->sig_term, handle_closed);
   uv_close((uv_handle_t *)&n->sig_int, handle_closed);
+  http_stop(n->http); /* kept up through the drain: /readyz says 503, /healthz 200 */
   /* closing the handles gave the signals back their default action, which would kill the
    * process on a repeated SIGTERM while it frees the world: the stop is bounded already */
   signal(SIGTERM, SIG_IGN);
@@ -420,7 +422,7 @@ static int socket_in_use(const char *path) {
   return used;
 }
 
-static int is_loopback(const char *addr) {
+int net_is_loopback(const char *addr) {
   return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0 || strcmp(addr, "localhost") == 0;
 }
 
@@ -430,6 +432,7 @@ int net_listen(net *n) {
 
   /* the viewer first: once the Unix socket accepts, everything listens */
   if (c->viewer_port && !(n->viewer = viewer_start(n))) return -1;
+  if (c->http_port && http_start(n)) return -1;
 
   /* the Unix socket, 0600 */
   if (c->socket_path[0]) snprintf(n->socket_path, sizeof n->socket_path, "%s", c->socket_path);
@@ -469,7 +472,7 @@ int net_listen(net *n) {
   /* optional TCP: loopback, or anything else with a token */
   if (c->tcp_port) {
     const char *addr = strcmp(c->bind_addr, "localhost") == 0 ? "127.0.0.1" : c->bind_addr;
-    if (!is_loopback(addr) && !n->token_len) {
+    if (!net_is_loopback(addr) && !n->token_len) {
       log_error("binding beyond loopback requires --token-file", "bind=%s", addr);
       return -1;
     }

@@ -18,6 +18,7 @@
 
 typedef struct session session;
 typedef struct viewer viewer;
+typedef struct http_server http_server;
 
 typedef struct net {
   const physd_config *cfg;
@@ -45,11 +46,16 @@ typedef struct net {
   viewer *viewer;             /* the Foxglove WebSocket viewer (viewer.c); NULL = off */
   uint64_t viewer_period_ns;  /* its publish period while a viewer is connected, else 0 */
   uv_timer_t viewer_timer;    /* offers a snapshot held back by viewer_max_fps (viewer_out.c) */
+  http_server *http;          /* /healthz, /readyz, /metrics (http.c); NULL = off */
 } net;
 
 /* Initialise `n` on `loop` (the async handle included, so the sim can be created with
  * &n->wake). `token` (nullable) is required from TCP clients. Returns 0 or -1. */
 int net_init(net *n, const physd_config *cfg, uv_loop_t *loop, const char *token);
+
+/* 1 when `addr` is a loopback address (127.x.y.z, ::1, localhost): the listeners bound
+ * elsewhere need the token. Any thread. */
+int net_is_loopback(const char *addr);
 
 /* Attach the simulation (before net_listen). */
 void net_attach_sim(net *n, sim *s);

@@ -170,6 +170,7 @@ sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_co
   pthread_mutex_init(&s->mu, NULL);
   pthread_mutex_init(&s->out_mu, NULL);
   pthread_mutex_init(&s->clk_mu, NULL);
+  pthread_mutex_init(&s->met_mu, NULL);
   scene_slot_init(&s->scene);
   atomic_init(&s->finished, 0);
   atomic_init(&s->stop_flag, 0);
@@ -181,6 +182,7 @@ sim *sim_create(const physd_config *cfg, world_ctx *wc, uv_async_t *wake, net_co
   s->policy = cfg->barrier_policy;
   s->next_deadline_ns = mono_now_ns();
   sim_update_clock(s);
+  sim_metrics_publish(s, 1);
   if (!s->q) {
     sim_destroy(s);
     return NULL;
@@ -304,6 +306,7 @@ void sim_destroy(sim *s) {
   pthread_mutex_destroy(&s->mu);
   pthread_mutex_destroy(&s->out_mu);
   pthread_mutex_destroy(&s->clk_mu);
+  pthread_mutex_destroy(&s->met_mu);
   scene_slot_destroy(&s->scene);
   pthread_cond_destroy(&s->cv);
   free(s);

@@ -20,6 +20,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "physd.pb-c.h"
 #include "scene_snap.h"
 #include "statebuf.h"
@@ -108,6 +109,10 @@ scene_snap *sim_take_scene(sim *s);
 
 /* Any thread: the clock as last published. */
 void sim_clock_get(sim *s, sim_clock *out);
+
+/* Any thread: the /metrics figures as last published (after the last step or change of the
+ * world); a copy, taken under a mutex the simulation holds for a struct copy per step. */
+void sim_metrics_get(sim *s, physd_metrics *out);
 
 /* Any thread: ask the thread to stop after the current step. Queued requests get an
  * INCORRECT_STATE "shutting down" reply. */

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "metrics.h"
 #include "sim.h"
 #include "stats.h"
 
@@ -106,6 +107,8 @@ struct sim {
   pthread_mutex_t clk_mu;
   sim_clock clk;
   scene_slot scene;         /* the geometry for the viewer (captured only with viewer_port) */
+  pthread_mutex_t met_mu;
+  physd_metrics met_pub;    /* the copy of `met` other threads read (met_mu; sim_metrics_get) */
 
   /* simulation thread only */
   int mode, paused;
@@ -128,6 +131,7 @@ struct sim {
   int aown_cap;
   link_index links;         /* the world's links (rebuilt in world_changed) */
   step_stats_ring stats;
+  physd_metrics met;        /* for /metrics, published to met_pub after each step and change */
   uint64_t next_deadline_ns;
   int flag_overrun, flag_stale;
   state_snap scratch;       /* for GetState and StepAndObserve replies */
@@ -157,6 +161,9 @@ void sim_viewer_request(sim *s, const reply_to *to, const Physd__V1__Envelope *m
 void sim_fill_clock(const sim_clock *c, Physd__V1__Clock *out);
 /* Publish the clock (step, sim time, mode, pause, rtf) for sim_clock_get. */
 void sim_update_clock(sim *s);
+/* Publish s->met (the /metrics figures) for sim_metrics_get; after the world changed, its
+ * loaded flag and body count are refreshed first. No allocation. */
+void sim_metrics_publish(sim *s, int world_changed);
 /* Publish the world for the stream subscriptions: after a step (`step` 1, `wall_ns` its end)
  * only when a subscription can use it; after a change of the world (`step` 0) always. */
 void sim_publish(sim *s, uint64_t wall_ns, int step);

@@ -17,6 +17,16 @@ static void log_step_failed(sim *s) {
             text_escape(shown, sizeof shown, phys_world_last_error(s->wc.w)));
 }
 
+/* a step that succeeded, from t0 to t1: timing statistics, /metrics, the published state */
+static void record_step(sim *s, uint64_t t0, uint64_t t1) {
+  stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
+  metrics_observe_step(&s->met, (double)(t1 - t0) * 1e-9);
+  s->met.overruns = s->stats.overruns;
+  metrics_last_step(&s->met, phys_world_stats(s->wc.w));
+  sim_metrics_publish(s, 0);
+  sim_publish(s, t1, 1);
+}
+
 static double period_ns(const sim *s) { return (double)s->wc.timestep_ns / s->rtf; }
 
 phys_status sim_do_step(sim *s) {
@@ -28,8 +38,7 @@ phys_status sim_do_step(sim *s) {
     log_step_failed(s);
     return st;
   }
-  stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
-  sim_publish(s, t1, 1);
+  record_step(s, t0, t1);
   return PHYS_OK;
 }
 
@@ -66,8 +75,7 @@ static void realtime_step(sim *s) {
       } else {
         s->next_deadline_ns = due_end;
       }
-      stats_record(&s->stats, (double)(t1 - t0) * 1e-6, t1, world_sim_time_ns(&s->wc));
-      sim_publish(s, t1, 1);
+      record_step(s, t0, t1);
     } else {
       log_step_failed(s);
     }

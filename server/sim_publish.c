@@ -113,8 +113,25 @@ static void publish_now(sim *s, uint64_t wall_ns, int step) {
 }
 
 /* the world changed outside a step: new generation published, rate history dropped */
+void sim_metrics_publish(sim *s, int world_changed) {
+  if (world_changed) {
+    s->met.world_loaded = s->wc.doc != NULL;
+    s->met.bodies = phys_world_body_count(s->wc.w);
+  }
+  pthread_mutex_lock(&s->met_mu);
+  s->met_pub = s->met;
+  pthread_mutex_unlock(&s->met_mu);
+}
+
+void sim_metrics_get(sim *s, physd_metrics *out) {
+  pthread_mutex_lock(&s->met_mu);
+  *out = s->met_pub;
+  pthread_mutex_unlock(&s->met_mu);
+}
+
 void sim_world_changed(sim *s) {
   s->pub_bucket = UINT64_MAX;
+  sim_metrics_publish(s, 1);
   if (link_index_build(&s->links, s->wc.w)) log_error("out of memory indexing the links", NULL);
   s->flag_overrun = s->flag_stale = 0;
   stats_reset_rate(&s->stats);

@@ -145,10 +145,6 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* ---- start and stop ----------------------------------------------------------------------- */
 
-static int is_loopback(const char *addr) {
-  return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0;
-}
-
 /* bind a throwaway socket to learn why the port cannot be had (lws only says it failed) */
 static int probe_bind(const char *addr, int port, char *why, size_t cap) {
   struct sockaddr_storage sa;
@@ -185,7 +181,7 @@ static int probe_bind(const char *addr, int port, char *why, size_t cap) {
 viewer *viewer_start(net *n) {
   const physd_config *cfg = n->cfg;
   const char *addr = strcmp(cfg->viewer_bind, "localhost") == 0 ? "127.0.0.1" : cfg->viewer_bind;
-  if (!is_loopback(addr) && !n->token_len) {
+  if (!net_is_loopback(addr) && !n->token_len) {
     log_error("the viewer beyond loopback requires --token-file", "viewer_bind=%s", addr);
     return NULL;
   }

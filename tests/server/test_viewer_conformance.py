@@ -54,22 +54,9 @@ except ImportError:
 SUB = "foxglove.websocket.v1"
 PHYSD = os.environ.get("PHYSD_BIN", "build/server/physd")
 WORLDS = sys.argv[1] if len(sys.argv) > 1 else "configs/worlds"
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures += 1
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pycheck  # noqa: E402
+from pycheck import check, free_port  # noqa: E402
 
 
 class Daemon:
@@ -463,5 +450,5 @@ async def main():
 
 if __name__ == "__main__":
     asyncio.run(main())
-    print("%d failure(s)" % failures)
-    sys.exit(1 if failures else 0)
+    print("%d failure(s)" % pycheck.failures)
+    sys.exit(1 if pycheck.failures else 0)

@@ -16,7 +16,6 @@ import math
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -46,14 +45,9 @@ BODIES = {
 }
 FLOOR = (0.55, 0.6, 0.65)
 SKY = (0x1E / 255, 0x22 / 255, 0x27 / 255)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures += 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pycheck  # noqa: E402
+from pycheck import check, free_port  # noqa: E402
 
 
 def find_chromium():
@@ -137,14 +131,6 @@ def near(px, colour, tol=10):
     return all(abs(px[i] - round(colour[i] * 255)) <= tol for i in range(3))
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main():
     save = sys.argv[sys.argv.index("--save") + 1] if "--save" in sys.argv else None
     chromium = find_chromium()
@@ -210,8 +196,8 @@ def main():
         log.close()
         check(rc == 0, "the daemon exits 0 (%d)" % rc)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failure(s)" % failures)
-    return 1 if failures else 0
+    print("%d failure(s)" % pycheck.failures)
+    return 1 if pycheck.failures else 0
 
 
 if __name__ == "__main__":
