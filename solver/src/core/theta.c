@@ -23,35 +23,45 @@ int phys__theta_is_default(const phys_theta_options *t) {
   return t->q == 1.0 && t->v == 1.0 && t->vq == 1.0;
 }
 
-char *phys__theta_solvers_text(char *buf, size_t n) {
-  if (!buf || n == 0) return buf;
-  buf[0] = '\0';
+/* the names name_at(0 .. count - 1) that are not NULL, ", "-separated, into buf (n > 0) */
+static char *join_names(char *buf, size_t n, int count, const char *(*name_at)(int)) {
   size_t len = 0;
-  for (int k = 0, m = 0; k < PHYS_SOLVER_COUNT && len < n; k++)
-    if (phys__solver_def((phys_solver_kind)k)->theta_method)
-      len += (size_t)snprintf(buf + len, n - len, "%s%s", m++ ? ", " : "", phys_solver_name(k));
+  buf[0] = '\0';
+  for (int i = 0; i < count && len < n; i++) {
+    const char *name = name_at(i);
+    if (name) len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", name);
+  }
   return buf;
 }
 
-phys_status phys_theta_scheme_find(const char *name, phys_theta_options *out, phys_error *err) {
+static const char *scheme_name_at(int i) { return schemes[i].name; }
+
+static const char *theta_solver_at(int k) {
+  return phys__solver_def((phys_solver_kind)k)->theta_method ? phys_solver_name(k) : NULL;
+}
+
+char *phys__theta_solvers_text(char *buf, size_t n) {
+  return buf && n ? join_names(buf, n, PHYS_SOLVER_COUNT, theta_solver_at) : buf;
+}
+
+/* the scheme called `name`, or -1 */
+static int scheme_index(const char *name) {
   for (int i = 0; name && i < NSCHEMES; i++)
-    if (strcmp(name, schemes[i].name) == 0) {
-      if (out) *out = schemes[i].theta;
-      return PHYS_OK;
-    }
-  char known[128] = "";
-  size_t len = 0;
-  for (int i = 0; i < NSCHEMES && len < sizeof known; i++)
-    len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
-                            schemes[i].name);
-  char shown[48];
-  size_t n = 0;
-  for (const char *c = name ? name : ""; *c && n + 1 < sizeof shown; c++)
-    shown[n++] = (*c >= 0x20 && *c < 0x7f && *c != '"') ? *c : '?';
-  shown[n] = '\0';
-  return phys__error(err, PHYS_E_NOT_FOUND, "unknown time-stepping scheme \"%s%s\"; known "
-                     "schemes: %s (or set theta.q, theta.v, theta.vq in [0, 1])",
-                     shown, name && name[n] ? "..." : "", known);
+    if (strcmp(name, schemes[i].name) == 0) return i;
+  return -1;
+}
+
+phys_status phys_theta_scheme_find(const char *name, phys_theta_options *out, phys_error *err) {
+  int found = scheme_index(name);
+  if (found >= 0) {
+    if (out) *out = schemes[found].theta;
+    return PHYS_OK;
+  }
+  /* the caller's name is not echoed (it may be anything); the known ones are listed */
+  char known[128];
+  return phys__error(err, PHYS_E_NOT_FOUND, "%s time-stepping scheme; known schemes: %s (or "
+                     "set theta.q, theta.v, theta.vq in [0, 1])", name ? "unknown" : "no",
+                     join_names(known, sizeof known, NSCHEMES, scheme_name_at));
 }
 
 const char *phys_theta_scheme_name(const phys_theta_options *t) {
