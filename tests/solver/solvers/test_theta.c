@@ -228,6 +228,61 @@ static void test_mu1_symplectic_order1(void) {
   CU_ASSERT(last >= 0.9 && last <= 1.2);
 }
 
+/* a free body (not a tree) falling from rest for 1 s: positions with v^theta_vq = (v0 + v) / 2
+ * make the midpoint rule exact for a constant force, symplectic Euler is h g t / 2 low */
+static double free_fall_error(const char *scheme) {
+  phys_world_options o = phys_world_options_default();
+  o.solver = PHYS_SOLVER_SAP;
+  o.timestep = 0.02;
+  o.sleep_enabled = 0;
+  CU_ASSERT_EQUAL_FATAL(phys_theta_scheme_find(scheme, &o.theta, NULL), PHYS_OK);
+  phys_world *w = make_world(&o);
+  double p0[3] = {0.0, 0.0, 10.0}, p[3];
+  phys_id b = add_sphere(w, p0, 0.1, 1.0, 0.5);
+  step_n(w, 50);
+  body_pos(w, b, p);
+  phys_world_destroy(w);
+  return p[2] - (p0[2] - 0.5 * 9.81 * 1.0 * 1.0);
+}
+
+static void test_free_fall(void) {
+  double mid = free_fall_error("midpoint"), se = free_fall_error("symplectic-euler");
+  printf("\n  free fall 1 s, z error: midpoint %.3g, symplectic Euler %.3g m\n", mid, se);
+  CU_ASSERT(fabs(mid) <= 1e-12);
+  CU_ASSERT(fabs(se + 0.5 * 0.02 * 9.81 * 1.0) <= 1e-12); /* -h g t / 2 */
+}
+
+/* a tree's free joint drifting at 1 m/s while it spins at 5 rad/s about z, no gravity, 1 s:
+ * its translation turns with R(q^theta_q) under the midpoint rule, with R(q0) by default */
+static double spin_drift_error(const char *scheme) {
+  phys_world_options o = phys_world_options_default();
+  o.solver = PHYS_SOLVER_SAP;
+  o.timestep = 0.02;
+  o.sleep_enabled = 0;
+  CU_ASSERT_EQUAL_FATAL(phys_theta_scheme_find(scheme, &o.theta, NULL), PHYS_OK);
+  static const char *const xml =
+      "<mujoco><option gravity=\"0 0 0\"/><worldbody><body name=\"b\" pos=\"0 0 1\">"
+      "<freejoint/><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/>"
+      "</body></worldbody></mujoco>";
+  phys_world *w = NULL;
+  CU_ASSERT_EQUAL_FATAL(phys_load_mjcf_string(xml, strlen(xml), "spin.xml", &o, &w, NULL),
+                        PHYS_OK);
+  phys_id b = phys_world_find_body(w, "b");
+  double v[3] = {1.0, 0.0, 0.0}, om[3] = {0.0, 0.0, 5.0}, p[3];
+  CU_ASSERT_EQUAL(phys_body_set_state(w, b, NULL, NULL, v, om), PHYS_OK);
+  step_n(w, 50);
+  body_pos(w, b, p);
+  phys_world_destroy(w);
+  return hypot(p[0] - 1.0, p[1]);
+}
+
+static void test_free_joint_spin(void) {
+  double mid = spin_drift_error("midpoint"), def = spin_drift_error("implicit-euler");
+  printf("\n  spinning free joint after 1 s, position error: midpoint %.3g, default %.3g m\n",
+         mid, def);
+  CU_ASSERT(mid <= 0.01 * def);
+}
+
 /* 1 and 2 threads: the same bits after 100 rolling midpoint steps */
 static void test_threads_identical(void) {
   dofs d[2];
@@ -369,6 +424,8 @@ int register_tests(void) {
       !CU_add_test(s, "mu 0: implicit Euler loses it", test_mu0_implicit_loses) ||
       !CU_add_test(s, "mu 1: midpoint order 2", test_mu1_midpoint_order2) ||
       !CU_add_test(s, "mu 1: symplectic Euler order 1", test_mu1_symplectic_order1) ||
+      !CU_add_test(s, "free fall: midpoint exact", test_free_fall) ||
+      !CU_add_test(s, "spinning free joint: midpoint translation", test_free_joint_spin) ||
       !CU_add_test(s, "1 and 2 threads: same bits", test_threads_identical) ||
       !CU_add_test(s, "named schemes and the options table", test_schemes) ||
       !CU_add_test(s, "bad weights refused", test_bad_options) ||
