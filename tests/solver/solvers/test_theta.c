@@ -44,10 +44,12 @@ static const char *scene_xml(double mu, char *buf, size_t n) {
   return buf;
 }
 
-/* the spring-cylinder at time step dt with the scheme called `scheme` (sap, no sleeping) */
-static phys_world *spring_cylinder(double mu, double dt, const char *scheme, int threads) {
+/* the spring-cylinder on `solver` at time step dt with the scheme called `scheme` (no
+ * sleeping) */
+static phys_world *spring_cylinder_on(phys_solver_kind solver, double mu, double dt,
+                                      const char *scheme, int threads) {
   phys_world_options o = phys_world_options_default();
-  o.solver = PHYS_SOLVER_SAP;
+  o.solver = solver;
   o.timestep = dt;
   o.sleep_enabled = 0;
   o.threads = threads;
@@ -62,6 +64,11 @@ static phys_world *spring_cylinder(double mu, double dt, const char *scheme, int
   CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
   CU_ASSERT_EQUAL_FATAL(phys_link_set_joint(w, phys_world_find_body(w, "x"), X0, 0.0), PHYS_OK);
   return w;
+}
+
+/* the spring-cylinder on sap */
+static phys_world *spring_cylinder(double mu, double dt, const char *scheme, int threads) {
+  return spring_cylinder_on(PHYS_SOLVER_SAP, mu, dt, scheme, threads);
 }
 
 /* the three joints' positions and velocities: x, z (from its start), theta */
@@ -102,9 +109,9 @@ static double spring_energy(const phys_world *w) {
 /* mu = 0: step `steps` times; the energy's band (max - min), its last value, and the band of the
  * spring dof's own energy, relative to the spring's start energy ks x0^2 / 2 (energy() at the
  * start is that plus the ground's spring at static penetration, which stays put) */
-static void energy_band(const char *scheme, int steps, double *band, double *last_rel,
-                        double *spring_band) {
-  phys_world *w = spring_cylinder(0.0, 0.02, scheme, 1);
+static void energy_band_on(phys_solver_kind solver, const char *scheme, int steps, double *band,
+                           double *last_rel, double *spring_band) {
+  phys_world *w = spring_cylinder_on(solver, 0.0, 0.02, scheme, 1);
   double e0 = energy(w), ref = 0.5 * KS * X0 * X0, lo = e0, hi = e0, e = e0;
   double s0 = spring_energy(w), slo = s0, shi = s0;
   for (int i = 0; i < steps; i++) {
@@ -120,6 +127,11 @@ static void energy_band(const char *scheme, int steps, double *band, double *las
   *last_rel = (e - e0) / ref;
   *spring_band = (shi - slo) / ref;
   phys_world_destroy(w);
+}
+
+static void energy_band(const char *scheme, int steps, double *band, double *last_rel,
+                        double *spring_band) {
+  energy_band_on(PHYS_SOLVER_SAP, scheme, steps, band, last_rel, spring_band);
 }
 
 /* omega = sqrt(ks / m) = 14.14 rad/s: a period is 0.444 s, 22 steps; 10 periods */
@@ -151,6 +163,22 @@ static void test_mu0_implicit_loses(void) {
   energy_band("implicit-euler", STEPS_10_PERIODS, &band, &last, &spring);
   printf("\n  implicit Euler, mu = 0: energy %.3g of ks x0^2 / 2 lost after 10 periods\n", -last);
   CU_ASSERT(last <= -0.9); /* more than 90 % gone */
+}
+
+/* icf-lagged and icf-similar read the same A and free motion: under the midpoint rule the spring
+ * dof keeps its energy to round-off there too, and symplectic Euler swings in the same band */
+static void test_mu0_icf(void) {
+  static const phys_solver_kind icf[2] = {PHYS_SOLVER_ICF_LAGGED, PHYS_SOLVER_ICF_SIMILAR};
+  for (int i = 0; i < 2; i++) {
+    double band, last, spring, se_band, se_last, se_spring;
+    energy_band_on(icf[i], "midpoint", STEPS_10_PERIODS, &band, &last, &spring);
+    energy_band_on(icf[i], "symplectic-euler", STEPS_10_PERIODS, &se_band, &se_last, &se_spring);
+    printf("\n  %s, mu = 0: midpoint spring dof band %.3g, symplectic Euler's %.4f",
+           phys_solver_name(icf[i]), spring, se_spring);
+    CU_ASSERT(spring <= 1e-13);
+    CU_ASSERT(se_spring >= 0.20 && se_spring <= 0.35);
+  }
+  printf("\n");
 }
 
 /* mu = 1: x sampled every 0.04 s (a multiple of every step tried) over T = 5 s */
@@ -428,6 +456,7 @@ int register_tests(void) {
   if (!CU_add_test(s, "mu 0: symplectic Euler's band 20-35 %", test_mu0_symplectic_band) ||
       !CU_add_test(s, "mu 0: midpoint keeps the energy", test_mu0_midpoint_conserves) ||
       !CU_add_test(s, "mu 0: implicit Euler loses it", test_mu0_implicit_loses) ||
+      !CU_add_test(s, "mu 0: icf-lagged and icf-similar", test_mu0_icf) ||
       !CU_add_test(s, "mu 1: midpoint order 2", test_mu1_midpoint_order2) ||
       !CU_add_test(s, "mu 1: symplectic Euler order 1", test_mu1_symplectic_order1) ||
       !CU_add_test(s, "free fall: midpoint exact", test_free_fall) ||
