@@ -111,6 +111,19 @@ phys_status phys_solver_option_parse(const char *name, const char *text, double 
 phys_status phys_solver_option_assign(phys_world_options *opt, const char *assignment,
                                       phys_error *err);
 
+/* ---- time stepping: the theta-method's schemes ------------------------------------------- */
+/* The weights of the named scheme `name` (exact, case-sensitive): "implicit-euler" (1, 1, 1, the
+ * default), "symplectic-euler" (0, 0, 1), "midpoint" (1/2, 1/2, 1/2) or "explicit-euler"
+ * (0, 0, 0); docs/engine.md "Time stepping". On success *out (nullable) receives them (set
+ * them as opt.theta, or as theta.q / theta.v / theta.vq through phys_solver_option_set);
+ * otherwise PHYS_E_NOT_FOUND with the known names in `err` (nullable) and *out unchanged.
+ * Thread-safe. */
+phys_status phys_theta_scheme_find(const char *name, phys_theta_options *out, phys_error *err);
+
+/* The name of the scheme whose weights are exactly `t`'s, or NULL (also for a NULL `t`, and for
+ * weights no named scheme has). The string is static. Thread-safe. */
+const char *phys_theta_scheme_name(const phys_theta_options *t);
+
 /* ---- descriptions ------------------------------------------------------------------------- */
 
 /* Default geom: a unit sphere, friction 1, density 1000, mass from density, condim 3,

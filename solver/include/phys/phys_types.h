@@ -417,6 +417,21 @@ typedef struct phys_firstorder_options {
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
 } phys_firstorder_options;
 
+/* The theta-method's weights (paper 000 sec. 1.2, eqs. 6-14; docs/engine.md "Time stepping"):
+ * the joint springs and dampers (F1) act at q^tq = q0 + tq (q - q0) and v^tv = v0 + tv (v - v0),
+ * and positions move with v^tvq = v0 + tvq (v - v0). Mass matrix, contact geometry, gravity and
+ * the velocity-dependent bias are taken at the start of the step for every scheme. Each weight
+ * is in [0, 1]. The default (1, 1, 1) is physd's historical step: springs and dampers implicit,
+ * positions with the new velocity (the "implicit-euler" preset; on a model without joint springs
+ * and dampers the same step as "symplectic-euler"). Any other value needs a solver that takes
+ * the theta-method (sap, icf-lagged, icf-similar); phys_theta_scheme_find sets the named
+ * presets. */
+typedef struct phys_theta_options {
+  double q;                 /* theta_q, in [0, 1]; default 1 */
+  double v;                 /* theta_v, in [0, 1]; default 1 */
+  double vq;                /* theta_vq, in [0, 1]; default 1 */
+} phys_theta_options;
+
 /* One per-solver option of the table in solvers/solver_options.c (phys_solver_option_at): the
  * dotted name every entry point takes ("canal.beta_scale"), its type, default and valid range.
  * A value is valid when it is finite, min <= value <= max (a strict inequality at an open
@@ -428,10 +443,12 @@ typedef enum phys_option_type {
 
 typedef struct phys_solver_option_info {
   const char *name;         /* "family.field", e.g. "subadmm.beta_scale" */
-  const char *family;       /* "subadmm", "canal", "pgs", "sap", "icf", "nsn" or
-                               "firstorder": the solvers
+  const char *family;       /* "subadmm", "canal", "pgs", "sap", "icf", "nsn",
+                               "firstorder" or "theta": the solvers
                                that read it (a solver reads the family named by its name up to
-                               its first '-': icf-lagged reads icf.*) */
+                               its first '-': icf-lagged reads icf.*; "theta" is read by the
+                               solvers that take the theta-method: sap, icf-lagged,
+                               icf-similar) */
   const char *summary;      /* one line for people */
   phys_option_type type;
   double def;               /* phys_world_options_default()'s value */
@@ -465,6 +482,7 @@ typedef struct phys_world_options {
   phys_icf_options icf;     /* used by icf-lagged and icf-similar */
   phys_nsn_options nsn;     /* used by nsn only */
   phys_firstorder_options firstorder; /* used by firstorder only */
+  phys_theta_options theta; /* time stepping: the theta-method's weights (sap, icf-*) */
   double baumgarte;         /* xi in (0, 1]: share of a penetration removed per position sweep
                                (and of a connect's drift per step); default 0.3 */
   double max_correction;    /* m, largest position correction of one contact per sweep; 0.02 */

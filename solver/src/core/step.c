@@ -7,7 +7,8 @@
  *   4. islands (union-find), then the assembled problem (constraints/: subsystems, rows,
  *      attachments)
  *   5. the selected contact solver on every island (solvers/: the table and the island driver)
- *   6. integrate positions with the solved velocities (semi-implicit Euler, exact rotation),
+ *   6. integrate positions with the solved velocities (eq. 8 of the theta-method, opt.theta:
+ *      semi-implicit Euler by default, exact rotation),
  *      then remove penetrations at the position level when the solver declares that it wants
  *      that pass
  *      (the warm-start store's memory is reserved before integrating, so from integration on
@@ -40,6 +41,7 @@
 #include "core/math3.h"
 #include "core/sort.h"
 #include "core/state_table.h"
+#include "core/theta.h"
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -122,19 +124,30 @@ static double *geom_margins(phys_world *w) {
   return m;
 }
 
-/* x += h v; q <- exp(h w / 2) q for every solved free body; trees integrate their joints and
- * refresh their links by forward kinematics */
-/* x += h v; q <- exp(h w / 2) q for free body sb */
+/* x += h v; q <- exp(h w / 2) q for free body sb, with (v, w) the theta-method's v^theta_vq =
+ * v0 + theta_vq (v - v0) (eq. 8: the new velocity itself when theta_vq = 1); its velocity
+ * becomes the solved one. World-frame velocities and the exponential map make eq. 8 explicit
+ * for a free body (N needs no mid-step orientation). */
 static void integrate_body(phys_world *w, const phys_problem *s, int sb, double h) {
   phys_body *b = &w->bodies[s->body_id[sb]];
   const double *v = s->v + 6 * sb;
+  double tvq = w->opt.theta.vq, vq[3], wq[3];
+  if (tvq == 1.0) {
+    v3_copy(vq, v);
+    v3_copy(wq, v + 3);
+  } else {
+    for (int k = 0; k < 3; k++) {
+      vq[k] = b->v[k] + tvq * (v[k] - b->v[k]);
+      wq[k] = b->w[k] + tvq * (v[3 + k] - b->w[k]);
+    }
+  }
   v3_copy(b->v, v);
   v3_copy(b->w, v + 3);
-  v3_madd(b->x, b->x, h, b->v);
-  double wn = v3_norm(b->w);
+  v3_madd(b->x, b->x, h, vq);
+  double wn = v3_norm(wq);
   if (wn > 0.0) {
     double half = 0.5 * h * wn, sn = sin(half) / wn;
-    double dq[4] = {cos(half), b->w[0] * sn, b->w[1] * sn, b->w[2] * sn};
+    double dq[4] = {cos(half), wq[0] * sn, wq[1] * sn, wq[2] * sn};
     q_mul(b->q, dq, b->q);
     q_normalize(b->q);
   }
@@ -155,8 +168,14 @@ static void integrate_tree(phys_world *w, const phys_problem *s, int k, double h
       continue;
     phys__actuator_finish(w, i, a->qpos[a->qadr[ab->link]], t->qd[a->vadr[ab->link]], h);
   }
-  memcpy(a->qvel, s->tree[k].qd, (size_t)a->t.nv * sizeof(double));
-  phys__artic_integrate(a, h);
+  /* positions with v^theta_vq = v0 + theta_vq (v - v0) (eq. 8), in place of the start
+   * velocity; a free joint turns its translation at q^theta_q (R(q0) in the default step) */
+  const phys_theta_options *th = &w->opt.theta;
+  if (th->vq != 1.0)
+    for (int d = 0; d < a->t.nv; d++) a->qvel[d] += th->vq * (t->qd[d] - a->qvel[d]);
+  else memcpy(a->qvel, t->qd, (size_t)a->t.nv * sizeof(double));
+  phys__artic_integrate(a, a->qvel, h, phys__theta_is_default(th) ? 0.0 : th->q);
+  if (th->vq != 1.0) memcpy(a->qvel, t->qd, (size_t)a->t.nv * sizeof(double));
   phys__artic_forward(w, s->tree[k].artic);
 }
 

@@ -380,8 +380,11 @@ void phys__tendon_row(const phys_world *w, int id, int *n, const int **dof, cons
  * bodies' poses and (from qvel) COM velocities */
 void phys__artic_forward(phys_world *w, int a);
 
-/* qpos += h qvel on every joint (quaternions by the exponential map) */
-void phys__artic_integrate(phys_artic *a, double h);
+/* qpos += h qvel on every joint with the velocity `qvel` (nv values; a->qvel, or the
+ * theta-method's v^theta_vq), quaternions by the exponential map; a free joint's body-frame
+ * linear velocity turns with its orientation rot_weight of the way through the step (0: the
+ * start, 1/2: the midpoint). Touches only qpos. */
+void phys__artic_integrate(phys_artic *a, const double *qvel, double h, double rot_weight);
 
 /* release an articulation's arrays */
 void phys__artic_free(phys_artic *a);

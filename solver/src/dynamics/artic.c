@@ -131,21 +131,33 @@ static void quat_step_local(double *q, const double *w, double h) {
   memcpy(q, r, sizeof r);
 }
 
-void phys__artic_integrate(phys_artic *a, double h) {
+void phys__artic_integrate(phys_artic *a, const double *qvel, double h, double rot_weight) {
   for (int l = 0; l < a->nlink; l++) {
     double *q = a->qpos + a->qadr[l];
-    const double *v = a->qvel + a->vadr[l];
+    const double *v = qvel + a->vadr[l];
     switch (a->tb[l].joint) {
       case PHYS_JOINT_HINGE:
       case PHYS_JOINT_SLIDE: q[0] += h * v[0]; break;
       case PHYS_JOINT_BALL: quat_step_local(q, v, h); break;
       case PHYS_JOINT_FREE: {
-        /* linear velocity and angular velocity are in the body frame */
-        double R[9], lin[3];
-        q_to_m3(R, q + 3);
+        /* linear velocity and angular velocity are in the body frame: the translation turns
+         * with R(q^s), s = rot_weight, the orientation between the start and the end of the
+         * step (normalised). The rotation's exponential map needs no q, so the end
+         * orientation comes first and eq. 8's fixed point is reached in one pass. */
+        double R[9], lin[3], q1[4];
+        memcpy(q1, q + 3, sizeof q1);
+        quat_step_local(q1, v + 3, h);
+        if (rot_weight == 0.0) {
+          q_to_m3(R, q + 3);
+        } else {
+          double qs[4];
+          for (int k = 0; k < 4; k++) qs[k] = q[3 + k] + rot_weight * (q1[k] - q[3 + k]);
+          q_normalize(qs);
+          q_to_m3(R, qs);
+        }
         m3_mulv(lin, R, v);
         v3_madd(q, q, h, lin);
-        quat_step_local(q + 3, v + 3, h);
+        memcpy(q + 3, q1, sizeof q1);
         break;
       }
       default: break;

@@ -1,5 +1,6 @@
 /* tree_step.c - a kinematic tree's terms of one step, in generalised coordinates: the matrix
- * A = M + armature + h (damping + kd) + h^2 (stiffness + kp) with its LTDL factor, and the
+ * A = M + armature + h (damping + kd) + h^2 (stiffness + kp) with its LTDL factor (damping and
+ * stiffness weighed by the theta-method, opt.theta: eqs. 9-11 of paper 000), and the
  * free-motion momentum base = (M + armature) qd_k + h (tau_ext + tau_cmd - bias - k (q - q_ref)),
  * where joint commands and actuators contribute implicit gains (on the new velocity) or, when
  * saturated, explicit forces, and the velocity-dependent bias is taken at the mid-step velocity.
@@ -59,10 +60,15 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
    * for the saturation test of commands and actuators (jdiag is scratch until set below) */
   phys__tree_inertias(&a->t, a->xrot, a->xpos, t->Iw);
   phys__tree_crba(&a->t, a->S, t->Iw, t->A, t->scratch);
+  /* the theta-method (paper 000 eqs. 9-11): the joint springs and dampers act at q^theta_q
+   * and v^theta_v with q - q0 = h v^theta_vq, so they enter A as h^2 theta_q theta_vq K +
+   * h theta_v D and the free motion with what of them stays at v0 (below); 1 by default */
+  const phys_theta_options *th = &w->opt.theta;
+  double kw = th->q * th->vq, dw = th->v;
   double *m_dof = t->jdiag;
   for (int d = 0; d < nv; d++)
-    m_dof[d] = t->A[(size_t)d * nv + d] + a->armature[d] + h * a->damping[d] +
-               h * h * a->stiffness[d];
+    m_dof[d] = t->A[(size_t)d * nv + d] + a->armature[d] + h * (dw * a->damping[d]) +
+               h * h * (kw * a->stiffness[d]);
 
   /* joint commands: implicit gains join the diagonal, the rest is a force (t->cmd_gain) */
   double *cmd_tau = t->rhs; /* scratch until the iterations: explicit command forces */
@@ -159,11 +165,12 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
     for (int j = 0; j < nj; j++) cmd_tau[jd[j]] += jc[j] * f;
   }
 
-  /* A = M + armature + h (damping + kd) + h^2 (stiffness + kp): springs, dampers, command and
-   * actuator gains act on the new velocity */
+  /* A = M + armature + h (theta_v damping + kd) + h^2 (theta_q theta_vq stiffness + kp):
+   * springs and dampers as the theta-method weighs them (eq. 11), command and actuator gains on
+   * the new velocity */
   for (int d = 0; d < nv; d++) {
-    t->jdiag[d] = a->armature[d] + h * (a->damping[d] + t->cmd_kd[d] + act_kd[d]) +
-                  h * h * (a->stiffness[d] + t->cmd_kp[d] + act_kp[d]);
+    t->jdiag[d] = a->armature[d] + h * (dw * a->damping[d] + t->cmd_kd[d] + act_kd[d]) +
+                  h * h * (kw * a->stiffness[d] + t->cmd_kp[d] + act_kp[d]);
     t->A[(size_t)d * nv + d] += t->jdiag[d];
   }
 
@@ -176,6 +183,12 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   }
   phys__tree_rnea(&a->t, a->S, t->Iw, a->qvel, NULL, w->opt.gravity, t->rhs, t->scratch);
   for (int i = 0; i < nv; i++) t->base[i] -= h * t->rhs[i];
+  /* what of the springs and dampers the theta-method leaves at v0 (none by default):
+   * -h ((1 - theta_v) D + h theta_q (1 - theta_vq) K) v0 */
+  if (th->v != 1.0 || th->vq != 1.0)
+    for (int d = 0; d < nv; d++)
+      t->base[d] -= h * ((1.0 - dw) * a->damping[d] + h * th->q * (1.0 - th->vq) *
+                         a->stiffness[d]) * a->qvel[d];
   for (int l = 0; l < nl; l++) {
     const phys_body *b = &w->bodies[a->body[l]];
     if (a->tb[l].joint == PHYS_JOINT_HINGE || a->tb[l].joint == PHYS_JOINT_SLIDE) {

@@ -6,6 +6,8 @@
  * A <text> whose name starts with "physd:" is a physd setting; an unknown one is an error that
  * lists the known ones. All other user data is accepted with one notice (physd has no use for
  * it). The section is read after <option>, so a physd:solver wins over <option solver>.
+ * physd:theta sets the time stepping (docs/engine.md "Time stepping"):
+ *   <text name="physd:theta" data="midpoint"/>  or  data="0.5 0.5 0.5" (theta_q theta_v theta_vq)
  *
  * Compliant contact parameters (docs/engine.md, SAP) are <numeric> elements with one value:
  *   <numeric name="physd:contact_stiffness" data="1e5"/>          every geom of the model
@@ -26,11 +28,53 @@ static phys_status custom_solver(mj_ctx *c, const xmlNode *node, const char *dat
   return PHYS_OK;
 }
 
+/* physd:theta: a scheme's name ("midpoint") or the three weights "theta_q theta_v theta_vq",
+ * each checked by the solver options table (theta.q, theta.v, theta.vq) */
+static phys_status custom_theta(mj_ctx *c, const xmlNode *node, const char *data) {
+  phys_error e;
+  phys_theta_options th;
+  if (phys_theta_scheme_find(data, &th, NULL) == PHYS_OK) {
+    c->opt.theta = th;
+    return PHYS_OK;
+  }
+  static const char *const names[3] = {"theta.q", "theta.v", "theta.vq"};
+  phys_world_options o = c->opt;
+  const char *p = data;
+  for (int i = 0; i < 3; i++) {
+    char word[64];
+    size_t n;
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    n = strcspn(p, " \t\n");
+    if (n == 0 || n >= sizeof word) {
+      phys_theta_scheme_find(data, NULL, &e); /* the known names, for the message */
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "physd:theta: %s", e.message);
+    }
+    memcpy(word, p, n);
+    word[n] = '\0';
+    p += n;
+    double x;
+    if (i == 0 && phys_solver_option_parse(names[i], word, &x, NULL)) {
+      phys_theta_scheme_find(data, NULL, &e); /* not a number: a scheme name misspelt */
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "physd:theta: %s", e.message);
+    }
+    if (phys_solver_option_parse(names[i], word, &x, &e) ||
+        phys_solver_option_set(&o, names[i], x, &e))
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "physd:theta: %s", e.message);
+  }
+  while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+  if (*p)
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "physd:theta: expected a scheme name or three weights, got \"%.40s\"",
+                         data);
+  c->opt.theta = o.theta;
+  return PHYS_OK;
+}
+
 /* the physd extensions, by name */
 static const struct {
   const char *name;
   phys_status (*apply)(mj_ctx *c, const xmlNode *node, const char *data);
-} extensions[] = {{"physd:solver", custom_solver}};
+} extensions[] = {{"physd:solver", custom_solver}, {"physd:theta", custom_theta}};
 #define NEXT ((int)(sizeof extensions / sizeof extensions[0]))
 
 /* one <text>: a physd setting, or user data */

@@ -39,6 +39,10 @@ typedef struct phys_solver_def {
   /* The distance (m) before touching at which its contacts enter the problem, added to the
    * collision margin opt.contact_margin (NULL: nothing added). Pure. */
   double (*margin)(const phys_world_options *o);
+  /* 1: it takes any theta-method weights (opt.theta, docs/engine.md "Time stepping"): it reads
+   * A and the free motion from the problem and adds no position pass; 0: it runs only the
+   * default weights (1, 1, 1) */
+  int theta_method;
 } phys_solver_def;
 
 /* The table entry of `kind`, or NULL when it is not a solver kind. */

@@ -1,5 +1,5 @@
 /* solver_options.c - the one table of the contact solvers' own options (phys_world_options
- * .subadmm / .canal / .pgs / .sap / .icf / .nsn / .firstorder): dotted name, type, default, valid range, summary, where it lives in
+ * .subadmm / .canal / .pgs / .sap / .icf / .nsn / .firstorder / .theta): dotted name, type, default, valid range, summary, where it lives in
  * phys_world_options. phys_world_options_validate checks each option against this table, and
  * every entry point (the daemon's protocol and config file, physctl, physbench) sets options by
  * name through phys_solver_option_set / _parse, so each option has one range and one default.
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/theta.h"
 #include "core/world_internal.h"
 #include "solvers/solver.h"
 
@@ -116,6 +117,12 @@ static const option_row rows[] = {
     D, 1e-8, 0.0, 1.0, 0, 0, NULL}, OFF(firstorder.rel_tol)},
   {{"firstorder.abs_tol", "firstorder", "eps_a of the Newton stop test",
     D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(firstorder.abs_tol)},
+  {{"theta.q", "theta", "theta_q: joint springs act at q0 + theta_q (q - q0) (paper 000 eq. 9)",
+    D, 1.0, 0.0, 1.0, 0, 0, NULL}, OFF(theta.q)},
+  {{"theta.v", "theta", "theta_v: joint dampers act at v0 + theta_v (v - v0) (eq. 9)",
+    D, 1.0, 0.0, 1.0, 0, 0, NULL}, OFF(theta.v)},
+  {{"theta.vq", "theta", "theta_vq: positions move with v0 + theta_vq (v - v0) (eq. 8)",
+    D, 1.0, 0.0, 1.0, 0, 0, NULL}, OFF(theta.vq)},
 };
 
 #undef D
@@ -143,6 +150,9 @@ int phys_solver_option_index(const char *name) {
 int phys_solver_option_applies(int i, int kind) {
   const char *solver = phys_solver_name(kind);
   if (i < 0 || i >= NROWS || !solver) return 0;
+  /* the theta-method's weights: the solvers that declare it in their table row */
+  if (strcmp(rows[i].info.family, "theta") == 0)
+    return phys__solver_def((phys_solver_kind)kind)->theta_method;
   /* the family is the solver's name up to its first '-' (subadmm-nosub reads subadmm.*) */
   size_t n = strcspn(solver, "-");
   return strlen(rows[i].info.family) == n && strncmp(rows[i].info.family, solver, n) == 0;
@@ -315,6 +325,15 @@ phys_status phys__solver_options_validate(const phys_world_options *o, phys_erro
   if (o->icf.alpha_max != 0.0 && !(o->icf.alpha_max >= 1.0))
     return phys__error(err, PHYS_E_INVALID, "icf.alpha_max must be 0 or >= 1, got %g",
                        o->icf.alpha_max);
+  if (!phys__theta_is_default(&o->theta) && phys__solver_def(o->solver) &&
+      !phys__solver_def(o->solver)->theta_method) {
+    char takes[128];
+    return phys__error(err, PHYS_E_INVALID,
+                       "solver %s takes only the default time stepping theta.q = theta.v = "
+                       "theta.vq = 1, got (%g, %g, %g); the theta-method runs with %s",
+                       phys_solver_name(o->solver), o->theta.q, o->theta.v, o->theta.vq,
+                       phys__theta_solvers_text(takes, sizeof takes));
+  }
   if (!(o->canal.beta_max >= o->canal.beta0))
     return phys__error(err, PHYS_E_INVALID, "canal.beta_max must be >= canal.beta0 (%g), got %g",
                        o->canal.beta0, o->canal.beta_max);

@@ -134,7 +134,7 @@ static void fd_check(const char *root, const char *j3, int free_root) {
       memcpy(a->qpos, q0, (size_t)nq * sizeof(double));
       memset(a->qvel, 0, (size_t)nv * sizeof(double));
       a->qvel[d] = s == 0 ? 1.0 : -1.0;
-      phys__artic_integrate(a, eps);
+      phys__artic_integrate(a, a->qvel, eps, 0.0);
       phys__artic_forward(w, ai);
       phys_tendon_get_length(w, 0, &Lpm[s], NULL);
     }

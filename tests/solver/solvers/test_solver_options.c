@@ -23,6 +23,12 @@ static void expect(int i, double v, int ok) {
   /* canal.beta_max >= canal.beta0 is a rule between options: keep it out of the way */
   if (strcmp(o->name, "canal.beta_max") == 0) opt.canal.beta0 = nextafter(0.0, 1.0);
   if (strcmp(o->name, "canal.beta0") == 0) opt.canal.beta_max = DBL_MAX;
+  /* so is "a solver that reads it is in force" (theta.*: not the default subadmm) */
+  for (int k = 0; k < phys_solver_count(); k++)
+    if (phys_solver_option_applies(i, k)) {
+      opt.solver = (phys_solver_kind)k;
+      break;
+    }
   phys_world_options before = opt;
   phys_error err = {0};
   phys_status st = phys_solver_option_set(&opt, o->name, v, &err);
