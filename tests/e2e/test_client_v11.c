@@ -65,7 +65,7 @@ static void test_model_info(void) {
   const physclient_welcome *w = physclient_welcome_info(c);
   CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8); /* 1.8 */
   CU_ASSERT_EQUAL(w->major, 1);
-  CU_ASSERT_EQUAL(w->minor, 8); /* the server speaks 1.8 */
+  CU_ASSERT_EQUAL(w->minor, 9); /* the server speaks 1.9 */
   CU_ASSERT(physclient_has_feature(c, "actuators"));
   CU_ASSERT(physclient_has_feature(c, "joint_state"));
   /* the daemon logged the minor of our Hello */

@@ -32,7 +32,7 @@ static void test_geometry(void) {
   physclient *c = e2e_connect(&g_d, "e2e-v18");
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
   CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8);
-  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 8);
+  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 9);
   physclient_error err;
   physclient_model_info *mi = NULL;
   int st = physclient_get_model_info(c, &mi, &err);
