@@ -27,7 +27,7 @@ static const request_def table[] = {
     {MSG(STEP_AND_OBSERVE), "StepAndObserve", SIM(W | REQ_STEPS), sim_req_step_and_observe, NULL},
     {MSG(PAUSE), "Pause", SIM(W | B), sim_req_pause, NULL},
     {MSG(RESUME), "Resume", SIM(W | B), sim_req_resume, NULL},
-    {MSG(SET_MODE), "SetMode", SIM(W), sim_req_set_mode, NULL},
+    {MSG(SET_MODE), "SetMode", SIM(W | B), sim_req_set_mode, NULL},
     {MSG(SET_REAL_TIME_FACTOR), "SetRealTimeFactor", SIM(W), sim_req_set_real_time_factor, NULL},
     {MSG(GET_STATE), "GetState", SIM(0), sim_req_get_state, NULL},
     {MSG(RESET), "Reset", SIM(W | B), sim_req_reset, NULL},
