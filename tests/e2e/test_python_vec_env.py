@@ -4,8 +4,8 @@ and its errors, physd_client.VecEnv (reset, step with arrays of actions, per-wor
 and times as numpy arrays, resets inside the next step's request, each world bit for bit the
 same as a lone world given the same actions), and examples/vec_pd.py over 256 humanoids.
 
-Env as test_python_client.py (whose Daemon it reuses). Exits 77 (skip) when the daemon is not
-built or numpy is missing.
+Env as test_python_client.py, whose daemon fixture (setUpModule, tearDownModule: tpc.D) it
+reuses. Exits 77 (skip) when the daemon is not built or numpy is missing.
 """
 import json
 import os
@@ -19,7 +19,8 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_python_client import EXAMPLES, Daemon, pc  # noqa: E402
+import test_python_client as tpc  # noqa: E402
+from test_python_client import EXAMPLES, pc, setUpModule, tearDownModule  # noqa: E402,F401
 
 # a two-hinge arm with motors on a free base that falls to the floor: nq 7 + 2, nv 6 + 2
 ARM = """<mujoco model="vecarm">
@@ -39,18 +40,6 @@ ARM = """<mujoco model="vecarm">
 """
 NQ, NV, NU, DT = 9, 8, 2, 0.002
 HUMANOID = "/usr/share/mujoco/model/humanoid/humanoid.xml"
-D = None
-
-
-def setUpModule():
-    global D
-    D = Daemon()
-
-
-def tearDownModule():
-    rc = D.stop()
-    if rc != 0:
-        raise RuntimeError("physd exited with %d after SIGTERM" % rc)
 
 
 def actions(t, n):
@@ -62,7 +51,7 @@ def actions(t, n):
 
 class VecEnvTest(unittest.TestCase):
     def setUp(self):
-        self.c = pc.Client.connect_unix(D.sock, name="vec_env_test", timeout=30)
+        self.c = pc.Client.connect_unix(tpc.D.sock, name="vec_env_test", timeout=30)
         self.c.set_mode(pc.MODE_LOCKSTEP)
 
     def tearDown(self):
@@ -155,7 +144,7 @@ class VecPdExample(unittest.TestCase):
     def test_vec_pd_256_humanoids(self):
         import subprocess
         r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "vec_pd.py"), "--socket",
-                            D.sock, "--worlds", "256", "--steps", "3"], capture_output=True,
+                            tpc.D.sock, "--worlds", "256", "--steps", "3"], capture_output=True,
                            text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         out = json.loads(r.stdout.strip().splitlines()[-1])
