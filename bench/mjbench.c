@@ -1,7 +1,7 @@
 /* mjbench.c - time MuJoCo (libmujoco) on an MJCF file on the same phase as physbench; print JSON.
  *
  *   mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--solver pgs|cg|newton]
- *           [--iterations K] [--tolerance X] [--stack-mb M] [--json]
+ *           [--iterations K] [--tolerance X] [--stack-mb M] [--worlds N] [--json]
  *
  * The peer side of bench/compare_mujoco.py. mujoco-testspeed times from step 0, physbench after
  * W warm-up steps; on scenes that settle the two phases cost differently, so this program runs
@@ -23,6 +23,11 @@
  * The constraint solver's own time (MuJoCo's mjTIMER_CONSTRAINT, i.e. mj_fwdConstraint, read
  * through an mjcb_time clock installed only then) and d->solver_iter are reported per step as
  * solve_ms_median and iterations_mean; the clock calls add well under a microsecond a step.
+ *
+ * --worlds N (issue 16) steps N copies of the model (one mjModel, N mjData) in turn on the one
+ * thread, the loop a MuJoCo user writes for many environments in one process: each timed step
+ * is one mj_step of every world, and env_steps_per_s = N x steps / wall time is reported beside
+ * physbench --worlds N's figure of the same name. Contacts and penetration are world 0's.
  *
  * This program links libmujoco only, never libphys: physd is timed by physbench, in its own process.
  * Exit status: 0 ok, 1 load error (or a MuJoCo error while stepping), 2 bad arguments.
@@ -49,6 +54,7 @@ typedef struct bench_args {
   long iterations;           /* m->opt.iterations to impose, or 0: the file's */
   double tolerance;          /* m->opt.tolerance to impose, or < 0: the file's */
   long stack_mb;             /* mjData stack to impose, MiB, or 0: the file's <size memory> */
+  long worlds;               /* --worlds N: N mjData stepped in turn (0: one, no report) */
 } bench_args;
 
 /* Per-step samples and end-of-run figures of one timed run. */
@@ -86,7 +92,7 @@ static void on_mujoco_warning(const char *msg) {
 /** Print the usage text. */
 static void usage(FILE *f) {
   fputs("usage: mjbench FILE.xml --steps N [--warmup W] [--repeat R] [--solver S]\n"
-        "               [--iterations K] [--tolerance X] [--stack-mb M] [--json]\n"
+        "               [--iterations K] [--tolerance X] [--stack-mb M] [--worlds N] [--json]\n"
         "\n"
         "Times N steps of MuJoCo (libmujoco, one thread) on an MJCF file after W untimed\n"
         "warm-up steps, the phase physbench times, and prints one JSON object (indented; one\n"
@@ -103,6 +109,8 @@ static void usage(FILE *f) {
         "  --tolerance X      impose m->opt.tolerance (>= 0; 0: every iteration runs)\n"
         "  --stack-mb M       give mjData an M MiB stack (MuJoCo's PGS keeps a dense\n"
         "                     nefc x nefc matrix there: a 512-body pile needs about 1 GiB)\n"
+        "  --worlds N         step N copies (N mjData of one model) in turn per timed step\n"
+        "                     and report env_steps_per_s (N x steps / wall time)\n"
         "  --json             print the JSON object on a single line\n"
         "  --help             this text\n"
         "\n"
@@ -122,6 +130,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
     {"solver", required_argument, NULL, 'S'}, {"iterations", required_argument, NULL, 'i'},
     {"tolerance", required_argument, NULL, 't'}, {"stack-mb", required_argument, NULL, 'm'},
+    {"worlds", required_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   static const char *const solver_names[] = {"pgs", "cg", "newton"}; /* mjtSolver order */
   memset(a, 0, sizeof *a);
@@ -161,6 +170,9 @@ static int parse_args(int argc, char **argv, bench_args *a) {
       break;
     case 'm':
       if (bench_parse_long(optarg, 1, 16384L, &a->stack_mb)) return bad_arg("--stack-mb", optarg);
+      break;
+    case 'W':
+      if (bench_parse_long(optarg, 1, 100000L, &a->worlds)) return bad_arg("--worlds", optarg);
       break;
     case 't':
       if (bench_parse_double(optarg, &a->tolerance) || !(a->tolerance >= 0.0))
@@ -235,17 +247,26 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   mjModel *m = NULL;
   int rc = load_model(a, &m);
   if (rc) return rc;
-  mjData *d = mj_makeData(m);
-  if (!d) {
+  /* --worlds: N data of the one model, stepped in turn; d is world 0 */
+  long nw = a->worlds > 0 ? a->worlds : 1;
+  mjData **ds = calloc((size_t)nw, sizeof *ds);
+  for (long k = 0; ds && k < nw; k++)
+    if (!(ds[k] = mj_makeData(m))) {
+      for (long j = 0; j < k; j++) mj_deleteData(ds[j]);
+      free(ds);
+      ds = NULL;
+    }
+  if (!ds) {
     fprintf(stderr, "mjbench: out of memory for the model's data\n");
     mj_deleteModel(m);
     return EXIT_LOAD;
   }
+  mjData *d = ds[0];
 
   /* warm-up: untimed, as physbench's --warmup */
   double last = bench_now_s();
   for (long i = 0; i < a->warmup; i++) {
-    mj_step(m, d);
+    for (long k = 0; k < nw; k++) mj_step(m, ds[k]);
     if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
       fprintf(stderr, "%swarm-up %ld/%ld\n", tag, i + 1, a->warmup);
       last = bench_now_s();
@@ -260,7 +281,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
     struct timespec t0, t1;
     mjtNum solve0 = d->timer[mjTIMER_CONSTRAINT].duration;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    mj_step(m, d);
+    for (long k = 0; k < nw; k++) mj_step(m, ds[k]);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r->solve_ms) r->solve_ms[i] = d->timer[mjTIMER_CONSTRAINT].duration - solve0;
     r->iterations_sum += d->solver_iter;
@@ -282,7 +303,8 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->nv = m->nv;
   r->ngeom = m->ngeom;
   r->timestep = m->opt.timestep;
-  mj_deleteData(d);
+  for (long k = 0; k < nw; k++) mj_deleteData(ds[k]);
+  free(ds);
   mj_deleteModel(m);
   return 0;
 }
@@ -329,6 +351,11 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   put_num(f, sep, "steps_per_second", med > 0 ? 1000.0 / med : 0.0);
   put_num(f, sep, "steps_per_second_mean", mean > 0 ? 1000.0 / mean : 0.0);
   put_num(f, sep, "wall_s", r->wall_s);
+  if (a->worlds > 0) {
+    fprintf(f, "%s\"worlds\": %ld", sep, a->worlds);
+    put_num(f, sep, "env_steps_per_s",
+            r->wall_s > 0 ? (double)a->worlds * (double)n / r->wall_s : 0.0);
+  }
   put_num(f, sep, "contacts_mean", r->contacts_sum / (double)n);
   if (a->solver >= 0) {
     static const char *const names[] = {"pgs", "cg", "newton"};

@@ -13,7 +13,8 @@ set -eu
 # headless screenshot test; about 80 s and 110 packages to install on a bare Debian 12); bench: MuJoCo as the peer (libmujoco-dev
 # for bench/mjbench, which times it on physbench's phase; mujoco-testspeed and the models);
 # CANAL: CHOLMOD (libsuitesparse-dev) for the sparse Hessian of large islands;
-# plots: python3-matplotlib (bench/plot_singlestep.py and its test);
+# plots: python3-matplotlib (bench/plot_singlestep.py and its test); the Python client's
+# vector env (physd_client.vec_env, protocol 1.9's batches) and its test: python3-numpy;
 # fuzzing: clang, its runtimes (libclang-rt-14-dev: libFuzzer, ASan, UBSan; only recommended by
 # clang, and apt runs without recommends) and libomp-dev (OpenMP under clang): scripts/fuzz.sh;
 # ThreadSanitizer: libomp-14-dev, whose libarcher.so tells TSan about OpenMP (scripts/tsan.sh);
@@ -26,7 +27,7 @@ set -eu
 PACKAGES="build-essential meson ninja-build pkg-config libcunit1-dev liblapacke-dev
 libopenblas-dev libxml2-dev libuv1-dev libwebsockets-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf
 libjs-three python3-websockets chromium
-libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib
+libmujoco-samples libmujoco-dev valgrind libccd-dev libqhull-dev libsuitesparse-dev python3-matplotlib python3-numpy
 clang libclang-rt-14-dev libomp-dev libomp-14-dev
 python3-pip python3-setuptools python3-wheel
 prometheus python3-distributed python3-yaml"

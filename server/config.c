@@ -35,7 +35,8 @@ static const key_info keys[] = {
     {"send_queue_frames", NULL, "N", "replies queued per client before disconnecting it (default 1024)"},
     {"max_subscriptions", NULL, "N", "stream subscriptions per client (default 16)"},
     {"min_stream_period_ns", NULL, "NS", "smallest non-zero stream period (default 1000000)"},
-    {"max_steps_per_call", NULL, "N", "largest n of Step / StepAndObserve (default 100000)"},
+    {"max_steps_per_call", NULL, "N", "largest n of Step / StepAndObserve / StepBatch (default 100000)"},
+    {"max_worlds", NULL, "N", "largest LoadWorld.world_count, the worlds of a batch, 1..1000000 (default 4096)"},
     {"handshake_timeout_ms", NULL, "MS", "close a connection that has not sent Hello after MS, 0 = off, at most 3600000 (default 5000)"},
     {"idle_timeout_ms", NULL, "MS", "close a connection idle this long (no bytes in, no request in flight, no subscription), 0 = off (default), at most 86400000"},
     {"stream_overflow_quiet_ms", NULL, "MS", "sim time a subscription's frames must fit before another overflow of max_frame_bytes is reported, 0 = at once, at most 3600000 (default 1000)"},
@@ -76,6 +77,7 @@ void config_defaults(physd_config *c, const char *worlds_dir) {
   c->max_subscriptions = 16;
   c->min_stream_period_ns = 1000000;
   c->max_steps_per_call = 100000;
+  c->max_worlds = 4096;
   c->handshake_timeout_ms = 5000;
   c->idle_timeout_ms = 0;
   c->stream_overflow_quiet_ms = 1000;
@@ -140,6 +142,7 @@ int config_set(physd_config *c, const char *key, const char *v, char *err, size_
   else if (strcmp(key, "max_subscriptions") == 0) U(max_subscriptions, 0, 1024);
   else if (strcmp(key, "min_stream_period_ns") == 0) U(min_stream_period_ns, 0, 3600ull * 1000000000ull);
   else if (strcmp(key, "max_steps_per_call") == 0) U(max_steps_per_call, 1, 100000000);
+  else if (strcmp(key, "max_worlds") == 0) U(max_worlds, 1, 1000000);
   else if (strcmp(key, "handshake_timeout_ms") == 0) U(handshake_timeout_ms, 0, 3600000);
   else if (strcmp(key, "idle_timeout_ms") == 0) U(idle_timeout_ms, 0, 86400000);
   else if (strcmp(key, "stream_overflow_quiet_ms") == 0) U(stream_overflow_quiet_ms, 0, 3600000);

@@ -35,6 +35,7 @@ typedef struct physd_config {
   uint32_t max_subscriptions;     /* per client */
   uint64_t min_stream_period_ns;
   uint32_t max_steps_per_call;
+  uint32_t max_worlds;          /* 1.9: largest LoadWorld.world_count */
   uint32_t handshake_timeout_ms;  /* a connection without Hello this long is closed; 0 = off */
   uint32_t idle_timeout_ms;       /* an established connection with nothing in flight, no
                                      subscription and no bytes received this long is closed;

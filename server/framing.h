@@ -17,7 +17,7 @@
 #include "physd.pb-c.h"
 
 #define PHYSD_PROTO_MAJOR 1
-#define PHYSD_PROTO_MINOR 8
+#define PHYSD_PROTO_MINOR 9
 #define PHYSD_PREAMBLE_LEN 8
 
 /* Write our preamble into out. */

@@ -7,6 +7,7 @@
 #define MSG(x) PHYSD__V1__ENVELOPE__MSG_##x
 #define SIM(props) (REQ_ON_SIM | REQ_AFTER_HELLO | (props))
 #define W REQ_CHANGES_WORLD
+#define B REQ_BATCH_OK
 
 static const request_def table[] = {
     /* loop thread */
@@ -15,8 +16,8 @@ static const request_def table[] = {
     {MSG(SUBSCRIBE), "Subscribe", REQ_AFTER_HELLO, NULL, session_req_subscribe},
     {MSG(UNSUBSCRIBE), "Unsubscribe", REQ_AFTER_HELLO, NULL, session_req_unsubscribe},
     /* simulation thread */
-    {MSG(LOAD_WORLD), "LoadWorld", SIM(W), sim_req_load_world, NULL},
-    {MSG(GET_MODEL_INFO), "GetModelInfo", SIM(0), sim_req_get_model_info, NULL},
+    {MSG(LOAD_WORLD), "LoadWorld", SIM(W | B), sim_req_load_world, NULL},
+    {MSG(GET_MODEL_INFO), "GetModelInfo", SIM(B), sim_req_get_model_info, NULL},
     {MSG(ADD_BODY), "AddBody", SIM(W), sim_req_add_body, NULL},
     {MSG(REMOVE_BODY), "RemoveBody", SIM(W), sim_req_remove_body, NULL},
     {MSG(SET_BODY_STATE), "SetBodyState", SIM(W), sim_req_set_body_state, NULL},
@@ -24,12 +25,12 @@ static const request_def table[] = {
     {MSG(APPLY_WRENCH), "ApplyWrench", SIM(W), sim_req_apply_wrench, NULL},
     {MSG(STEP), "Step", SIM(W | REQ_STEPS), sim_req_step, NULL},
     {MSG(STEP_AND_OBSERVE), "StepAndObserve", SIM(W | REQ_STEPS), sim_req_step_and_observe, NULL},
-    {MSG(PAUSE), "Pause", SIM(W), sim_req_pause, NULL},
-    {MSG(RESUME), "Resume", SIM(W), sim_req_resume, NULL},
-    {MSG(SET_MODE), "SetMode", SIM(W), sim_req_set_mode, NULL},
+    {MSG(PAUSE), "Pause", SIM(W | B), sim_req_pause, NULL},
+    {MSG(RESUME), "Resume", SIM(W | B), sim_req_resume, NULL},
+    {MSG(SET_MODE), "SetMode", SIM(W | B), sim_req_set_mode, NULL},
     {MSG(SET_REAL_TIME_FACTOR), "SetRealTimeFactor", SIM(W), sim_req_set_real_time_factor, NULL},
     {MSG(GET_STATE), "GetState", SIM(0), sim_req_get_state, NULL},
-    {MSG(RESET), "Reset", SIM(W), sim_req_reset, NULL},
+    {MSG(RESET), "Reset", SIM(W | B), sim_req_reset, NULL},
     {MSG(SNAPSHOT), "Snapshot", SIM(0), sim_req_snapshot, NULL},
     {MSG(RESTORE), "Restore", SIM(W), sim_req_restore, NULL},
     {MSG(GET_STATS), "GetStats", SIM(0), sim_req_get_stats, NULL},
@@ -40,6 +41,7 @@ static const request_def table[] = {
     {MSG(SET_SOLVER), "SetSolver", SIM(W), sim_req_set_solver, NULL},
     {MSG(RESET_TO_KEYFRAME), "ResetToKeyframe", SIM(W), sim_req_reset_to_keyframe, NULL},
     {MSG(SET_JOINT_STATE), "SetJointState", SIM(W), sim_req_set_joint_state, NULL},
+    {MSG(STEP_BATCH), "StepBatch", SIM(W | REQ_STEPS | B), sim_req_step_batch, NULL},
 };
 
 #define NREQ ((int)(sizeof table / sizeof table[0]))

@@ -29,6 +29,9 @@ enum {
   REQ_CHANGES_WORLD = 1u << 1, /* may change the world, its state or how it is stepped */
   REQ_STEPS = 1u << 2,         /* may step the world */
   REQ_AFTER_HELLO = 1u << 3,   /* answered only after the handshake (all but Hello itself) */
+  REQ_BATCH_OK = 1u << 4,      /* 1.9: also runs while a batch of worlds is loaded; a
+                                  simulation request without it addresses one world and is
+                                  then refused (INCORRECT_STATE) */
 };
 
 /* A simulation-thread handler: called on the simulation thread with the request `m` (owned
@@ -104,6 +107,9 @@ void sim_req_reset_to_keyframe(struct sim *s, const struct reply_to *to,
                                const Physd__V1__Envelope *m);
 void sim_req_set_joint_state(struct sim *s, const struct reply_to *to,
                              const Physd__V1__Envelope *m);
+
+/* sim_req_batch.c (1.9) */
+void sim_req_step_batch(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);
 
 /* sim_barrier.c (simulation thread) */
 void sim_req_join_barrier(struct sim *s, const struct reply_to *to, const Physd__V1__Envelope *m);

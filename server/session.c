@@ -233,6 +233,7 @@ static void handle_hello(session *s, Physd__V1__Envelope *env) {
   lim.max_steps_per_call = n->cfg->max_steps_per_call;
   lim.command_queue = n->cfg->command_queue;
   lim.send_queue_frames = n->cfg->send_queue_frames;
+  lim.max_worlds = n->cfg->max_worlds;
   sim_clock c;
   sim_clock_get(n->sim, &c);
   Physd__V1__Clock clock = PHYSD__V1__CLOCK__INIT;
@@ -279,6 +280,15 @@ void session_req_subscribe(session *s, uint32_t slot, const Physd__V1__Envelope 
   if (m->period_ns != 0 && m->period_ns < n->cfg->min_stream_period_ns) {
     slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
                "period_ns below limits.min_stream_period_ns (0 = every step)");
+    return;
+  }
+  sim_clock now;
+  sim_clock_get(n->sim, &now);
+  if (now.worlds > 1) {
+    /* 1.9: a stream follows one world; a batch is observed through StepBatch */
+    slot_error(s, slot, env->req_id, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
+               "Subscribe follows one world, and a batch of worlds is loaded "
+               "(LoadWorld.world_count): observe it through StepBatch");
     return;
   }
   const Physd__V1__Selector *sel = m->selector;

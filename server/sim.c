@@ -33,12 +33,20 @@ int sim_stopping(sim *s) { return atomic_load(&s->stop_flag); }
 static void handle_request(sim *s, const sim_cmd *c) {
   const Physd__V1__Envelope *m = c->env;
   reply_to to = {c->session, c->slot, m->req_id};
+  const request_def *r = request_find((int)m->msg_case);
+  /* 1.9: with a batch loaded, a request about one world (a viewer's too) is refused */
+  if (s->wc.batch && r && !(r->props & REQ_BATCH_OK)) {
+    sim_reply_error(s, &to, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
+                    "%s addresses one world, and a batch of %d worlds is loaded "
+                    "(LoadWorld.world_count): use StepBatch, or load with world_count 1",
+                    r->name, s->wc.world_count);
+    return;
+  }
   if (c->session & SIM_VIEWER_SESSION) {
     sim_viewer_request(s, &to, m);
     return;
   }
   sim_viewer_note(s, c->session, m);
-  const request_def *r = request_find((int)m->msg_case);
   if (!r || !r->on_sim) {
     sim_reply_error(s, &to, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "not a request (message %d)",
                     (int)m->msg_case);

@@ -67,6 +67,7 @@ typedef struct sim_clock {
   uint64_t step, sim_time_ns, timestep_ns;
   int mode, paused;
   double rtf;
+  int worlds;               /* 1.9: worlds loaded (1, or a batch's count) */
 } sim_clock;
 
 typedef struct sim sim;

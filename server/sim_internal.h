@@ -146,8 +146,9 @@ int sim_stopping(sim *s);
 
 /* ---- sim_req_viewer.c: the viewer's controls (sessions with SIM_VIEWER_SESSION) --------- */
 
-/* A protocol client's request is about to run: a Step or StepAndObserve in lock-step mode makes
- * it the world's lock-step owner until it disconnects. No allocation. */
+/* A protocol client's request is about to run: a request that steps (REQ_STEPS: Step,
+ * StepAndObserve, StepBatch) in lock-step mode makes it the world's lock-step owner until it
+ * disconnects. No allocation. */
 void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m);
 /* The session is gone: it owns nothing any more. */
 void sim_viewer_session_gone(sim *s, uint64_t session);

@@ -24,6 +24,7 @@ void sim_update_clock(sim *s) {
   s->clk.mode = s->mode;
   s->clk.paused = s->paused;
   s->clk.rtf = s->rtf;
+  s->clk.worlds = s->wc.world_count;
   pthread_mutex_unlock(&s->clk_mu);
 }
 

@@ -160,6 +160,13 @@ void sim_req_set_mode(sim *s, const reply_to *to, const Physd__V1__Envelope *env
       sim_reply_perr(s, to, &e);
       return;
     }
+  if (s->wc.batch && (int)m->mode != PHYSD__V1__MODE__MODE_LOCKSTEP) {
+    /* 1.9: a batch is stepped by StepBatch only */
+    sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
+                    "a batch of %d worlds is loaded (LoadWorld.world_count): it steps only in "
+                    "lock-step mode, through StepBatch", s->wc.world_count);
+    return;
+  }
   if (s->mode == PHYSD__V1__MODE__MODE_BARRIER && (int)m->mode != s->mode) sim_leave_barrier_mode(s);
   if ((int)m->mode == PHYSD__V1__MODE__MODE_REALTIME && s->mode != PHYSD__V1__MODE__MODE_REALTIME) {
     /* the watchdog counts from here, not from commands sent while it was off */

@@ -1,10 +1,9 @@
 /* sim_req_viewer.c - the viewer's controls on the simulation thread: Pause, Resume, Step and
  * Reset sent by a browser or Foxglove viewer (server/viewer_control.c submits them with a
  * session id that has SIM_VIEWER_SESSION set), under the sockets' ownership rule: a world that
- * a protocol client steps in lock-step (the last client that sent Step or StepAndObserve while
- * the mode was lock-step, while it stays connected) or that has barrier participants is driven
- * by them, so a
- * viewer may not pause, resume, step or reset it (INCORRECT_STATE naming the session). The
+ * a protocol client steps in lock-step (the last client that sent Step, StepAndObserve or
+ * StepBatch while the mode was lock-step, while it stays connected) or that has barrier
+ * participants is driven by them, so a viewer may not pause, resume, step or reset it (INCORRECT_STATE naming the session). The
  * viewer's Step runs n steps at once whenever the world is not running by itself: in lock-step
  * or barrier mode, or paused in any mode (single-stepping a paused real-time world). Simulation
  * thread only (docs/viewer.md, "Controls"). */
@@ -13,10 +12,9 @@
 #include "sim_internal.h"
 
 void sim_viewer_note(sim *s, uint64_t session, const Physd__V1__Envelope *m) {
-  if (s->mode != PHYSD__V1__MODE__MODE_LOCKSTEP ||
-      (m->msg_case != PHYSD__V1__ENVELOPE__MSG_STEP &&
-       m->msg_case != PHYSD__V1__ENVELOPE__MSG_STEP_AND_OBSERVE))
-    return;
+  /* a request that steps (the table's REQ_STEPS: Step, StepAndObserve, 1.9's StepBatch) */
+  const request_def *r = request_find((int)m->msg_case);
+  if (s->mode != PHYSD__V1__MODE__MODE_LOCKSTEP || !r || !(r->props & REQ_STEPS)) return;
   s->lockstep_owner = session;
 }
 

@@ -44,6 +44,15 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
     rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld.name is not valid UTF-8");
   } else if (!is_path && !is_data) {
     rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT, "LoadWorld needs a path or data");
+  } else if (m->world_count > s->cfg->max_worlds) {
+    rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT,
+                  "LoadWorld.world_count %u is over Limits.max_worlds %u", m->world_count,
+                  s->cfg->max_worlds);
+  } else if (m->world_count > 1 && s->mode != PHYSD__V1__MODE__MODE_LOCKSTEP) {
+    /* a batch steps only through StepBatch: no free-running mode may step its prototype */
+    rc = perr_set(&e, PHYSD__V1__ERROR_CODE__INCORRECT_STATE,
+                  "LoadWorld.world_count %u needs lock-step mode (SetMode MODE_LOCKSTEP first)",
+                  m->world_count);
   } else {
     log_load_start(m);
     rc = is_path ? world_load_path(&s->wc, m->path, m, s->cfg->allowed_roots,
@@ -65,9 +74,9 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
   text_escape(wname, sizeof wname, s->wc.name);
   solver_in_use su;
   world_solver_in_use(&s->wc, &su);
-  log_info("world loaded", "name=\"%s\" bodies=%d notices=%d solver=%s max_iterations=%u "
-           "tolerance=%g", wname, phys_world_body_count(s->wc.w), nnot, su.msg.name,
-           su.msg.max_iterations, su.msg.tolerance);
+  log_info("world loaded", "name=\"%s\" bodies=%d worlds=%d notices=%d solver=%s "
+           "max_iterations=%u tolerance=%g", wname, phys_world_body_count(s->wc.w),
+           s->wc.world_count, nnot, su.msg.name, su.msg.max_iterations, su.msg.tolerance);
   char **notices = nnot > 0 ? calloc((size_t)nnot, sizeof *notices) : NULL;
   for (int i = 0; i < nnot; i++) {
     const char *msg = phys_world_notice(s->wc.w, i);
@@ -84,6 +93,7 @@ void sim_req_load_world(sim *s, const reply_to *to, const Physd__V1__Envelope *r
   wl.name = s->wc.name;
   wl.bodies = (uint32_t)phys_world_body_count(s->wc.w);
   wl.model_hash = phys_world_model_hash(s->wc.w);
+  wl.world_count = (uint32_t)s->wc.world_count;
   wl.clock = &clock;
   if (notices) {
     wl.n_notices = (size_t)nnot;

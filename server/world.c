@@ -83,6 +83,7 @@ static int apply_over(phys_world *nw, const solver_choice *over, int fresh, perr
 
 int world_init_empty(world_ctx *wc, int threads, const solver_choice *solver_default, perr *e) {
   memset(wc, 0, sizeof *wc);
+  wc->world_count = 1;
   wc->threads = threads;
   if (solver_default) wc->solver_default = *solver_default;
   phys_world_options o = base_options(wc);
@@ -95,6 +96,7 @@ int world_init_empty(world_ctx *wc, int threads, const solver_choice *solver_def
 }
 
 void world_free(world_ctx *wc) {
+  world_batch_install(wc, NULL, NULL, 0);
   phys_world_destroy(wc->w);
   wc->w = NULL;
   free(wc->doc);
@@ -102,10 +104,27 @@ void world_free(world_ctx *wc) {
   load_opts_free(&wc->lopts);
 }
 
-/* Parse a document into a new world and install it; the doc and the options (moved) become
- * the world's. On error both are released and the world is unchanged. */
+/* Install `nw` with a batch of `count` copies of it (count <= 1: a single world). On error
+ * (the batch could not be made) nw is destroyed and the context is unchanged. 0 or -1. */
+static int install_batch(world_ctx *wc, phys_world *nw, int count, char *doc, size_t len,
+                         const char *name, perr *e) {
+  phys_batch *b = NULL;
+  void *state0 = NULL;
+  size_t slen = 0;
+  if (count > 1 && world_batch_make(wc, nw, count, &b, &state0, &slen, e)) {
+    phys_world_destroy(nw);
+    return -1;
+  }
+  install(wc, nw, doc, len, name);
+  world_batch_install(wc, b, state0, slen);
+  return 0;
+}
+
+/* Parse a document into a new world (with `count` copies of it, 1.9) and install it; the doc
+ * and the options (moved) become the world's. On error both are released and the world is
+ * unchanged. */
 static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, load_opts *lo,
-                    const solver_choice *over, perr *e) {
+                    const solver_choice *over, int count, perr *e) {
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
   phys_error err;
@@ -117,7 +136,11 @@ static int load_doc(world_ctx *wc, char *doc, size_t len, const char *name, load
     load_opts_free(lo);
     return -1;
   }
-  install(wc, nw, doc, len, name);
+  if (install_batch(wc, nw, count, doc, len, name, e)) {
+    free(doc);
+    load_opts_free(lo);
+    return -1;
+  }
   wc->solver_over = *over;
   load_opts_free(&wc->lopts);
   wc->lopts = *lo;
@@ -193,7 +216,7 @@ static int load_file(world_ctx *wc, const char *real, const char *name,
     free(doc);
     return -1;
   }
-  return load_doc(wc, doc, len, name, &lo, &over, e);
+  return load_doc(wc, doc, len, name, &lo, &over, m ? (int)m->world_count : 1, e);
 }
 
 int world_load_trusted(world_ctx *wc, const char *path, perr *e) {
@@ -225,7 +248,8 @@ int world_load_bytes(world_ctx *wc, const uint8_t *data, size_t len, const char 
     free(doc);
     return -1;
   }
-  return load_doc(wc, doc, len, name && *name ? name : "(data)", &lo, &over, e);
+  return load_doc(wc, doc, len, name && *name ? name : "(data)", &lo, &over,
+                  m ? (int)m->world_count : 1, e);
 }
 
 int world_reset(world_ctx *wc, perr *e) {
@@ -236,8 +260,7 @@ int world_reset(world_ctx *wc, perr *e) {
     phys_error err;
     if (phys_world_create(&o, &nw, &err) != PHYS_OK)
       return perr_set(e, code_of(err.code), "%s", err.message);
-    install(wc, nw, NULL, 0, wc->name);
-    return 0;
+    return install_batch(wc, nw, wc->world_count, NULL, 0, wc->name, e);
   }
   phys_world_options o = base_options(wc);
   phys_world *nw = NULL;
@@ -248,8 +271,7 @@ int world_reset(world_ctx *wc, perr *e) {
     phys_world_destroy(nw);
     return -1;
   }
-  install(wc, nw, wc->doc, wc->doc_len, wc->name);
-  return 0;
+  return install_batch(wc, nw, wc->world_count, wc->doc, wc->doc_len, wc->name, e);
 }
 
 /* ---- snapshots ---------------------------------------------------------------------------- */

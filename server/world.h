@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "phys/phys.h"
+#include "phys/phys_batch.h"
 #include "physd.pb-c.h"
 
 typedef struct perr {
@@ -81,6 +82,13 @@ typedef struct world_ctx {
    * Reset parses again the same way, so it keeps the solver in force. */
   solver_choice solver_default;
   solver_choice solver_over;
+  /* 1.9 (world_batch.c): a batch of `world_count` copies of the loaded model, or NULL for a
+   * single world (world_count 1). With a batch, `w` is the prototype: kept as loaded, never
+   * stepped; `state0` is its saved state (what a world of the batch is reset to). */
+  phys_batch *batch;
+  int world_count;
+  void *state0;
+  size_t state0_len;
 } world_ctx;
 
 /* An empty world (no bodies, default options but the threads and `solver_default`
@@ -95,7 +103,9 @@ int world_load_trusted(world_ctx *wc, const char *path, perr *e);
 
 /* LoadWorld by path: resolved with realpath(3) and required to be inside one of `roots`. `m`
  * (nullable) gives the format, loader options and solver choice (checked first: a bad one
- * leaves the world unchanged; on success it becomes wc->solver_over). */
+ * leaves the world unchanged; on success it becomes wc->solver_over), and (1.9) the world
+ * count: 2 or more load a batch (world_batch.c), whose failure also leaves the world as it
+ * was. The caller checks the count against its limit. */
 int world_load_path(world_ctx *wc, const char *path, const Physd__V1__LoadWorld *m,
                     char *const *roots, int nroots, perr *e);
 
@@ -118,8 +128,26 @@ void load_opts_free(load_opts *o);
 phys_status world_parse(const load_opts *o, const char *doc, size_t len, const char *name,
                         const phys_world_options *opt, phys_world **out, phys_error *err);
 
-/* Reload the original document (or the empty world). */
+/* Reload the original document (or the empty world); a batch is made again, every world
+ * back to the loaded state. */
 int world_reset(world_ctx *wc, perr *e);
+
+/* ---- 1.9: batches of worlds (world_batch.c) ------------------------------------------------ */
+
+/* Make the batch of `count` (>= 2) clones of `proto` with the daemon's threads, and the saved
+ * state of `proto`, into *b, *state0 and *len (the caller's until world_batch_install). On
+ * error nothing is kept (RESOURCE_EXHAUSTED or INTERNAL). 0 or -1. */
+int world_batch_make(const world_ctx *wc, const phys_world *proto, int count, phys_batch **b,
+                     void **state0, size_t *len, perr *e);
+/* Replace the context's batch (the old one, if any, is released) with b (NULL: a single
+ * world), its count and state (ownership moves). */
+void world_batch_install(world_ctx *wc, phys_batch *b, void *state0, size_t len);
+/* World i of the batch (0 .. world_count - 1; the single world is world 0), or NULL. */
+phys_world *world_at(world_ctx *wc, int i);
+/* Put world i of a batch back to the loaded state (controls 0), then keyframe `kf` when
+ * kf >= 0 (an index checked by the caller). Only for a batch (the single world resets by
+ * world_reset). 0 or -1 (INTERNAL: the engine refused; world i is then unchanged). */
+int world_batch_reset(world_ctx *wc, int i, int kf, perr *e);
 /* 1.3 (world_joint.c): back to the loaded state, then keyframe `name` (or `index` when
  * has_index) applied. NOT_FOUND for an unknown keyframe, and then nothing changes. 0 or -1. */
 int world_reset_to_keyframe(world_ctx *wc, const char *name, int index, int has_index, perr *e);

@@ -573,7 +573,7 @@ static int take_welcome(physclient *c, const Physd__V1__Welcome *w, physclient_e
     const Physd__V1__Limits *l = w->limits;
     o->limits = (physclient_limits){l->max_frame_bytes, l->max_clients, l->max_subscriptions,
                                     l->min_stream_period_ns, l->max_steps_per_call,
-                                    l->command_queue, l->send_queue_frames};
+                                    l->command_queue, l->send_queue_frames, l->max_worlds};
   }
   pc__clock_from_pb(w->clock, &o->clock);
   c->max_frame = o->limits.max_frame_bytes ? o->limits.max_frame_bytes : PHYSCLIENT_MAX_FRAME_DEFAULT;

@@ -220,6 +220,7 @@ int pc__load_world(physclient *c, Physd__V1__LoadWorld *lw, physclient_world_loa
       out->bodies = w->bodies;
       out->model_hash = w->model_hash;
       pc__clock_from_pb(w->clock, &out->clock);
+      out->world_count = w->world_count; /* 1.9 */
     }
   }
   physd__v1__envelope__free_unpacked(r, NULL);

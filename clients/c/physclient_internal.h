@@ -125,4 +125,9 @@ int pc__solver_options_pb(const physclient *c, const physclient_solver_option *o
 
 int pc__joints_from_pb(const Physd__V1__StateFrame *f, physclient_state *out);
 
+/* physclient_v19.c: LoadWorld.world_count from the options (EINVAL with err set for a count of
+ * 2 or more toward a server below 1.9, which would load one world). */
+int pc__world_count_pb(const physclient *c, Physd__V1__LoadWorld *lw, uint32_t count,
+                       physclient_error *err);
+
 #endif

@@ -82,6 +82,7 @@ static int load_options_pb(const physclient *c, Physd__V1__LoadWorld *lw,
   lw->max_iterations = o->max_iterations;
   lw->has_tolerance = o->has_tolerance;
   lw->tolerance = o->tolerance;
+  if (pc__world_count_pb(c, lw, o->world_count, err) != PHYSCLIENT_OK) return PHYSCLIENT_EINVAL;
   return pc__solver_options_pb(c, o->solver_options, o->n_solver_options, &lw->solver_options,
                                &lw->n_solver_options, mem, err); /* 1.6 */
 }

@@ -321,7 +321,7 @@ static void expect_connect_fails(fake_mode mode, int status, int code, const cha
 static void test_handshake_errors(void) {
   expect_connect_fails(FAKE_BAD_MAGIC, PHYSCLIENT_EPROTO, 0, "not a physd server");
   expect_connect_fails(FAKE_MAJOR2, PHYSCLIENT_EVERSION, PHYSCLIENT_CODE_VERSION_MISMATCH,
-                       "server speaks protocol 2.0, this client 1.8");
+                       "server speaks protocol 2.0, this client 1.9");
   expect_connect_fails(FAKE_REFUSE_VERSION, PHYSCLIENT_EVERSION, PHYSCLIENT_CODE_VERSION_MISMATCH,
                        "too old");
   expect_connect_fails(FAKE_UNAUTH, PHYSCLIENT_ESERVER, PHYSCLIENT_CODE_UNAUTHENTICATED, "bad token");

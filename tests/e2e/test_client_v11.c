@@ -63,13 +63,13 @@ static void test_model_info(void) {
   physclient *c = connect_arm();
   physclient_error err;
   const physclient_welcome *w = physclient_welcome_info(c);
-  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8); /* 1.8 */
+  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 9); /* 1.9 */
   CU_ASSERT_EQUAL(w->major, 1);
-  CU_ASSERT_EQUAL(w->minor, 8); /* the server speaks 1.8 */
+  CU_ASSERT_EQUAL(w->minor, 9); /* the server speaks 1.9 */
   CU_ASSERT(physclient_has_feature(c, "actuators"));
   CU_ASSERT(physclient_has_feature(c, "joint_state"));
   /* the daemon logged the minor of our Hello */
-  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v11\" minor=8"));
+  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v11\" minor=9"));
   physclient_model_info *m = NULL;
   CU_ASSERT_EQUAL_FATAL(physclient_get_model_info(c, &m, &err), PHYSCLIENT_OK);
   CU_ASSERT_EQUAL_FATAL(m->n_actuator_info, 1);

@@ -71,9 +71,9 @@ static physclient *lockstep_client(const char *name) {
 
 static void test_announces_minor(void) {
   physclient *c = e2e_connect(&g_d, "e2e-v17");
-  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8);
-  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 8);
-  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v17\" minor=8"));
+  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 9);
+  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 9);
+  CU_ASSERT(e2e_file_contains(g_d.log, "client=\"e2e-v17\" minor=9"));
   physclient_close(c);
 }
 

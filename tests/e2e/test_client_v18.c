@@ -3,7 +3,7 @@
  * sphere on one body, and two bodies sharing a cube mesh (8 corners and an interior point).
  * Asserted: one physclient_geom_info per geom in id order with its body (-1 for the plane), type,
  * size values and unit quaternion; both cubes name the same mesh, whose hull has 8 vertices and
- * 12 triangles spanning a unit cube; the library and the server both speak minor 8. Skipped
+ * 12 triangles spanning a unit cube; the library and the server both speak minor 9 (1.9). Skipped
  * (exit 77) when the daemon is not built. */
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +31,8 @@ static int suite_clean(void) { return e2e_stop_checked(&g_d); }
 static void test_geometry(void) {
   physclient *c = e2e_connect(&g_d, "e2e-v18");
   CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 8);
-  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 8);
+  CU_ASSERT_EQUAL(PHYSCLIENT_PROTO_MINOR, 9);
+  CU_ASSERT_EQUAL(physclient_welcome_info(c)->minor, 9);
   physclient_error err;
   physclient_model_info *mi = NULL;
   int st = physclient_get_model_info(c, &mi, &err);

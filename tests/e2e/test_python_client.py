@@ -150,8 +150,8 @@ class Session(Base):
 
     def test_solvers(self):
         """Protocol 1.2: the solver list, SetSolver, LoadWorld's choice, refusals."""
-        self.assertEqual(pc.PROTO_MINOR, 8)
-        self.assertEqual(self.c.welcome.minor, 8)  # the server speaks 1.8
+        self.assertEqual(pc.PROTO_MINOR, 9)
+        self.assertEqual(self.c.welcome.minor, 9)  # the server speaks 1.9
         names = [n for n, _ in self.c.solvers()]
         self.assertEqual(names[0], "subadmm")
         self.assertGreaterEqual(len(names), 3)

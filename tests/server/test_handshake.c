@@ -26,10 +26,10 @@ static void test_welcome(void) {
   CU_ASSERT_FATAL(wc_connect_unix(&c, d.sock, 1) == 0);
   Physd__V1__Envelope *w = wc_hello(&c, 1, NULL);
   CU_ASSERT_FATAL(w && w->msg_case == PHYSD__V1__ENVELOPE__MSG_WELCOME);
-  CU_ASSERT(memcmp(c.server_preamble, "PHYS\x01\x00\x08\x00", 8) == 0); /* 1.8 */
+  CU_ASSERT(memcmp(c.server_preamble, "PHYS\x01\x00\x09\x00", 8) == 0); /* 1.9 */
   CU_ASSERT(w->req_id == 1);
   CU_ASSERT_EQUAL(w->welcome->major, 1);
-  CU_ASSERT_EQUAL(w->welcome->minor, 8);
+  CU_ASSERT_EQUAL(w->welcome->minor, 9);
   CU_ASSERT(strstr(w->welcome->server_version, "physd") != NULL);
   CU_ASSERT(strstr(w->welcome->server_version, "libphys") != NULL);
   CU_ASSERT(w->welcome->session_id != 0);

@@ -124,7 +124,7 @@ static void test_welcome_lists_solvers(void) {
   CU_ASSERT_FATAL(wc_connect_unix(&c2, D.sock, 1) == 0);
   Physd__V1__Envelope *w = wc_hello(&c2, 1, NULL);
   CU_ASSERT_FATAL(w && w->msg_case == PHYSD__V1__ENVELOPE__MSG_WELCOME);
-  CU_ASSERT_EQUAL(w->welcome->minor, 8);
+  CU_ASSERT_EQUAL(w->welcome->minor, 9);
   for (size_t i = 0; i < w->welcome->n_solvers; i++)
     CU_ASSERT(strlen(w->welcome->solvers[i]->summary) > 10);
   int has_feature = 0;

@@ -12,7 +12,9 @@
  *  - lock-step mode: with no client stepping, the viewer's step works; once a protocol client
  *    has stepped, the viewer's step, reset, pause and resume are refused naming that session
  *    and the world's step does not move; after that client disconnects the viewer may step
- *    again. */
+ *    again;
+ *  - 1.9: a client's StepBatch makes it the owner as Step does, and with a batch of worlds
+ *    loaded the viewer's step is refused as a request about one world. */
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -146,19 +148,34 @@ static long long world_step(wc_conn *conn) {
   return step;
 }
 
-static void test_realtime_controls(void) {
-  int port = wc_free_port();
+/* Start the daemon on WORLD with a viewer (and `mode`, nullable), connect a protocol client
+ * (*conn) and a viewer whose services go to *sv. Returns the viewer, or NULL (then nothing is
+ * left running). */
+static wsc *start_with_viewer(wc_daemon *d, wc_conn *conn, services *sv, const char *mode) {
   char ps[16];
-  snprintf(ps, sizeof ps, "%d", port);
-  const char *args[] = {"--viewer", ps, "--mode", "realtime", "--world", WORLD, NULL};
+  snprintf(ps, sizeof ps, "%d", wc_free_port());
+  const char *args[] = {"--viewer", ps, "--world", WORLD, "--allowed-root", PHYSD_WORLDS_DIR,
+                        mode ? "--mode" : NULL, mode, NULL};
+  if (wc_daemon_start(d, args)) return NULL;
+  wsc *c = NULL;
+  if (wc_open(conn, d) == 0) {
+    c = wsc_connect(atoi(ps), "/", SUB, 5000);
+    if (c && read_hello(c, sv)) {
+      wsc_free(c);
+      c = NULL;
+    }
+    if (!c) wc_close(conn);
+  }
+  if (!c) wc_daemon_stop(d);
+  return c;
+}
+
+static void test_realtime_controls(void) {
   wc_daemon d;
-  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
   wc_conn conn;
-  CU_ASSERT_EQUAL_FATAL(wc_open(&conn, &d), 0);
-  wsc *c = wsc_connect(port, "/", SUB, 5000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
   services sv;
-  CU_ASSERT_EQUAL_FATAL(read_hello(c, &sv), 0);
+  wsc *c = start_with_viewer(&d, &conn, &sv, "realtime");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 
   /* a running world cannot be single-stepped */
   usleep(100000);
@@ -227,18 +244,11 @@ static void test_realtime_controls(void) {
 }
 
 static void test_lockstep_owner(void) {
-  int port = wc_free_port();
-  char ps[16];
-  snprintf(ps, sizeof ps, "%d", port);
-  const char *args[] = {"--viewer", ps, "--world", WORLD, NULL};
   wc_daemon d;
-  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
   wc_conn conn;
-  CU_ASSERT_EQUAL_FATAL(wc_open(&conn, &d), 0);
-  wsc *c = wsc_connect(port, "/", SUB, 5000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
   services sv;
-  CU_ASSERT_EQUAL_FATAL(read_hello(c, &sv), 0);
+  wsc *c = start_with_viewer(&d, &conn, &sv, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 
   /* nobody steps it yet: the viewer may (a client that only reads is no owner) */
   CU_ASSERT_EQUAL(world_step(&conn), 0);
@@ -278,11 +288,52 @@ static void test_lockstep_owner(void) {
   CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
 }
 
+/* 1.9: a StepBatch client owns the stepping as a Step client does; with a batch loaded the
+ * viewer's step is refused as a request about one world */
+static void test_step_batch_owner(void) {
+  wc_daemon d;
+  wc_conn conn;
+  services sv;
+  wsc *c = start_with_viewer(&d, &conn, &sv, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  Physd__V1__StepBatch sb = PHYSD__V1__STEP_BATCH__INIT;
+  Physd__V1__Envelope env, *r;
+  WC_ENV(env, STEP_BATCH, step_batch, &sb);
+  r = wc_call(&conn, &env, 5000);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_BATCH_FRAME &&
+            r->batch_frame->step[0] == 1);
+  wc_free(r);
+  answer a = call(c, sv.step, "");
+  CU_ASSERT_EQUAL(a.ok, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a.message, "drives this world in lock-step"));
+  CU_ASSERT_EQUAL(world_step(&conn), 1);
+  /* a batch: the viewer's step addresses one world */
+  Physd__V1__LoadWorld lw = PHYSD__V1__LOAD_WORLD__INIT;
+  lw.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_PATH;
+  lw.path = (char *)WORLD;
+  lw.world_count = 2;
+  WC_ENV(env, LOAD_WORLD, load_world, &lw);
+  r = wc_call(&conn, &env, 10000);
+  CU_ASSERT(r && r->msg_case == PHYSD__V1__ENVELOPE__MSG_WORLD_LOADED);
+  wc_free(r);
+  wc_close(&conn);
+  int refused = 0;
+  for (int k = 0; k < 50 && !refused; k++) {
+    a = call(c, sv.step, "");
+    refused = a.ok == 0 && strstr(a.message, "addresses one world") != NULL;
+    if (!refused) usleep(20000);
+  }
+  CU_ASSERT(refused);
+  wsc_free(c);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_viewer_control", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "pause, step, reset, resume in real time", test_realtime_controls) ||
-      !CU_add_test(s, "a lock-step owner's world is not the viewer's", test_lockstep_owner))
+      !CU_add_test(s, "a lock-step owner's world is not the viewer's", test_lockstep_owner) ||
+      !CU_add_test(s, "a StepBatch client owns the stepping", test_step_batch_owner))
     return -1;
   return 0;
 }

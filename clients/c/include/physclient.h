@@ -72,7 +72,14 @@
  *
  * Protocol 1.8 (minor 8; an older server sends no geometry, so the 1.8 fields stay empty): the
  * world's geometry, physclient_model_info.geoms (every geom's body, type, size and pose) and
- * .meshes (the convex hulls mesh geoms collide as). The library announces minor 8.
+ * .meshes (the convex hulls mesh geoms collide as).
+ *
+ * Protocol 1.9 (minor 9): many worlds in one daemon. physclient_load_options.world_count loads
+ * a batch of N copies of one model (refused by the client, EINVAL, toward an older server,
+ * which would load one world), physclient_world_loaded.world_count says how many were loaded,
+ * and physclient_step_batch resets, drives and steps them (all or a subset) in one request,
+ * answered with every world's observation as flat arrays. Limits: physclient_welcome's
+ * max_worlds. The library announces minor 9.
  */
 #ifndef PHYSCLIENT_H
 #define PHYSCLIENT_H
@@ -87,7 +94,7 @@ extern "C" {
 
 /* The protocol version this library speaks. */
 #define PHYSCLIENT_PROTO_MAJOR 1
-#define PHYSCLIENT_PROTO_MINOR 8   /* sent in the preamble and Hello */
+#define PHYSCLIENT_PROTO_MINOR 9   /* sent in the preamble and Hello */
 
 /* Timeout for connect, handshake and each request unless set otherwise. */
 #define PHYSCLIENT_DEFAULT_TIMEOUT_MS 10000
@@ -200,6 +207,7 @@ typedef struct physclient_limits {
   uint32_t max_steps_per_call;
   uint32_t command_queue;
   uint32_t send_queue_frames;
+  uint32_t max_worlds;       /* 1.9: largest world_count (0 from an older server) */
 } physclient_limits;
 
 /* The server's Welcome, owned by the client (see physclient_welcome_info). */
@@ -360,6 +368,7 @@ typedef struct physclient_world_loaded {
   uint32_t bodies;
   uint64_t model_hash;
   physclient_clock clock;
+  uint32_t world_count;      /* 1.9: worlds loaded (0 from an older server: one) */
 } physclient_world_loaded;
 
 /* 1.1: a list of strings (the loader's notices), one heap block tree owned by the struct;
@@ -395,6 +404,10 @@ typedef struct physclient_load_options {
    * when 0); refused by the client (EINVAL) when the server speaks less than 1.6 */
   const physclient_solver_option *solver_options;
   size_t n_solver_options;
+  /* 1.9: 2 .. max_worlds load a batch of that many copies (physclient_step_batch steps it);
+   * 0 or 1 load one world. Refused by the client (EINVAL) when the server speaks less than
+   * 1.9 and the count is 2 or more. */
+  uint32_t world_count;
 } physclient_load_options;
 
 typedef struct physclient_body_info {
@@ -818,6 +831,63 @@ int physclient_get_stats(physclient *c, physclient_stats *out, physclient_error 
 /* Barrier mode: join as an ordered participant, or leave. */
 int physclient_join_barrier(physclient *c, uint32_t order, physclient_error *err);
 int physclient_leave_barrier(physclient *c, physclient_error *err);
+
+/* ---- 1.9: batches of worlds --------------------------------------------------------------- */
+
+/* A StepBatch (docs/protocol.md, Batches of worlds), applied in this order: the worlds of
+ * `reset` go back to the loaded state (reset_keyframe NULL / n 0: all of them; else one name
+ * per reset entry, "" = the loaded state, else that keyframe); `ctrl` (NULL / n 0: controls
+ * held; else n_worlds' (or every world's) count times nu values, world-major) is set; the
+ * chosen worlds (`worlds`, NULL / n 0: every world) take n steps (0 read as 1; none with
+ * no_step); the reply carries what the selector flags ask for. Arrays are the caller's, only
+ * read during the call; the server checks everything (an index out of range or twice, a wrong
+ * length, NaN, an unknown keyframe are ESERVER with INVALID_ARGUMENT / NOT_FOUND naming the
+ * field) and a refused request changes no world. Zero-initialised: one step of every world,
+ * nothing observed but step, time and status. */
+typedef struct physclient_batch_request {
+  const int32_t *worlds;
+  size_t n_worlds;
+  const double *ctrl;
+  size_t n_ctrl;
+  const int32_t *reset;
+  size_t n_reset;
+  const char *const *reset_keyframe;
+  size_t n_reset_keyframe;
+  uint32_t n;
+  bool no_step;
+  bool qpos, qvel, actuator_force, sensors;   /* the BatchSelector */
+} physclient_batch_request;
+
+/* The reply: per-world values in the order of `worlds` (the request's, or every world). The
+ * arrays are heap memory owned by the struct and reused by the next physclient_step_batch
+ * into it (grown, never shrunk: no allocation per call once they are big enough); release
+ * with physclient_batch_frame_free. A zero-initialised struct is empty. */
+typedef struct physclient_batch_frame {
+  size_t n_worlds;
+  int32_t *worlds;
+  uint64_t *step;            /* steps since the world's load or reset */
+  uint64_t *sim_time_ns;
+  int32_t *status;           /* 0, or PHYSCLIENT_CODE_INTERNAL (7): a step failed */
+  uint32_t nq, nv;           /* qpos / qvel values per world (0 when not selected) */
+  double *qpos;              /* n_worlds * nq: every joint of the model info, in its order */
+  double *qvel;              /* n_worlds * nv */
+  size_t nu;                 /* actuator_force values per world (0 when not selected) */
+  double *actuator_force;
+  size_t n_sensor_values;    /* per world */
+  double *sensor_values;
+  char message[256];         /* the first failed world's error ("" when none), truncated */
+  size_t cap_worlds_, cap_qpos_, cap_qvel_, cap_force_, cap_sensors_;  /* private */
+} physclient_batch_frame;
+
+/* 1.9: send a StepBatch and read its BatchFrame into *out (its arrays grown as needed). req
+ * and out must be non-NULL (EINVAL); a NULL array with a non-zero count is EINVAL (nothing
+ * sent). On an error *out keeps its arrays and n_worlds is 0. A server below 1.9 answers
+ * UNSUPPORTED (ESERVER). Thread-safe as every request (serialised per connection). */
+int physclient_step_batch(physclient *c, const physclient_batch_request *req,
+                          physclient_batch_frame *out, physclient_error *err);
+
+/* Release a batch frame's arrays and zero it (the struct is the caller's). NULL: no-op. */
+void physclient_batch_frame_free(physclient_batch_frame *f);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@ Beside the client: physd_client.daemon (PhysdProcess: a private physd as a child
 physd_client.scenario (a rollout described as data: run_scenario, run_local) and
 physd_client.dask_plugin (one physd per Dask worker and map_scenarios over the cluster; the one
 module that needs Debian's python3-distributed, imported only when used).
+
+VecEnv (protocol 1.9, N worlds in one daemon as a vector environment) also needs numpy.
 """
 from .client import (  # noqa: F401
     CMD_PD, CMD_POSITION, CMD_TORQUE, CMD_VELOCITY, DEADLINE_EVICT, DEADLINE_FREEWHEEL,
@@ -22,5 +24,10 @@ from .client import (  # noqa: F401
     PROTO_MAJOR, PROTO_MINOR, Client, ConnectionClosed, PhysdError, ProtocolError, ServerError,
     Timeout, VersionMismatch, default_socket_path)
 from ._proto import load as load_proto  # noqa: F401
+
+try:  # 1.9: the vector env needs numpy (Debian's python3-numpy); the Client does not
+    from .vec_env import VecEnv  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
 
 __version__ = "0.1.0"

@@ -1,5 +1,7 @@
-"""physd_client.client - a blocking client of the physd wire protocol v1.7 (1.5:
-``ServerError.steps_done``; 1.7: ``Client.last_stream_error``).
+"""physd_client.client - a blocking client of the physd wire protocol v1.9 (1.5:
+``ServerError.steps_done``; 1.7: ``Client.last_stream_error``; 1.9: batches of worlds,
+``load_world(world_count=N)`` and :meth:`Client.step_batch`; vec_env.VecEnv builds a vector
+environment on them).
 
 Protocol 1.2 adds the contact solver: :meth:`Client.solvers` (the server's table, from
 Welcome), ``load_world(solver=..., max_iterations=..., tolerance=...)``, :meth:`Client.set_solver`,
@@ -31,7 +33,7 @@ import time
 from . import _proto
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 8
+PROTO_MINOR = 9
 MAX_FRAME_DEFAULT = 16 << 20
 _HANDSHAKE_MAX_FRAME = 1 << 20
 
@@ -440,7 +442,7 @@ class Client:
     def load_world(self, path=None, data=None, format=FORMAT_AUTO, name="", floating_base=False,
                    package_paths=(), repair_inertia=False, base_dir="", ground_plane=False,
                    solver="", max_iterations=None, tolerance=None, base_pos=None,
-                   base_quat=None, solver_options=None):
+                   base_quat=None, solver_options=None, world_count=0):
         """LoadWorld by path (inside the server's allowed roots) or by document bytes/str.
         Returns WorldLoaded (its notices list what the loader ignored or repaired). The URDF
         options (protocol 1.1: floating_base, package_paths, repair_inertia, base_dir,
@@ -449,7 +451,10 @@ class Client:
         None, ``max_iterations`` and ``tolerance`` pick the contact solver. Protocol 1.3:
         ``base_pos`` (x, y, z) and ``base_quat`` (w, x, y, z) place a URDF floating base. Protocol
         1.6: ``solver_options`` ({"canal.beta_scale": 30, ...}) sets options of the solver in
-        force after the load (see :meth:`solver_options`)."""
+        force after the load (see :meth:`solver_options`). Protocol 1.9: ``world_count`` N >= 2
+        loads a batch of N copies of the model, stepped with :meth:`step_batch` (0 or 1: one
+        world); a 1.8 server ignores it and loads one world (WorldLoaded.world_count is then
+        0)."""
         if (path is None) == (data is None):
             raise ValueError("give exactly one of path and data")
         env = self._env()
@@ -476,7 +481,35 @@ class Client:
         if base_quat is not None:
             _quat(env.load_world.base_quat, base_quat)
         self._solver_options(env.load_world.solver_options, solver_options)
+        env.load_world.world_count = int(world_count)
         return self._call(env, "world_loaded").world_loaded
+
+    def step_batch(self, worlds=(), ctrl=None, reset=(), reset_keyframe=(), n=1, no_step=False,
+                   qpos=False, qvel=False, actuator_force=False, sensors=False):
+        """Protocol 1.9: StepBatch. Resets the worlds of ``reset`` (indices; ``reset_keyframe``
+        empty, or one name per reset, "" = the loaded state), then sets ``ctrl`` (None: controls
+        held; else one value per actuator for each chosen world, world-major: a flat sequence
+        or a numpy array of shape (worlds, nu)), then steps the chosen worlds (``worlds``
+        indices, empty = all) n times (none with ``no_step``). Returns the BatchFrame: per
+        world ``step``, ``sim_time_ns``, ``status`` (0, or 7 INTERNAL for a failed step), and
+        the selected flat arrays ``qpos`` (``nq`` per world), ``qvel`` (``nv``),
+        ``actuator_force``, ``sensor_values``. Bad input raises ServerError and changes
+        nothing; a 1.8 server answers UNSUPPORTED."""
+        env = self._env()
+        m = env.step_batch
+        m.worlds.extend(int(w) for w in worlds)
+        if ctrl is not None:
+            flat = ctrl.ravel().tolist() if hasattr(ctrl, "ravel") else [float(v) for v in ctrl]
+            m.ctrl.extend(flat)
+        m.reset.extend(int(w) for w in reset)
+        m.reset_keyframe.extend(str(k) for k in reset_keyframe)
+        m.n = int(n)
+        m.no_step = bool(no_step)
+        m.selector.qpos = bool(qpos)
+        m.selector.qvel = bool(qvel)
+        m.selector.actuator_force = bool(actuator_force)
+        m.selector.sensors = bool(sensors)
+        return self._call(env, "batch_frame").batch_frame
 
     def _solver_options(self, field, options):
         """Protocol 1.6: a {name: value} dict into a repeated SolverOption field; refused here

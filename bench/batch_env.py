@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""batch_env.py - environment steps per second of many worlds (issue 16), three ways in one run.
+
+For each model, world count N and thread count T:
+  socket     one physd (--threads T) holding a batch of N worlds (LoadWorld.world_count), driven
+             from Python through StepBatch, one request per env step carrying every world's
+             actuator controls (zeros) and returning every world's qpos and qvel, as a vector
+             env does (physd_client.Client.step_batch);
+  physbench  physbench FILE --worlds N --threads T: the same batch stepped in-process, no socket;
+  mujoco     mjbench FILE --worlds N: MuJoCo's single-thread loop of mj_step over N mjData of
+             one model in one process (libmujoco; T = 1 only, MuJoCo steps serially).
+Every run starts from the model's reference state (qpos0, no keyframe), takes --warmup untimed
+env steps, then times --steps env steps; env_steps_per_s = N x steps / wall time of the timed
+steps. The machine's load average is printed with the figures: on a machine shared with other
+work they are not final.
+
+Models (default): MuJoCo's humanoid (Debian's libmujoco-samples) and bench/robots/
+quadruped_fixed.xml (a 12-joint quadruped on a test stand; configs/worlds/quadrupeds8.xml holds
+eight free quadrupeds per world and can be named with --model quadrupeds8=PATH). Prints one
+JSON document on stdout; progress goes to stderr.
+
+    /usr/bin/python3 bench/batch_env.py --build build > batch_env.json
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_MODELS = ["humanoid=/usr/share/mujoco/model/humanoid/humanoid.xml",
+                  "quadruped=" + os.path.join(HERE, "robots", "quadruped_fixed.xml")]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run_json(cmd):
+    """Run a benchmark program and return its JSON (the last line of stdout)."""
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600,
+                       env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    if r.returncode != 0:
+        raise RuntimeError("%s exited %d: %s" % (cmd[0], r.returncode, r.stderr[-2000:]))
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+class Daemon:
+    """physd on a socket in a temp dir, with T engine threads."""
+
+    def __init__(self, physd, threads):
+        self.dir = tempfile.mkdtemp(prefix="physd-batch-")
+        self.sock = os.path.join(self.dir, "physd.sock")
+        self.log = open(os.path.join(self.dir, "physd.log"), "w")
+        self.proc = subprocess.Popen([physd, "--socket", self.sock, "--allowed-root", self.dir,
+                                      "--threads", str(threads)], stdout=self.log,
+                                     stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.sock):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("physd did not start (see %s)" % self.log.name)
+            time.sleep(0.02)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(30)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return rc
+
+
+def socket_rate(pc, sock, doc, name, worlds, warmup, steps):
+    """env steps per second through StepBatch (Python client, one request per env step)"""
+    with pc.Client.connect_unix(sock, name="batch_env", timeout=600) as c:
+        c.load_world(data=doc, name=name, world_count=worlds)
+        nu = len(c.model_info().actuators)
+        ctrl = [0.0] * (worlds * nu)
+        for _ in range(warmup):
+            c.step_batch(ctrl=ctrl, qpos=True, qvel=True)
+        t0 = time.monotonic()
+        for _ in range(steps):
+            f = c.step_batch(ctrl=ctrl, qpos=True, qvel=True)
+        wall = time.monotonic() - t0
+        if any(f.status):
+            raise RuntimeError("%s x %d: a world's step failed: %s" % (name, worlds, f.message))
+        c.load_world(data=doc, name=name)  # give the batch's memory back
+    return worlds * steps / wall
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build dir")
+    ap.add_argument("--model", action="append", help="NAME=PATH (repeatable)")
+    ap.add_argument("--worlds", default="1,16,64,256")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--warmup", type=int, default=100, help="untimed env steps")
+    ap.add_argument("--steps", type=int, default=50, help="timed env steps")
+    ap.add_argument("--no-mujoco", action="store_true", help="leave MuJoCo out")
+    args = ap.parse_args()
+
+    physd = os.path.join(args.build, "server", "physd")
+    physbench = os.path.join(args.build, "bench", "physbench")
+    mjbench = os.path.join(args.build, "bench", "mjbench")
+    sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+    os.environ.setdefault("PHYSD_PB2_DIR", os.path.join(args.build, "clients", "python"))
+    try:
+        import physd_client as pc  # noqa: E402
+        pc.load_proto()
+    except ImportError as e:
+        log("batch_env: the Python client cannot load physd_pb2 (%s): skipping" % e)
+        return 77
+
+    use_mujoco = not args.no_mujoco and os.access(mjbench, os.X_OK)
+    models = [m.split("=", 1) for m in (args.model or DEFAULT_MODELS)]
+    worlds = [int(w) for w in args.worlds.split(",")]
+    threads = [int(t) for t in args.threads.split(",")]
+    rows = []
+    load_before = os.getloadavg()[0]
+    for t in threads:
+        d = Daemon(physd, t)
+        try:
+            for name, path in models:
+                with open(path, "rb") as f:
+                    doc = f.read()
+                for n in worlds:
+                    log("%s x %d, %d thread(s)" % (name, n, t))
+                    row = {"model": name, "file": path, "worlds": n, "threads": t}
+                    row["socket_env_steps_per_s"] = round(
+                        socket_rate(pc, d.sock, doc, name, n, args.warmup, args.steps), 1)
+                    pb = run_json([physbench, path, "--worlds", str(n), "--threads", str(t),
+                                   "--warmup", str(args.warmup), "--steps", str(args.steps),
+                                   "--no-sleep", "--json"])
+                    row["physbench_env_steps_per_s"] = round(pb["env_steps_per_s"], 1)
+                    if use_mujoco and t == 1:
+                        mj = run_json([mjbench, path, "--worlds", str(n), "--warmup",
+                                       str(args.warmup), "--steps", str(args.steps), "--json"])
+                        row["mujoco_env_steps_per_s"] = round(mj["env_steps_per_s"], 1)
+                    rows.append(row)
+        finally:
+            rc = d.stop()
+            if rc != 0:
+                log("physd exited with %d" % rc)
+    print(json.dumps({
+        "benchmark": "batch_env", "warmup": args.warmup, "steps": args.steps,
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                    "loadavg_1min_before": round(load_before, 2),
+                    "loadavg_1min_after": round(os.getloadavg()[0], 2)},
+        "mujoco": "mjbench --worlds N, one thread" if use_mujoco else None,
+        "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
