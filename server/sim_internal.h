@@ -248,6 +248,10 @@ phys_status sim_do_step(sim *s);
 int sim_check_steps(sim *s, uint32_t n, perr *e);
 /* Lock-step mode and not paused, or INCORRECT_STATE naming `what`; 0 or -1. */
 int sim_check_lockstep(sim *s, const char *what, perr *e);
+/* A batch step (every chosen world once) that took t0 .. t1: /metrics counts it in the step
+ * histogram, its last-step figures from world 0 (GetStats is refused while a batch is loaded,
+ * so the timing statistics do not take it). */
+void sim_record_batch_step(sim *s, uint64_t t0, uint64_t t1);
 /* n lock-step steps; returns the steps done, and the first failure in *st. */
 uint32_t sim_lockstep_run(sim *s, uint32_t n, phys_status *st);
 /* What to do with no command queued: 0 wait for one, 1 step now, 2 wait until *wake_at. */

@@ -27,6 +27,12 @@ static void record_step(sim *s, uint64_t t0, uint64_t t1) {
   sim_publish(s, t1, 1);
 }
 
+void sim_record_batch_step(sim *s, uint64_t t0, uint64_t t1) {
+  metrics_observe_step(&s->met, (double)(t1 - t0) * 1e-9);
+  metrics_last_step(&s->met, phys_world_stats(world_at(&s->wc, 0)));
+  sim_metrics_publish(s, 0);
+}
+
 static double period_ns(const sim *s) { return (double)s->wc.timestep_ns / s->rtf; }
 
 phys_status sim_do_step(sim *s) {

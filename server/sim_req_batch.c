@@ -166,8 +166,10 @@ static uint32_t run_steps(sim *s, const batch_plan *p, uint32_t n, int32_t *stat
   for (int i = 0; all && i < p->k; i++) all = p->idx[i] == i;
   for (; done < n; done++) {
     if (sim_stopping(s)) break;
+    uint64_t t0 = mono_now_ns();
     phys_status st = all ? phys_batch_step(s->wc.batch)
                          : phys_batch_step_subset(s->wc.batch, p->idx, p->k);
+    sim_record_batch_step(s, t0, mono_now_ns());
     if (st == PHYS_OK) continue;
     for (int i = 0; i < p->k; i++) {
       int wi = p->idx[i];

@@ -193,6 +193,27 @@ static void test_endpoints(void) {
   CU_ASSERT_DOUBLE_EQUAL(sample(m, "physd_overruns_total"), 0, 0);
   wc_free(st);
 
+  /* a batch of four worlds (protocol 1.9): still ready, and each StepBatch step counts once */
+  Physd__V1__LoadWorld lw = PHYSD__V1__LOAD_WORLD__INIT;
+  lw.source_case = PHYSD__V1__LOAD_WORLD__SOURCE_DATA;
+  lw.data.data = (uint8_t *)TEST_SCENE;
+  lw.data.len = strlen(TEST_SCENE);
+  lw.world_count = 4;
+  Physd__V1__Envelope env;
+  WC_ENV(env, LOAD_WORLD, load_world, &lw);
+  CU_ASSERT_EQUAL(wc_take_error(wc_call(&c, &env, 20000)), -1);
+  Physd__V1__StepBatch sb = PHYSD__V1__STEP_BATCH__INIT;
+  sb.n = 30;
+  WC_ENV(env, STEP_BATCH, step_batch, &sb);
+  Physd__V1__Envelope *bf = wc_call(&c, &env, 20000);
+  CU_ASSERT_FATAL(bf && bf->msg_case == PHYSD__V1__ENVELOPE__MSG_BATCH_FRAME);
+  wc_free(bf);
+  CU_ASSERT_EQUAL(http_get(port, "/readyz", NULL, out, 65536), 200);
+  CU_ASSERT_EQUAL(http_get(port, "/metrics", NULL, out, 65536), 200);
+  m = body_of(out);
+  check_histogram(m, 280);
+  CU_ASSERT_DOUBLE_EQUAL(sample(m, "physd_world_loaded"), 1, 0);
+
   /* HEAD: the headers, no body */
   const char head[] = "HEAD /healthz HTTP/1.1\r\n\r\n";
   CU_ASSERT_EQUAL(http_raw(port, head, sizeof head - 1, out, 65536), 200);
