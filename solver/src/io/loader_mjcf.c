@@ -200,15 +200,17 @@ static phys_status option_parse(mj_ctx *c, const xmlNode *node) {
                             s, phys_solver_name(c->opt.solver))))
       return st;
   }
-  /* integrator and cone: physd has one of each; the mapping is noted once */
+  /* integrator and cone: MuJoCo's names map to physd's default scheme and its one cone; the
+   * mapping is noted once */
   if ((s = phys__mj_attr(node, "integrator"))) {
     static const char *const known[] = {"Euler", "implicit", "implicitfast", "RK4", NULL};
     if (!phys__mj_in_list(s, known))
       return phys__mj_fail(c, node, PHYS_E_PARSE, "unknown integrator '%s'", s);
     if ((st = phys__mj_note(c, node, "integrator",
-                      "attribute 'integrator': '%s' mapped to physd's single integrator "
-                      "(semi-implicit Euler: velocity from the constrained solve, then "
-                      "positions; docs/engine.md)", s)))
+                      "attribute 'integrator': '%s' mapped to physd's default time stepping "
+                      "(theta 1, 1, 1: velocity from the constrained solve, joint springs and "
+                      "dampers implicit, then positions; sap and icf take other schemes: "
+                      "physd:theta, docs/engine.md)", s)))
       return st;
   }
   if ((s = phys__mj_attr(node, "cone"))) {
