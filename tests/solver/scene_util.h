@@ -210,6 +210,33 @@ static inline phys_world *load_quadrupeds8(const phys_world_options *o, int thre
   return w;
 }
 
+/* a cube (8 kg, half side 0.1 m) released at rest on a plane tilted theta (rad) about x with
+ * friction mu, world options o: its travel down the slope after `seconds`, and after the
+ * first `t_early` s in *early (the incline tests of the rigid solvers) */
+static inline double slope_travel(const phys_world_options *o, double theta, double mu,
+                                  double seconds, double t_early, double *early) {
+  phys_world *w = make_world(o);
+  double q[4] = {cos(theta / 2), sin(theta / 2), 0, 0};
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_PLANE;
+  g.friction = mu;
+  memcpy(g.quat, q, sizeof q);
+  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  /* plane normal (0, -sin, cos), down the slope (0, -cos, -sin) */
+  double n[3] = {0, -sin(theta), cos(theta)}, d[3] = {0, -cos(theta), -sin(theta)};
+  double h = 0.1, p0[3] = {n[0] * h, n[1] * h, n[2] * h}, p[3];
+  phys_id b = add_box(w, p0, q, h, 8.0, mu);
+  int steps0 = (int)lround(t_early / o->timestep), steps = (int)lround(seconds / o->timestep);
+  step_n(w, steps0);
+  body_pos(w, b, p);
+  *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+  step_n(w, steps - steps0);
+  body_pos(w, b, p);
+  CU_ASSERT_TRUE(world_all_finite(w));
+  phys_world_destroy(w);
+  return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+}
+
 /* a flat box of half sides a, a, cz and mass m resting on z = 0 (its centre at z = cz),
  * its geom `g` with type, size and density set here (friction and contact parameters are the
  * caller's); returns the body */

@@ -154,29 +154,10 @@ static void test_friction_compliance(void) {
 
 /* ---- 3. Coulomb: the incline and isotropy ------------------------------------------------- */
 
-/* a cube (8 kg) on a plane tilted theta with friction mu: its travel down the slope after
- * `seconds`, and after the first 0.2 s in *early */
+/* the cube of slope_travel under nsn: its travel after `seconds`, after 0.2 s in *early */
 static double slope_run(double theta, double mu, double seconds, double *early) {
   phys_world_options o = nsn_options();
-  phys_world *w = make_world(&o);
-  double q[4] = {cos(theta / 2), sin(theta / 2), 0, 0};
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_PLANE;
-  g.friction = mu;
-  memcpy(g.quat, q, sizeof q);
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
-  double n[3] = {0, -sin(theta), cos(theta)}, d[3] = {0, -cos(theta), -sin(theta)};
-  double h = 0.1, p0[3] = {n[0] * h, n[1] * h, n[2] * h}, p[3];
-  phys_id b = add_box(w, p0, q, h, 8.0, mu);
-  int steps0 = (int)lround(0.2 / o.timestep), steps = (int)lround(seconds / o.timestep);
-  step_n(w, steps0);
-  body_pos(w, b, p);
-  *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
-  step_n(w, steps - steps0);
-  body_pos(w, b, p);
-  CU_ASSERT_TRUE(world_all_finite(w));
-  phys_world_destroy(w);
-  return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+  return slope_travel(&o, theta, mu, seconds, 0.2, early);
 }
 
 /* tan theta < mu: the box stays within 1 mm over 2 s (30 deg with mu 0.7, 20 deg with mu 0.4);

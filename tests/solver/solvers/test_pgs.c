@@ -85,30 +85,11 @@ static void test_resting(void) {
 
 /* ---- friction ----------------------------------------------------------------------------- */
 
-/* a cube (8 kg) on a plane tilted 30 degrees with friction mu: its travel down the slope after
- * `seconds`, and after the first 0.1 s in *early */
+/* the cube of slope_travel on a 30 degree plane under pgs: its travel after `seconds`, after
+ * 0.1 s in *early */
 static double slope_run(double mu, double seconds, double *early) {
   phys_world_options o = pgs_options();
-  phys_world *w = make_world(&o);
-  double ang = M_PI / 6.0, q[4] = {cos(ang / 2), sin(ang / 2), 0, 0};
-  phys_geom_desc g = phys_geom_desc_default();
-  g.type = PHYS_GEOM_PLANE;
-  g.friction = mu;
-  memcpy(g.quat, q, sizeof q);
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
-  /* plane normal (0, -sin, cos), down the slope (0, -cos, -sin) */
-  double n[3] = {0, -sin(ang), cos(ang)}, d[3] = {0, -cos(ang), -sin(ang)};
-  double h = 0.1, p0[3] = {n[0] * h, n[1] * h, n[2] * h}, p[3];
-  phys_id b = add_box(w, p0, q, h, 8.0, mu);
-  int steps0 = (int)lround(0.1 / o.timestep), steps = (int)lround(seconds / o.timestep);
-  step_n(w, steps0);
-  body_pos(w, b, p);
-  *early = (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
-  step_n(w, steps - steps0);
-  body_pos(w, b, p);
-  CU_ASSERT_TRUE(world_all_finite(w));
-  phys_world_destroy(w);
-  return (p[0] - p0[0]) * d[0] + (p[1] - p0[1]) * d[1] + (p[2] - p0[2]) * d[2];
+  return slope_travel(&o, M_PI / 6.0, mu, seconds, 0.1, early);
 }
 
 /* below the friction angle (mu 0.7 > tan 30) the box stays within 1 mm over 2 s; above it (mu
