@@ -8,7 +8,7 @@
 
 #define MAX_K 64
 #define MAX_POINTS 1024
-#define LLOYD_PASSES 8
+#define LLOYD_PASSES 4
 
 /* squared distance of point i to a centre (position scaled by 1 / len, normal as is) */
 static double feature_dist2(const phys_contact_point *p, const double c[6], double inv_len2) {

@@ -14,7 +14,7 @@
  * representatives written to out (not aliasing pts), and returns their count (points beyond
  * the first 1024 are left out).
  * Each point weighs w_i = margin - dist_i (> 0: how far inside the margin it is). Clusters come
- * from k-means on position and normal (farthest-point seeds from the deepest point, 8 Lloyd
+ * from k-means on position and normal (farthest-point seeds from the deepest point, 4 Lloyd
  * passes, lowest index on ties); a cluster becomes one point whose normal is its weighted
  * resultant F = sum w_i n_i, whose weight W = |F| (into weight[j], nullable), placed on F's line
  * of action nearest the cluster's weighted centroid, so that W p x n = the cluster's moment

@@ -45,24 +45,31 @@ int phys__sdf_check(const phys_sdf_desc *d, char *why, size_t whylen) {
 
 double phys__sdf_skeleton_dist2d(const phys_sdf_desc *d, double r, double z, double *gr,
                                  double *gz) {
-  double best = INFINITY, br = 0.0, bz = 1.0;
+  /* the nearest segment by squared distance (one square root, for it) */
+  double best2 = INFINITY, ber = 0.0, bez = 0.0;
+  int bk = 0;
   for (int k = 0; k + 1 < d->npoint; k++) {
     const double *p = d->point[k], *q = d->point[k + 1];
     double dr = q[0] - p[0], dz = q[1] - p[1], len2 = dr * dr + dz * dz;
     double t = ((r - p[0]) * dr + (z - p[1]) * dz) / len2;
     t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-    double er = r - (p[0] + t * dr), ez = z - (p[1] + t * dz), dist = hypot(er, ez);
-    if (dist < best) {
-      best = dist;
-      if (dist > 1e-300) {
-        br = er / dist;
-        bz = ez / dist;
-      } else { /* on the polyline: the segment's left normal */
-        double len = sqrt(len2);
-        br = -dz / len;
-        bz = dr / len;
-      }
+    double er = r - (p[0] + t * dr), ez = z - (p[1] + t * dz), dist2 = er * er + ez * ez;
+    if (dist2 < best2) {
+      best2 = dist2;
+      ber = er;
+      bez = ez;
+      bk = k;
     }
+  }
+  double best = sqrt(best2), br, bz;
+  if (best > 1e-300) {
+    br = ber / best;
+    bz = bez / best;
+  } else { /* on the polyline: the segment's left normal */
+    double dr = d->point[bk + 1][0] - d->point[bk][0], dz = d->point[bk + 1][1] - d->point[bk][1];
+    double len = sqrt(dr * dr + dz * dz);
+    br = -dz / len;
+    bz = dr / len;
   }
   if (gr) *gr = br;
   if (gz) *gz = bz;
@@ -70,7 +77,7 @@ double phys__sdf_skeleton_dist2d(const phys_sdf_desc *d, double r, double z, dou
 }
 
 double phys__sdf_eval(const phys_sdf_desc *d, const double p[3], double grad[3]) {
-  double r = hypot(p[0], p[1]), gr, gz;
+  double r = sqrt(p[0] * p[0] + p[1] * p[1]), gr, gz;
   double dist = phys__sdf_skeleton_dist2d(d, r, p[2], &gr, &gz) - d->thickness;
   if (grad) {
     /* the meridian direction of p; on the axis any one (x) */
