@@ -337,8 +337,8 @@ static inline void check_limit_arm_rests(phys_world *w) {
   phys_world_destroy(w);
 }
 
-/* an SDF profile of n (r, z) points (flat array) and thickness t; its id */
-static inline int add_sdf_profile(phys_world *w, const double *rz, int n, double t) {
+/* an SDF profile description of n (r, z) points (flat array) and thickness t */
+static inline phys_sdf_desc sdf_desc(const double *rz, int n, double t) {
   phys_sdf_desc d;
   memset(&d, 0, sizeof d);
   d.npoint = n;
@@ -347,6 +347,12 @@ static inline int add_sdf_profile(phys_world *w, const double *rz, int n, double
     d.point[i][1] = rz[2 * i + 1];
   }
   d.thickness = t;
+  return d;
+}
+
+/* the profile sdf_desc(rz, n, t) registered in w; its id */
+static inline int add_sdf_profile(phys_world *w, const double *rz, int n, double t) {
+  phys_sdf_desc d = sdf_desc(rz, n, t);
   int id = -1;
   CU_ASSERT_EQUAL_FATAL(phys_world_add_sdf(w, &d, NULL, &id), PHYS_OK);
   return id;

@@ -103,8 +103,8 @@ static double turn(double a, double b) {
 static int outline(const phys_sdf_desc *d, double (*o)[2]) {
   double t = d->thickness;
   int ns = d->npoint - 1, n = 0;
-  double nrm[PHYS_SDF_MAX_POINTS][2], ang[PHYS_SDF_MAX_POINTS];
-  for (int k = 0; k < ns; k++) {
+  double nrm[PHYS_SDF_MAX_POINTS][2] = {{0.0, 1.0}}, ang[PHYS_SDF_MAX_POINTS] = {0.0};
+  for (int k = 0; k < ns; k++) { /* ns >= 1 (a checked profile) */
     seg_normal(d, k, nrm[k]);
     ang[k] = atan2(nrm[k][1], nrm[k][0]);
   }

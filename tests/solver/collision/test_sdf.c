@@ -22,18 +22,6 @@ static double rnd(uint64_t *state, double lo, double hi) {
   return lo + (hi - lo) * (double)(*state >> 11) / 9007199254740992.0;
 }
 
-static phys_sdf_desc profile(const double *rz, int n, double t) {
-  phys_sdf_desc d;
-  memset(&d, 0, sizeof d);
-  d.npoint = n;
-  for (int i = 0; i < n; i++) {
-    d.point[i][0] = rz[2 * i];
-    d.point[i][1] = rz[2 * i + 1];
-  }
-  d.thickness = t;
-  return d;
-}
-
 /* profiles of the tests: a capsule (a segment on the axis), a rounded disc, a bowl, a cone */
 static const double capsule_rz[] = {0.0, -0.05, 0.0, 0.05};
 static const double disc_rz[] = {0.0, 0.0, 0.08, 0.0};
@@ -44,7 +32,7 @@ static const double cone_rz[] = {0.0, 0.0, 0.1, 0.1};
 
 static void test_distance_closed_forms(void) {
   uint64_t st = 7;
-  phys_sdf_desc cap = profile(capsule_rz, 2, 0.02), disc = profile(disc_rz, 2, 0.004);
+  phys_sdf_desc cap = sdf_desc(capsule_rz, 2, 0.02), disc = sdf_desc(disc_rz, 2, 0.004);
   double worst_cap = 0.0, worst_disc = 0.0;
   for (int i = 0; i < 2000; i++) {
     double p[3] = {rnd(&st, -0.2, 0.2), rnd(&st, -0.2, 0.2), rnd(&st, -0.2, 0.2)}, g[3];
@@ -66,7 +54,7 @@ static void test_distance_closed_forms(void) {
 
 static void test_gradient_finite_differences(void) {
   uint64_t st = 11;
-  phys_sdf_desc bowl = profile(bowl_rz, 4, 0.003);
+  phys_sdf_desc bowl = sdf_desc(bowl_rz, 4, 0.003);
   double worst = 0.0, worst_norm = 0.0;
   int used = 0;
   for (int i = 0; i < 4000 && used < 1000; i++) {
@@ -130,7 +118,7 @@ static void test_mass_closed_forms(void) {
   /* the capsule profile is a capsule: radius 0.02, half-length 0.05 */
   phys_sdf_shape s;
   memset(&s, 0, sizeof s);
-  s.desc = profile(capsule_rz, 2, 0.02);
+  s.desc = sdf_desc(capsule_rz, 2, 0.02);
   phys__sdf_derive(&s);
   double size[3] = {0.02, 0.05, 0}, ui[3];
   phys__shape_unit_inertia(PHYS_GEOM_CAPSULE, size, ui);
@@ -142,7 +130,7 @@ static void test_mass_closed_forms(void) {
   /* rounded disc: a cylinder R x 2t and half a torus (Pappus), Izz term by term */
   double R = 0.08, t = 0.004;
   memset(&s, 0, sizeof s);
-  s.desc = profile(disc_rz, 2, t);
+  s.desc = sdf_desc(disc_rz, 2, t);
   phys__sdf_derive(&s);
   double vd = 2.0 * M_PI * R * R * t + M_PI * M_PI * R * t * t + 4.0 / 3.0 * M_PI * t * t * t;
   double izz_rim = 2.0 * M_PI * (R * R * R * M_PI * t * t / 2.0 + 3.0 * R * R * 2.0 * t * t * t / 3.0 +
@@ -154,7 +142,7 @@ static void test_mass_closed_forms(void) {
   CU_ASSERT(e_disc < 1e-9);
 
   /* a bowl against the brute-force integral (grid error ~1e-4) */
-  phys_sdf_desc bowl = profile(bowl_rz, 4, 0.003);
+  phys_sdf_desc bowl = sdf_desc(bowl_rz, 4, 0.003);
   memset(&s, 0, sizeof s);
   s.desc = bowl;
   phys__sdf_derive(&s);
@@ -192,7 +180,7 @@ static void test_body_mass(void) {
 
 static void test_registry_errors(void) {
   phys_world *w = make_world(NULL);
-  phys_sdf_desc d = profile(bowl_rz, 4, 0.003);
+  phys_sdf_desc d = sdf_desc(bowl_rz, 4, 0.003);
   int id = -7;
   CU_ASSERT_EQUAL(phys_world_add_sdf(w, &d, "bowl", &id), PHYS_OK);
   CU_ASSERT_EQUAL(id, 0);
