@@ -26,15 +26,25 @@ typedef struct scene_snap {
   int nmesh;                /* 1 + the largest mesh id of a geom, or 0 */
   int *mesh_tri_start;      /* [nmesh + 1] */
   double *tri_pts;
+  /* likewise the triangulated surface of each SDF profile the geoms use (PHYS_GEOM_SDF,
+   * phys_world_get_sdf_surface): profile p's in sdf_tri_pts[9 * sdf_tri_start[p] ..) */
+  int nsdf;                 /* 1 + the largest profile id of a geom, or 0 */
+  int *sdf_tri_start;       /* [nsdf + 1] */
+  double *sdf_tri_pts;
 } scene_snap;
 
-/* Capture every live geom of `w`, and the hull triangles of the meshes its geoms use
+/* triangles around the axis of a drawn SDF surface */
+#define SCENE_SDF_SEGMENTS 24
+
+/* Capture every live geom of `w`, and the hull triangles of the meshes its geoms use (and the
+ * surfaces of its SDF profiles)
  * (simulation thread). Returns a malloc'd snapshot (free with scene_snap_free) or NULL when out
  * of memory. */
 scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen);
 void scene_snap_free(scene_snap *s);
 
-/* Geom i's hull triangles: their count (0 for a geom that is not a mesh) and, through *pts,
+/* Geom i's hull (or SDF surface) triangles: their count (0 for a geom that is neither a mesh
+ * nor an SDF) and, through *pts,
  * their corners (9 doubles each), valid while s lives. */
 int scene_snap_triangles(const scene_snap *s, int i, const double **pts);
 

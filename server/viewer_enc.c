@@ -170,7 +170,8 @@ static void put_entity_kind(vbuf *b, const scene_snap *sc, int lo, int hi, int k
           put_prim(b, p, g->quat, 2 * s[0], 2 * s[0], 2 * s[0], color, 0);
         }
       break;
-    case PHYS_GEOM_MESH: {
+    case PHYS_GEOM_MESH:
+    case PHYS_GEOM_SDF: { /* a hull, or an SDF's surface of revolution */
       const double *tri;
       if (kind == K_TRI && scene_snap_triangles(sc, i, &tri) > 0) {
         SEP();

@@ -39,19 +39,26 @@ static double volume(const Physd__V1__MeshInfo *m) {
   return v;
 }
 
-static void test_geoms(void) {
-  char dir[] = "/tmp/physd_geomsXXXXXX", path[64];
-  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/geoms.xml", dir);
+/* writes `xml` to dir/geoms.xml (dir: a "/tmp/...XXXXXX" template, made), starts physd on it
+ * and connects; 0 or -1 */
+static int start_world(const char *xml, char *dir, char *path, size_t pathlen, wc_daemon *d,
+                       wc_conn *c) {
+  if (!mkdtemp(dir)) return -1;
+  snprintf(path, pathlen, "%s/geoms.xml", dir);
   FILE *f = fopen(path, "w");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  fputs(World, f);
+  if (!f) return -1;
+  fputs(xml, f);
   fclose(f);
   const char *args[] = {"--world", path, NULL};
+  if (wc_daemon_start(d, args)) return -1;
+  return wc_open(c, d);
+}
+
+static void test_geoms(void) {
+  char dir[] = "/tmp/physd_geomsXXXXXX", path[64];
   wc_daemon d;
-  CU_ASSERT_EQUAL_FATAL(wc_daemon_start(&d, args), 0);
   wc_conn c;
-  CU_ASSERT_EQUAL_FATAL(wc_open(&c, &d), 0);
+  CU_ASSERT_EQUAL_FATAL(start_world(World, dir, path, sizeof path, &d, &c), 0);
   Physd__V1__Envelope *r = wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL_FATAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
@@ -134,10 +141,51 @@ static void test_geoms(void) {
   rmdir(dir);
 }
 
+/* an SDF geom (a plate profile, physd:sdf) beside a mesh: it comes as GEOM_MESH without sizes,
+ * its mesh after the world's one, a closed outward surface enclosing the profile's volume (within
+ * the 24-step triangulation's 2 %) */
+static void test_sdf_geom(void) {
+  static const char *xml =
+      "<mujoco><asset><mesh name='tet' vertex='0 0 0  1 0 0  0 1 0  0 0 1'/></asset>"
+      "<custom><numeric name='physd:sdf:plate' data='0.002 0 0 0.08 0 0.11 0.018'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 0.1'/>"
+      "<body pos='3 3 2'><freejoint/><geom type='mesh' mesh='tet'/></body>"
+      "<body pos='0 0 0.1'><freejoint/><geom name='plate' type='cylinder' size='0.11 0.01'/>"
+      "</body></worldbody></mujoco>";
+  char dir[] = "/tmp/physd_geomsXXXXXX", path[64];
+  wc_daemon d;
+  wc_conn c;
+  CU_ASSERT_EQUAL_FATAL(start_world(xml, dir, path, sizeof path, &d, &c), 0);
+  Physd__V1__Envelope *r = wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL_FATAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
+  const Physd__V1__ModelInfo *mi = r->model_info;
+  CU_ASSERT_EQUAL_FATAL(mi->n_geoms, 3);
+  const Physd__V1__GeomInfo *g = mi->geoms[2];
+  CU_ASSERT_EQUAL(g->type, PHYSD__V1__GEOM_TYPE__GEOM_MESH);
+  CU_ASSERT_EQUAL(g->n_size, 0);
+  CU_ASSERT_EQUAL(mi->geoms[1]->mesh, 0);
+  CU_ASSERT_EQUAL_FATAL(g->mesh, 1);
+  CU_ASSERT_EQUAL_FATAL(mi->n_meshes, 2);
+  /* the plate's volume: a disc of radius 0.08 and a conical rim, 4 mm thick (plus rounding):
+   * the libphys integral, 1.6832e-4 m^3 (test sdf checks it against closed forms) */
+  double v = volume(mi->meshes[1]);
+  printf("\n    SDF plate surface: %zu vertices, %zu triangles, volume %.6e\n",
+         mi->meshes[1]->n_vertices / 3, mi->meshes[1]->n_triangles / 3, v);
+  CU_ASSERT(v > 0.0);
+  CU_ASSERT(fabs(v / 1.6832e-4 - 1.0) < 0.02);
+  wc_free(r);
+  wc_close(&c);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
+  unlink(path);
+  rmdir(dir);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_model_geoms", NULL, NULL);
   if (!s) return -1;
-  if (!CU_add_test(s, "ModelInfo's geoms and meshes; AddBody refuses a plane", test_geoms))
+  if (!CU_add_test(s, "ModelInfo's geoms and meshes; AddBody refuses a plane", test_geoms) ||
+      !CU_add_test(s, "an SDF geom comes as a mesh of its surface", test_sdf_geom))
     return -1;
   return 0;
 }

@@ -189,13 +189,14 @@ static inline double sphere_spin_after(const phys_world_options *o, int condim) 
   return om[2];
 }
 
-/* $PHYS_WORLDS/quadrupeds8.xml with options o (its solver kept over the file's) on `threads`
- * fixed threads; NULL when PHYS_WORLDS is not set */
-static inline phys_world *load_quadrupeds8(const phys_world_options *o, int threads) {
+/* $PHYS_WORLDS/NAME with options o (its solver kept over the file's) on `threads` fixed
+ * threads; NULL when PHYS_WORLDS is not set */
+static inline phys_world *load_world_file(const char *name, const phys_world_options *o,
+                                          int threads) {
   const char *dir = getenv("PHYS_WORLDS");
   if (!dir) return NULL;
   char path[1024];
-  snprintf(path, sizeof path, "%s/quadrupeds8.xml", dir);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   phys_world_options lo = *o;
   lo.threads = threads;
   lo.adaptive_threads = 0;
@@ -208,6 +209,11 @@ static inline phys_world *load_quadrupeds8(const phys_world_options *o, int thre
   got.solver = o->solver;
   CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &got), PHYS_OK);
   return w;
+}
+
+/* $PHYS_WORLDS/quadrupeds8.xml (load_world_file) */
+static inline phys_world *load_quadrupeds8(const phys_world_options *o, int threads) {
+  return load_world_file("quadrupeds8.xml", o, threads);
 }
 
 /* a cube (8 kg, half side 0.1 m) released at rest on a plane tilted theta (rad) about x with
@@ -329,6 +335,48 @@ static inline void check_limit_arm_rests(phys_world *w) {
   CU_ASSERT_TRUE(qmax < 1.2 + 5e-3);
   CU_ASSERT_TRUE(qmin > 1.2 - 5e-3);
   phys_world_destroy(w);
+}
+
+/* an SDF profile description of n (r, z) points (flat array) and thickness t */
+static inline phys_sdf_desc sdf_desc(const double *rz, int n, double t) {
+  phys_sdf_desc d;
+  memset(&d, 0, sizeof d);
+  d.npoint = n;
+  for (int i = 0; i < n; i++) {
+    d.point[i][0] = rz[2 * i];
+    d.point[i][1] = rz[2 * i + 1];
+  }
+  d.thickness = t;
+  return d;
+}
+
+/* the profile sdf_desc(rz, n, t) registered in w; its id */
+static inline int add_sdf_profile(phys_world *w, const double *rz, int n, double t) {
+  phys_sdf_desc d = sdf_desc(rz, n, t);
+  int id = -1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_sdf(w, &d, NULL, &id), PHYS_OK);
+  return id;
+}
+
+/* a geom of SDF profile `sdf` with friction mu (mass from density unless mass >= 0) */
+static inline phys_geom_desc sdf_geom(int sdf, double mass, double mu) {
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_SDF;
+  g.sdf = sdf;
+  g.mass = mass;
+  g.friction = mu;
+  return g;
+}
+
+/* a free body of one SDF geom (profile sdf, mass m) at p; its id */
+static inline phys_id add_sdf_body(phys_world *w, int sdf, const double p[3], double m,
+                                   double mu) {
+  phys_geom_desc g = sdf_geom(sdf, m, mu);
+  phys_body_desc b = phys_body_desc_default();
+  memcpy(b.pos, p, sizeof b.pos);
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, &id), PHYS_OK);
+  return id;
 }
 
 #endif

@@ -174,6 +174,30 @@ phys_status phys_world_add_mesh(phys_world *w, const double *vertices, int nvert
 /* Id of the mesh called `name`, or -1 (also for NULL or ""). */
 int phys_world_find_mesh(const phys_world *w, const char *name);
 
+/* Register a signed-distance profile for PHYS_GEOM_SDF geoms (phys_sdf_desc: a polyline in the
+ * (r, z) half-plane revolved about the geom's z axis and thickened). `desc` and `name`
+ * (nullable, < 64 bytes, must be unique) are copied. Its mass properties (volume, centre on the
+ * axis, inertia) are integrated once here to a relative accuracy of 1e-9 (docs/engine.md,
+ * Geometry). Rejected (world unchanged, PHYS_E_INVALID with the point named): npoint outside
+ * 2 .. PHYS_SDF_MAX_POINTS, a negative radius, non-finite values, two consecutive points
+ * closer than 1e-9 m, thickness <= 0, a taken name. On success *out_sdf (nullable) receives
+ * the profile id (0, 1, ... in order). Not thread-safe with other calls on w. */
+phys_status phys_world_add_sdf(phys_world *w, const phys_sdf_desc *desc, const char *name,
+                               int *out_sdf);
+
+/* Id of the profile called `name`, or -1 (also for NULL or ""). */
+int phys_world_find_sdf(const phys_world *w, const char *name);
+
+/* The description profile `sdf` was registered with, into *out (non-NULL). Unknown id:
+ * PHYS_E_NOT_FOUND, *out untouched. Reads only. */
+phys_status phys_world_get_sdf(const phys_world *w, int sdf, phys_sdf_desc *out);
+
+/* Signed distance of the point p (geom frame) to the shape of `desc`, and its gradient (unit,
+ * geom frame; grad nullable). Exact: negative inside the wall. On the axis of revolution or on
+ * the polyline itself, where the gradient is not unique, one of its values is given. Returns
+ * NAN for a NULL desc. Pure and thread-safe. */
+double phys_sdf_distance(const phys_sdf_desc *desc, const double p[3], double grad[3]);
+
 /* Read the vertices of a mesh file: Wavefront OBJ (its `v` lines) when the name ends in .obj,
  * else STL, binary or ASCII by content (every facet's 3 vertices, duplicates kept; a file whose
  * size does not match its binary triangle count and that does not start with "solid" is a
@@ -483,7 +507,7 @@ int phys_world_geom_id_bound(const phys_world *w);
 
 /* Fill *out (non-NULL) with geom `geom`'s shape and where it sits: its type and size (as in
  * phys_geom_desc), its owning body (PHYS_ID_NONE for a static world geom), its mesh id
- * (PHYS_GEOM_MESH, else -1), and its pose in the owning body's frame (the frame
+ * (PHYS_GEOM_MESH, else -1), its profile id (PHYS_GEOM_SDF, else -1), and its pose in the owning body's frame (the frame
  * phys_body_get_state reports), or in the world frame for a world geom. Reads only; keeps no
  * pointer. Unknown or removed id: PHYS_E_NOT_FOUND, *out untouched. */
 phys_status phys_world_get_geom(const phys_world *w, phys_id geom, phys_geom_info *out);
@@ -497,6 +521,16 @@ phys_status phys_world_get_geom(const phys_world *w, phys_id geom, phys_geom_inf
  * counts. Unknown mesh: PHYS_E_NOT_FOUND, nothing written. Reads only; keeps no pointer. */
 phys_status phys_world_get_mesh_hull(const phys_world *w, int mesh, double *vert, int vert_cap,
                                      int *nvert, int *tri, int tri_cap, int *ntri);
+
+/* The surface of SDF profile `sdf` (phys_world_add_sdf) as triangles, for viewers and
+ * exporters, in the geom frame: the outline of the thickened profile (polyline offsets, round
+ * joins and caps) revolved in `segments` steps about z (segments clamped to 8 .. 256). Vertices
+ * and triangles as phys_world_get_mesh_hull (counter-clockwise seen from outside; a first call
+ * with NULL arrays asks the sizes). Unknown profile: PHYS_E_NOT_FOUND, nothing written. Reads
+ * only; keeps no pointer. */
+phys_status phys_world_get_sdf_surface(const phys_world *w, int sdf, int segments, double *vert,
+                                       int vert_cap, int *nvert, int *tri, int tri_cap,
+                                       int *ntri);
 
 /* Simulated time in seconds and number of steps taken. */
 double phys_world_time(const phys_world *w);

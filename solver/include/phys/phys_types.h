@@ -48,8 +48,26 @@ typedef enum phys_geom_type {
   PHYS_GEOM_ELLIPSOID = 5, /* size[0..2] = semi-axes along local x, y, z */
   PHYS_GEOM_MESH = 6,     /* convex hull of the mesh phys_geom_desc.mesh (phys_world_add_mesh);
                            * size unused; the geom frame is the mesh's vertex frame */
-  PHYS_GEOM_TYPE_COUNT = 7
+  PHYS_GEOM_SDF = 7,      /* revolved 2-D profile phys_geom_desc.sdf (phys_world_add_sdf) */
+  PHYS_GEOM_TYPE_COUNT = 8
 } phys_geom_type;
+
+/* Most points of a signed-distance profile (phys_sdf_desc). */
+#define PHYS_SDF_MAX_POINTS 16
+
+/* A signed-distance-field shape (PHYS_GEOM_SDF): a 2-D polyline revolved about the geom's local
+ * z axis and thickened by `thickness` on every side (paper 002, App. B, eq. 45):
+ *   SDF3(p) = SDF2(sqrt(p.x^2 + p.y^2), p.z),  SDF2(q) = min_k dist(q, segment k) - thickness.
+ * A plate is O-A-B with O on the axis (the bottom disc, then the rim), a bowl or a pot a longer
+ * wall, a bottle a closed bottom, a wall and a neck. Distance and gradient are exact (the
+ * distance to a rounded revolved polyline); docs/engine.md, Geometry. */
+typedef struct phys_sdf_desc {
+  int npoint;                            /* 2 .. PHYS_SDF_MAX_POINTS */
+  double point[PHYS_SDF_MAX_POINTS][2];  /* (r, z) in the geom frame, m: r >= 0 (distance from
+                                          * the axis), consecutive points distinct */
+  double thickness;                      /* m, > 0: the wall is 2 * thickness thick (the
+                                          * polyline is its mid-surface) */
+} phys_sdf_desc;
 
 /* A geom: a shape with contact properties, attached to a body or to the world.
  *
@@ -76,6 +94,7 @@ typedef struct phys_geom_desc {
   uint32_t contype;   /* collision type bits */
   uint32_t conaffinity; /* collision affinity bits */
   int mesh;           /* mesh id for PHYS_GEOM_MESH (phys_world_add_mesh); -1 by default */
+  int sdf;            /* profile id for PHYS_GEOM_SDF (phys_world_add_sdf); -1 by default */
   int priority;       /* MuJoCo's geom priority (default 0): in a contact, the geom with the
                        * higher priority gives the friction and condim; equal priorities take
                        * the larger of each (the rule above) */
@@ -108,6 +127,7 @@ typedef struct phys_geom_info {
   double size[3];     /* as phys_geom_desc.size (unused entries 0) */
   phys_id body;       /* owning body; PHYS_ID_NONE for a static world geom */
   int mesh;           /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
+  int sdf;            /* profile id of a PHYS_GEOM_SDF geom, else -1 */
   double pos[3];      /* position in the owning body's frame (world frame for a world geom) */
   double quat[4];     /* orientation (w, x, y, z), unit, in the same frame */
 } phys_geom_info;

@@ -60,7 +60,7 @@ static int wake_touched(phys_world *w, const double *geom_margin) {
     if (sa == sb) continue; /* both awake, or both asleep/static */
     int awake = sa ? bb : ba;
     if (awake < 0) continue; /* a sleeping body next to a static geom */
-    phys_contact_point pts[PHYS_MAX_PAIR_CONTACTS];
+    phys_contact_point pts[PHYS_SDF_MAX_PAIR_CONTACTS]; /* room for any pair */
     if (phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, pair_margin(w, geom_margin, ga, gb),
                      pts) > 0) {
       phys__wake_body(w, sa ? ba : bb);
@@ -139,24 +139,23 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   }
 }
 
-/* narrowphase of pair p into its slots; its contact count into counts[p] */
+/* narrowphase of pair p into its slots (from slot_start[p]); its contact count into counts[p] */
 static void collide_pair(const phys_world *w, const double *geom_margin, const phys_pair *pairs,
-                         int p, phys_contact_point *slots, int *counts) {
+                         int p, phys_contact_point *slots, const size_t *slot_start, int *counts) {
   int ga = pairs[p].a, gb = pairs[p].b;
   counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                           pair_margin(w, geom_margin, ga, gb), slots + (size_t)p * PHYS_MAX_PAIR_CONTACTS);
+                           pair_margin(w, geom_margin, ga, gb), slots + slot_start[p]);
 }
 
 /* pair p's contacts from its slots, from its first index counts[p] on (total: all contacts) */
 static void fill_pair(phys_world *w, const phys_pair *pairs, int p, int npairs, int total,
-                      const int *counts, const phys_contact_point *slots) {
+                      const int *counts, const phys_contact_point *slots, const size_t *slot_start) {
   int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
   if (!n) return;
   int ga = pairs[p].a, gb = pairs[p].b;
   const phys_contact_pair *cpair = phys__contact_pair_find(w, ga, gb);
   for (int k = 0; k < n; k++)
-    fill_contact(w, ga, gb, cpair, &slots[(size_t)p * PHYS_MAX_PAIR_CONTACTS + k],
-                 &w->contacts[first + k]);
+    fill_contact(w, ga, gb, cpair, &slots[slot_start[p] + (size_t)k], &w->contacts[first + k]);
 }
 
 int phys__build_contacts(phys_world *w, const double *geom_margin) {
@@ -169,10 +168,15 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
     if (phys__broadphase(w, geom_margin) < 0) return -1;
   }
 
-  /* narrowphase in parallel, into per-pair slots */
+  /* narrowphase in parallel, into per-pair slots (an SDF pair has more room) */
   int npairs = w->npairs;
-  phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point,
-                                        (size_t)npairs * PHYS_MAX_PAIR_CONTACTS);
+  size_t *slot_start = ARENA_NEW(ar, size_t, (size_t)npairs + 1);
+  if (!slot_start) return -1;
+  slot_start[0] = 0;
+  for (int p = 0; p < npairs; p++)
+    slot_start[p + 1] = slot_start[p] + (size_t)phys__pair_capacity(w->geoms[w->pairs[p].a].type,
+                                                                    w->geoms[w->pairs[p].b].type);
+  phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point, slot_start[npairs]);
   int *counts = ARENA_NEW(ar, int, npairs);
   if ((npairs && !slots) || (npairs && !counts)) return -1;
   const phys_pair *pairs = w->pairs;
@@ -180,9 +184,9 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
    * allocates a team, so none then) */
   if (w->step_threads > 1 && npairs >= 64) {
 #pragma omp parallel for num_threads(w->step_threads) schedule(static, 16)
-    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, counts);
+    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, slot_start, counts);
   } else {
-    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, counts);
+    for (int p = 0; p < npairs; p++) collide_pair(w, geom_margin, pairs, p, slots, slot_start, counts);
   }
 
   /* contacts in pair order: each pair's first index from the counts, then the pairs' contacts
@@ -196,9 +200,9 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if (PHYS_RESERVE(w->contacts, w->contacts_cap, total)) return -1;
   if (w->step_threads > 1 && total >= 256) {
 #pragma omp parallel for num_threads(w->step_threads) schedule(static)
-    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots);
+    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots, slot_start);
   } else {
-    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots);
+    for (int p = 0; p < npairs; p++) fill_pair(w, pairs, p, npairs, total, counts, slots, slot_start);
   }
   int nc = total;
   w->ncontacts = nc;

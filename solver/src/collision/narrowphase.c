@@ -2,11 +2,13 @@
  * shared by the pair routines (segment closest points, sphere pairs, contact reduction).
  *
  * Only plane-plane has no routine (0 contacts). Pairs with a cylinder, an ellipsoid or a mesh
- * that have no dedicated routine go to phys__np_convex_pair (narrowphase_convex.c).
+ * that have no dedicated routine go to phys__np_convex_pair (narrowphase_convex.c); every pair
+ * with an SDF geom to phys__np_sdf_pair (narrowphase_sdf.c).
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
 #include "model/hull.h"
+#include "model/sdf.h"
 
 /* Pair routines indexed [a->type][b->type] for the canonical order a->type >= b->type. */
 static const np_pair_fn np_table[PHYS_GEOM_TYPE_COUNT][PHYS_GEOM_TYPE_COUNT] = {
@@ -29,6 +31,10 @@ static const np_pair_fn np_table[PHYS_GEOM_TYPE_COUNT][PHYS_GEOM_TYPE_COUNT] = {
                       [PHYS_GEOM_CAPSULE] = phys__np_convex_pair, [PHYS_GEOM_BOX] = phys__np_convex_pair,
                       [PHYS_GEOM_CYLINDER] = phys__np_convex_pair,
                       [PHYS_GEOM_ELLIPSOID] = phys__np_convex_pair, [PHYS_GEOM_MESH] = phys__np_convex_pair},
+  [PHYS_GEOM_SDF] = {[PHYS_GEOM_PLANE] = phys__np_sdf_pair, [PHYS_GEOM_SPHERE] = phys__np_sdf_pair,
+                     [PHYS_GEOM_CAPSULE] = phys__np_sdf_pair, [PHYS_GEOM_BOX] = phys__np_sdf_pair,
+                     [PHYS_GEOM_CYLINDER] = phys__np_sdf_pair, [PHYS_GEOM_ELLIPSOID] = phys__np_sdf_pair,
+                     [PHYS_GEOM_MESH] = phys__np_sdf_pair, [PHYS_GEOM_SDF] = phys__np_sdf_pair},
 };
 
 /* Dispatches to the routine of the pair in canonical order, then flips the normals back when
@@ -39,6 +45,7 @@ int phys__collide(const phys_shape *a, const phys_shape *b, double margin, phys_
     return 0;
   if (!(margin >= 0.0)) margin = 0.0;
   if ((a->type == PHYS_GEOM_MESH && !a->hull) || (b->type == PHYS_GEOM_MESH && !b->hull)) return 0;
+  if ((a->type == PHYS_GEOM_SDF && !a->sdf) || (b->type == PHYS_GEOM_SDF && !b->sdf)) return 0;
   int swap = a->type < b->type;
   const phys_shape *first = swap ? b : a, *second = swap ? a : b;
   np_pair_fn fn = np_table[first->type][second->type];
@@ -115,6 +122,16 @@ void phys__shape_aabb(const phys_shape *s, double margin, double lo[3], double h
     for (int i = 0; i < 3; i++)
       e[i] = fabs(s->rot[3 * i]) * lh[0] + fabs(s->rot[3 * i + 1]) * lh[1] +
              fabs(s->rot[3 * i + 2]) * lh[2];
+  } else if (s->type == PHYS_GEOM_SDF && s->sdf) {
+    /* the bounding cylinder r <= rmax, zlo <= z <= zhi of the profile, turned */
+    double lc[3] = {0.0, 0.0, 0.5 * (s->sdf->zlo + s->sdf->zhi)}, wc[3];
+    double hz = 0.5 * (s->sdf->zhi - s->sdf->zlo);
+    m3_mulv(wc, s->rot, lc);
+    v3_add(c, c, wc);
+    for (int i = 0; i < 3; i++) {
+      double u = s->rot[3 * i + 2];
+      e[i] = fabs(u) * hz + s->sdf->rmax * sqrt(fmax(0.0, 1.0 - u * u));
+    }
   } else {
     np_half_extent(s, e);
   }

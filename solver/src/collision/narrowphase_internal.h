@@ -2,7 +2,8 @@
  *
  * Every pair routine takes its shapes in canonical order, a->type >= b->type (so a plane is
  * always b), and follows the conventions of narrowphase.h for that order; phys__collide() swaps
- * and flips normals for the other order. Each writes at most PHYS_MAX_PAIR_CONTACTS points.
+ * and flips normals for the other order. Each writes at most PHYS_MAX_PAIR_CONTACTS points
+ * (phys__np_sdf_pair: PHYS_SDF_MAX_PAIR_CONTACTS).
  */
 #ifndef PHYS_NARROWPHASE_INTERNAL_H
 #define PHYS_NARROWPHASE_INTERNAL_H
@@ -57,6 +58,10 @@ int phys__np_ellipsoid_plane(const phys_shape *a, const phys_shape *b, double ma
                        phys_contact_point *out);
 int phys__np_mesh_plane(const phys_shape *a, const phys_shape *b, double margin,
                   phys_contact_point *out);
+
+/* narrowphase_sdf.c: an SDF geom (a) against any geom, by sampling and projection */
+int phys__np_sdf_pair(const phys_shape *a, const phys_shape *b, double margin,
+                      phys_contact_point *out);
 
 /* narrowphase.c: shared geometry */
 

@@ -78,6 +78,13 @@ uint64_t phys_world_model_hash(const phys_world *w) {
       h = phys__fnv1a(h, &g->gap, sizeof g->gap);
     }
     if (g->type == PHYS_GEOM_MESH) h = phys__fnv1a(h, &g->mesh, sizeof g->mesh);
+    if (g->type == PHYS_GEOM_SDF) { /* its profile */
+      h = phys__fnv1a(h, &g->sdf, sizeof g->sdf);
+      const phys_sdf_desc *d = &w->sdfs[g->sdf].shape.desc;
+      h = phys__fnv1a(h, &d->npoint, sizeof d->npoint);
+      h = phys__fnv1a(h, &d->thickness, sizeof d->thickness);
+      h = phys__fnv1a(h, d->point, sizeof d->point[0] * (size_t)d->npoint);
+    }
   }
   /* mesh hulls: their vertices */
   h = phys__fnv1a(h, &w->nmesh_vert, sizeof w->nmesh_vert);

@@ -45,6 +45,7 @@ phys_geom_desc phys_geom_desc_default(void) {
   g.contype = 1;
   g.conaffinity = 1;
   g.mesh = -1;
+  g.sdf = -1;
   g.contact_dissipation = -1.0; /* not given */
   return g;
 }
@@ -160,6 +161,7 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->mesh_face_vert);
   phys__xfree(w->mesh_vadj);
   phys__xfree(w->mesh_adj);
+  phys__xfree(w->sdfs);
   phys__xfree(w->sites);
   phys__xfree(w->sensors);
   for (int i = 0; i < w->nnotices; i++) phys__xfree(w->notices[i]);

@@ -109,6 +109,7 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
   DUP(mesh_face_vert, src->nmesh_fv, src->mesh_fv_cap);
   DUP(mesh_vadj, 2 * src->nmesh_vert, src->mesh_vadj_cap);
   DUP(mesh_adj, src->nmesh_fv, src->mesh_adj_cap);
+  DUP(sdfs, src->nsdfs, src->sdfs_cap);
   DUP(excludes, src->nexcludes, src->excludes_cap);
   DUP(cpairs, src->ncpairs, src->cpairs_cap);
   DUP(keyframes, src->nkeyframes, src->keyframes_cap);
@@ -148,6 +149,7 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
     return phys__error(err, PHYS_E_NOMEM, "clone: out of memory");
   }
   phys__mesh_relink(w);
+  phys__sdf_relink(w);
   *out = w;
   return PHYS_OK;
 }

@@ -18,6 +18,7 @@
 #include "collision/narrowphase.h"
 #include "dynamics/tree.h"
 #include "model/hull.h"
+#include "model/sdf.h"
 #include "core/threads.h"
 
 typedef struct phys_geom {
@@ -40,6 +41,7 @@ typedef struct phys_geom {
   double stiffness, tau_d, hc_d, v_s;
   double solref[2];    /* MuJoCo's (timeconst, dampratio), 0 0: not given */
   int mesh;            /* mesh id of a PHYS_GEOM_MESH geom, else -1 */
+  int sdf;             /* profile id of a PHYS_GEOM_SDF geom, else -1 */
   phys_shape shape;    /* world pose, refreshed each step for awake bodies */
 } phys_geom;
 
@@ -52,6 +54,13 @@ typedef struct phys_mesh {
   int fv_adr, nfv;      /* into mesh_face_vert and mesh_adj (as many edges as face corners) */
   phys_hull hull;
 } phys_mesh;
+
+/* a registered SDF profile (phys_world_add_sdf): fixed-size plain data; geoms' shapes point at
+ * `shape`, re-linked whenever the array moves */
+typedef struct phys_sdf {
+  char name[64];
+  phys_sdf_shape shape;
+} phys_sdf;
 
 typedef struct phys_body {
   int alive;
@@ -250,6 +259,8 @@ struct phys_world {
   int *mesh_face, *mesh_face_vert, *mesh_vadj, *mesh_adj;
   int nmesh_vert, mesh_vert_cap, nmesh_face, mesh_plane_cap, mesh_face_cap, nmesh_fv, mesh_fv_cap;
   int mesh_vadj_cap, mesh_adj_cap;
+  phys_sdf *sdfs;        /* registered SDF profiles (sdf.c) */
+  int nsdfs, sdfs_cap;
   uint64_t *excludes;    /* contact-excluded body pairs (min << 32 | max), sorted, unique */
   int nexcludes, excludes_cap;
   phys_contact_pair *cpairs; /* explicit contact pairs, sorted by (a, b), unique */
@@ -393,6 +404,14 @@ void phys__artic_free(phys_artic *a);
 
 /* hull of mesh id, or NULL when the id is unknown */
 const phys_hull *phys__mesh_hull(const phys_world *w, int mesh);
+
+/* ---- sdf.c ---- */
+
+/* view of SDF profile id, or NULL when the id is unknown */
+const phys_sdf_shape *phys__sdf_shape(const phys_world *w, int sdf);
+
+/* point every SDF geom's shape at its profile (after the profile array moved, or in a clone) */
+void phys__sdf_relink(phys_world *w);
 
 /* ---- massprops.c ---- */
 

@@ -659,6 +659,7 @@ phys_status phys__mj_load(const char *buf, size_t len, const char *file, int fro
   phys__mj_sensor_free(&c);
   phys__xfree(c.gnames);
   phys__xfree(c.gparams);
+  phys__xfree(c.sdfs);
   phys__xfree(c.qjoints);
   phys__xfree(c.mocaps);
   for (int i = 0; i < c.nfile; i++) phys__xfree(c.files[i]);

@@ -358,6 +358,8 @@ static phys_status geom_parse(mj_ctx *c, const xmlNode *node, int cls, const dou
     g->mass = 0.0;
     g->density = 1000.0;
   }
+  /* a physd:sdf profile turns the stand-in primitive into an SDF geom */
+  if ((st = phys__mj_sdf_apply(c, node, phys__mj_attr(node, "name"), g))) return st;
   pose_compose(g->pos, g->quat, fpos, fq, g->pos, g->quat);
   *out = *g;
   return PHYS_OK;

@@ -14,11 +14,17 @@
  *   <numeric name="physd:contact_stiffness:GEOM" data="1e5"/>     the geom named GEOM
  * for contact_stiffness (N/m), contact_dissipation (s), hunt_crossley (s/m) and
  * stiction_tolerance (m/s); a geom's own setting wins over the model's. A bad value, an unknown
- * physd: name or a geom name no geom has is a load error. */
+ * physd: name or a geom name no geom has is a load error.
+ *
+ * A signed-distance-field geom (PHYS_GEOM_SDF, docs/mjcf.md) is a primitive geom that MuJoCo
+ * loads as a stand-in, turned into a revolved profile by
+ *   <numeric name="physd:sdf:GEOM" data="thickness r0 z0 r1 z1 ..."/>
+ * (the polyline's (r, z) points in the geom frame, 2 to 16 of them). */
 #include <math.h>
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
 #include "core/alloc.h"
+#include "core/world_internal.h"
 
 /* physd:solver: one of the solver table's names */
 static phys_status custom_solver(mj_ctx *c, const xmlNode *node, const char *data) {
@@ -97,8 +103,76 @@ static phys_status custom_text(mj_ctx *c, const xmlNode *node) {
 static const char *const cp_names[MJ_CP_COUNT] = {"contact_stiffness", "contact_dissipation",
                                                   "hunt_crossley", "stiction_tolerance"};
 
+/* physd:sdf:GEOM: "thickness r0 z0 r1 z1 ...", checked now (the numeric's line) */
+static phys_status custom_sdf(mj_ctx *c, const xmlNode *node, const char *name) {
+  const char *geom = name + strlen("physd:sdf:");
+  if (!geom[0])
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
+  for (int i = 0; i < c->nsdf; i++)
+    if (strcmp(c->sdfs[i].geom, geom) == 0)
+      return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: geom '%s' has a profile already", name,
+                           geom);
+  double v[1 + 2 * PHYS_SDF_MAX_POINTS + 1];
+  int n;
+  phys_status st = phys__mj_reals(c, node, "data", v, 0, (int)(sizeof v / sizeof v[0]), &n);
+  if (st) return st;
+  if (n < 5 || n % 2 == 0 || n > 1 + 2 * PHYS_SDF_MAX_POINTS)
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "%s: attribute 'data' must be the thickness and 2 to %d (r, z) points "
+                         "(an odd count of 5 to %d numbers), got %d", name, PHYS_SDF_MAX_POINTS,
+                         1 + 2 * PHYS_SDF_MAX_POINTS, n);
+  mj_sdf_spec s;
+  memset(&s, 0, sizeof s);
+  s.geom = geom;
+  s.node = node;
+  s.desc.thickness = v[0];
+  s.desc.npoint = (n - 1) / 2;
+  for (int i = 0; i < s.desc.npoint; i++) {
+    s.desc.point[i][0] = v[1 + 2 * i];
+    s.desc.point[i][1] = v[2 + 2 * i];
+  }
+  char why[160];
+  if (phys__sdf_check(&s.desc, why, sizeof why))
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: bad profile: %s", name, why);
+  if (PHYS_RESERVE(c->sdfs, c->capsdf, c->nsdf + 1))
+    return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  c->sdfs[c->nsdf++] = s;
+  return PHYS_OK;
+}
+
+phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
+                               phys_geom_desc *g) {
+  for (int i = 0; name && i < c->nsdf; i++) {
+    mj_sdf_spec *s = &c->sdfs[i];
+    if (strcmp(s->geom, name) != 0) continue;
+    if (g->type == PHYS_GEOM_PLANE || g->type == PHYS_GEOM_MESH)
+      return phys__mj_fail(c, node, PHYS_E_PARSE,
+                           "geom '%s' has a physd:sdf profile (line %ld): its stand-in must be "
+                           "a sphere, capsule, box, cylinder or ellipsoid", name,
+                           (long)xmlGetLineNo(s->node));
+    /* one profile per distinct description: geoms with equal profiles share it */
+    int id = -1;
+    for (int k = 0; k < c->world->nsdfs && id < 0; k++) {
+      phys_sdf_desc d;
+      if (phys_world_get_sdf(c->world, k, &d) == PHYS_OK && d.npoint == s->desc.npoint &&
+          d.thickness == s->desc.thickness &&
+          memcmp(d.point, s->desc.point, sizeof d.point[0] * (size_t)d.npoint) == 0)
+        id = k;
+    }
+    if (id < 0 && phys_world_add_sdf(c->world, &s->desc, NULL, &id) != PHYS_OK)
+      return phys__mj_fail(c, s->node, PHYS_E_INVALID, "physd:sdf:%s: %s", name,
+                           phys_world_last_error(c->world));
+    g->type = PHYS_GEOM_SDF;
+    g->sdf = id;
+    s->used = 1;
+    return PHYS_OK;
+  }
+  return PHYS_OK;
+}
+
 /* one <numeric> named physd:PARAM or physd:PARAM:GEOM */
 static phys_status custom_numeric_physd(mj_ctx *c, const xmlNode *node, const char *name) {
+  if (strncmp(name, "physd:sdf:", 10) == 0) return custom_sdf(c, node, name);
   const char *rest = name + 6, *colon = strchr(rest, ':');
   size_t len = colon ? (size_t)(colon - rest) : strlen(rest);
   int p = -1;
@@ -108,7 +182,8 @@ static phys_status custom_numeric_physd(mj_ctx *c, const xmlNode *node, const ch
     return phys__mj_fail(c, node, PHYS_E_PARSE,
                          "unknown physd numeric '%s' (known: physd:contact_stiffness, "
                          "physd:contact_dissipation, physd:hunt_crossley, "
-                         "physd:stiction_tolerance, each optionally followed by :GEOM)", name);
+                         "physd:stiction_tolerance, each optionally followed by :GEOM; "
+                         "physd:sdf:GEOM)", name);
   if (colon && !colon[1])
     return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
   double v;
@@ -150,6 +225,10 @@ void phys__mj_contact_params_apply(mj_ctx *c, const char *name, phys_geom_desc *
 }
 
 phys_status phys__mj_contact_params_check(mj_ctx *c) {
+  for (int i = 0; i < c->nsdf; i++)
+    if (!c->sdfs[i].used)
+      return phys__mj_fail(c, c->sdfs[i].node, PHYS_E_PARSE, "physd:sdf:%s: no geom named '%s'",
+                           c->sdfs[i].geom, c->sdfs[i].geom);
   for (int i = 0; i < c->ngparam; i++)
     if (!c->gparams[i].used)
       return phys__mj_fail(c, c->gparams[i].node, PHYS_E_PARSE, "physd:%s: no geom named '%s'",

@@ -45,32 +45,37 @@ phys_status phys__mj_inertia_finish(mj_ctx *c, const xmlNode *body, const xmlNod
 
 phys_status phys__mj_inertia_from_geoms(mj_ctx *c, const xmlNode *body, phys_body_desc *b) {
   if (!(c->boundmass > 0.0) && !(c->boundinertia > 0.0) && !c->balanceinertia) return PHYS_OK;
-  /* mass, COM and tensor of the geoms as the world computes them (body.c) */
+  /* mass, COM and tensor of the geoms as the world computes them (body.c; a mesh's or an SDF's
+   * mass centre may be off its frame): the COM first, then the tensor about it */
   double mtot = 0.0, com[3] = {0, 0, 0}, I[9] = {0};
-  for (int i = 0; i < c->ngeom; i++) {
-    const phys_geom_desc *g = &c->geoms[i];
-    double m = g->mass >= 0.0 ? g->mass : g->density * phys__shape_volume(g->type, g->size);
-    mtot += m;
-    v3_madd(com, com, m, g->pos);
-  }
-  if (mtot > 0.0) v3_scale(com, com, 1.0 / mtot);
-  for (int i = 0; i < c->ngeom && mtot > 0.0; i++) {
-    const phys_geom_desc *g = &c->geoms[i];
-    double m = g->mass >= 0.0 ? g->mass : g->density * phys__shape_volume(g->type, g->size);
-    double unit[3], q[4], R[9], d[3];
-    phys__shape_unit_inertia(g->type, g->size, unit);
-    memcpy(q, g->quat, sizeof q);
-    q_normalize(q);
-    q_to_m3(R, q);
-    v3_sub(d, g->pos, com);
-    double dd = v3_dot(d, d);
-    for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) {
-        double rot = 0.0; /* (R diag(m unit) R^T)[r][k] */
-        for (int j = 0; j < 3; j++) rot += R[3 * r + j] * m * unit[j] * R[3 * k + j];
-        I[3 * r + k] += rot + m * ((r == k ? dd : 0.0) - d[r] * d[k]);
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < c->ngeom; i++) {
+      const phys_geom_desc *g = &c->geoms[i];
+      double cen[3], q[4], R[9], U[9], gc[3], d[3];
+      double vol = phys__geom_mass_frame(c->world, g, cen, U);
+      double m = g->mass >= 0.0 ? g->mass : g->density * vol;
+      memcpy(q, g->quat, sizeof q);
+      q_normalize(q);
+      q_to_m3(R, q);
+      m3_mulv(gc, R, cen);
+      v3_add(gc, gc, g->pos);
+      if (pass == 0) {
+        mtot += m;
+        v3_madd(com, com, m, gc);
+        if (i == c->ngeom - 1 && mtot > 0.0) v3_scale(com, com, 1.0 / mtot);
+        continue;
       }
-  }
+      if (!(mtot > 0.0)) break;
+      v3_sub(d, gc, com);
+      double dd = v3_dot(d, d);
+      for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+          double rot = 0.0; /* (R (m U) R^T)[r][k] */
+          for (int j = 0; j < 3; j++)
+            for (int l = 0; l < 3; l++) rot += R[3 * r + j] * m * U[3 * j + l] * R[3 * k + l];
+          I[3 * r + k] += rot + m * ((r == k ? dd : 0.0) - d[r] * d[k]);
+        }
+    }
   double moments[3] = {0, 0, 0}, axes[9];
   q_identity(b->inertia_quat);
   if (mtot > 0.0) {

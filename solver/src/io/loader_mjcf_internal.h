@@ -142,6 +142,14 @@ typedef struct mj_geom_param {
   int used;           /* a geom of that name took it */
 } mj_geom_param;
 
+/* one SDF profile "physd:sdf:GEOM" waiting for its geom (loader_mjcf_custom.c) */
+typedef struct mj_sdf_spec {
+  const char *geom;   /* points into the document (after "physd:sdf:") */
+  phys_sdf_desc desc; /* checked */
+  const xmlNode *node;
+  int used;           /* a geom of that name took it */
+} mj_sdf_spec;
+
 typedef struct mj_ctx {
   const char *file;           /* file name used in messages */
   phys_error *err;            /* where errors go (never NULL) */
@@ -172,6 +180,8 @@ typedef struct mj_ctx {
   int has_cparam[MJ_CP_COUNT]; /* ... when given */
   mj_geom_param *gparams;     /* per-geom ones */
   int ngparam, capgparam;
+  mj_sdf_spec *sdfs;          /* SDF profiles by geom name (physd:sdf:GEOM) */
+  int nsdf, capsdf;
   int ngname, capgname;
   mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
   int nqjoint, capqjoint;
@@ -229,8 +239,14 @@ phys_status phys__mj_check_attrs(mj_ctx *c, const xmlNode *node, const char *con
 /* loader_mjcf_custom.c: put the compliant contact parameters of <custom> (model-wide, then those
  * of the geom named `name`, nullable) into g */
 void phys__mj_contact_params_apply(mj_ctx *c, const char *name, phys_geom_desc *g);
-/* after <worldbody>: an error for a per-geom setting no geom took */
+/* after <worldbody>: an error for a per-geom setting (or SDF profile) no geom took */
 phys_status phys__mj_contact_params_check(mj_ctx *c);
+
+/* loader_mjcf_custom.c: when a physd:sdf:NAME profile names geom `name` (nullable), make g (its
+ * stand-in primitive, read from `node`) that SDF geom: the profile is registered in c->world
+ * (once per distinct profile) and g gets its type and id. Errors name the geom's line. */
+phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
+                               phys_geom_desc *g);
 
 /* Fail with "missing required attribute" unless `name` is present. */
 phys_status phys__mj_require(mj_ctx *c, const xmlNode *node, const char *name);

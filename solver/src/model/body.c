@@ -35,6 +35,9 @@ static phys_status check_geom(phys_world *w, const phys_geom_desc *g, int index,
                         i, g->size[i]);
   if (g->type == PHYS_GEOM_MESH && !phys__mesh_hull(w, g->mesh))
     return phys__fail(w, PHYS_E_INVALID, "%s: mesh %d: no such mesh", who, g->mesh);
+  if (g->type == PHYS_GEOM_SDF && !phys__sdf_shape(w, g->sdf))
+    return phys__fail(w, PHYS_E_INVALID, "%s: sdf %d: no such profile (phys_world_add_sdf)", who,
+                      g->sdf);
   if (!v3_isfinite(g->pos)) return phys__fail(w, PHYS_E_INVALID, "%s: position is not finite", who);
   if (!quat_ok(g->quat))
     return phys__fail(w, PHYS_E_INVALID, "%s: quaternion is zero or not finite", who);
@@ -84,6 +87,7 @@ static double geom_bound(const phys_world *w, const phys_geom_desc *d) {
   switch (d->type) {
     case PHYS_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
     case PHYS_GEOM_MESH: return phys__mesh_hull(w, d->mesh)->rbound;
+    case PHYS_GEOM_SDF: return phys__sdf_shape(w, d->sdf)->rbound;
     case PHYS_GEOM_SPHERE: return s[0];
     case PHYS_GEOM_CAPSULE: return s[0] + s[1];
     case PHYS_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
@@ -106,6 +110,8 @@ static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d
   g->rbound = geom_bound(w, d);
   g->mesh = d->type == PHYS_GEOM_MESH ? d->mesh : -1;
   g->shape.hull = d->type == PHYS_GEOM_MESH ? phys__mesh_hull(w, d->mesh) : NULL;
+  g->sdf = d->type == PHYS_GEOM_SDF ? d->sdf : -1;
+  g->shape.sdf = d->type == PHYS_GEOM_SDF ? phys__sdf_shape(w, d->sdf) : NULL;
   g->friction = d->friction;
   g->friction_torsion = d->friction_torsion;
   g->friction_rolling = d->friction_rolling;

@@ -21,6 +21,7 @@ phys_status phys_world_get_geom(const phys_world *w, phys_id id, phys_geom_info 
   memcpy(gi.size, g->size, sizeof gi.size);
   gi.body = g->body;
   gi.mesh = g->type == PHYS_GEOM_MESH ? g->mesh : -1;
+  gi.sdf = g->type == PHYS_GEOM_SDF ? g->sdf : -1;
   double rot[9], q[4];
   if (g->body == PHYS_ID_NONE || !phys__body_ok(w, g->body)) {
     /* a world geom: its stored pose is the world pose */

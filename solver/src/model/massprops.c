@@ -54,6 +54,14 @@ double phys__geom_mass_frame(const phys_world *w, const phys_geom_desc *g, doubl
                              double unit_inertia[9]) {
   memset(unit_inertia, 0, 9 * sizeof(double));
   v3_zero(center);
+  if (g->type == PHYS_GEOM_SDF) {
+    /* the revolved solid: centre on its axis, integrated at registration (sdf_massprops.c) */
+    const phys_sdf_shape *s = phys__sdf_shape(w, g->sdf);
+    if (!s) return 0.0;
+    v3_copy(center, s->center);
+    memcpy(unit_inertia, s->unit_inertia, 9 * sizeof(double));
+    return s->volume;
+  }
   if (g->type == PHYS_GEOM_MESH) {
     /* the solid hull: its centre of volume is off the mesh-frame origin in general */
     const phys_hull *h = phys__mesh_hull(w, g->mesh);

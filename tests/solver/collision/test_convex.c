@@ -446,7 +446,7 @@ static void test_random_pairs(void) {
   CU_ASSERT_EQUAL_FATAL(phys_world_add_mesh(w, pts, 40, "rock", &mesh), PHYS_OK);
   phys_contact_point c[4], c2[4], sw[4];
   int bad_surface = 0, bad_swap = 0, bad_repeat = 0, misses = 0, total = 0, mpr = 0;
-  for (int ta = PHYS_GEOM_SPHERE; ta < PHYS_GEOM_TYPE_COUNT; ta++) {
+  for (int ta = PHYS_GEOM_SPHERE; ta <= PHYS_GEOM_MESH; ta++) {
     for (int tb = PHYS_GEOM_SPHERE; tb <= ta; tb++) {
       if (ta < PHYS_GEOM_CYLINDER || (ta == PHYS_GEOM_CYLINDER && tb == PHYS_GEOM_SPHERE)) continue;
       for (int it = 0; it < 200; it++) {
