@@ -407,6 +407,13 @@ typedef struct phys_nsn_options {
   double damping;           /* t of lambda += t dlambda, in (0, 1]; default 0.75 (the paper's) */
   int linear_iterations;    /* PCR iterations per Newton iteration, >= 1; default 20 */
   double epsilon;           /* regularisation eps I of the Schur complement, >= 0; default 1e-6 */
+  double lm_friction;       /* Levenberg-Marquardt kappa >= 0: kappa D_ii (D_ii the row's Delassus
+                               diagonal) added to the Newton matrix's diagonal on friction rows;
+                               it changes the step, not the solution (the residual F is not
+                               touched); default 0.5, 0: the paper (docs/engine.md, NSN) */
+  int lm_patience;          /* the term is off while the island's metric reaches new lows and on
+                               for the rest of the step after this many Newton iterations without
+                               one, >= 1; default 2 */
   phys_nsn_preconditioner preconditioner; /* default PHYS_NSN_PRECOND_EFFECTIVE_MASS */
   int warm_start;           /* 1: start from the previous step's impulses (physd's warm start);
                                0: from zero, as the paper; default 1 */
@@ -584,6 +591,8 @@ typedef struct phys_nsn_stats {
                                 step's last Newton iteration over the islands (0 without rows) */
   int non_finite;            /* islands where a non-finite value appeared: they kept their last
                                 finite impulses */
+  int lm_islands;            /* islands whose Levenberg-Marquardt term went on (nsn.lm_friction,
+                                nsn.lm_patience) */
 } phys_nsn_stats;
 
 /* Statistics of the first-order stable solver in the last step (summed over islands unless

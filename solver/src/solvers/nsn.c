@@ -14,8 +14,15 @@
  *       F = lambda_f, so the step sets lambda_f to 0 (sec. 6.1)
  *   bilateral rows (connects, welds, joint equalities): F = w, C = 0; soft rows F = J v +
  *       (lambda + k e) / c, C = 1 / c (the compliance form (7))
- * then solves [diag(alpha) J A^-1 J^T diag(alpha) + C + eps I] dlambda = -F by a fixed number
- * of PCR iterations (nsn_pcr.c) and updates lambda += t dlambda (damping t, no line search).
+ * then solves [diag(alpha) J A^-1 J^T diag(alpha) + C + L + eps I] dlambda = -F by a fixed
+ * number of PCR iterations (nsn_pcr.c) and updates lambda += t dlambda (damping t, no line
+ * search). L = diag(kappa D_ii) on friction rows (kappa = nsn.lm_friction, else 0) is a
+ * Levenberg-Marquardt term, switched on for the rest of the step when the metric has not
+ * reached a new low for nsn.lm_patience iterations: in a statically indeterminate pile the
+ * friction rows that stick (W ~ 0) leave the Schur complement singular, and undamped steps
+ * along its null space (self-equilibrated friction impulses that move nothing) push impulses
+ * out of the cone, where W jumps and the iteration cycles; L bounds those steps and leaves F,
+ * hence the solutions, as they are (docs/engine.md, NSN).
  * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
  * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
  * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
@@ -53,7 +60,8 @@ static void friction_group(phys_nsn *ws, int ncp, int ci, int r0, int n, double 
     l2 += lam[r0 + j] * lam[r0 + j];
   }
   double W = phys__nsn_friction_w(ncp, sqrt(v2), sqrt(l2), bound, ws->r[i0]);
-  for (int j = 0; j < n; j++) set_row(ws, i0 + j, 1.0, W, wv[r0 + j] + W * lam[r0 + j]);
+  for (int j = 0; j < n; j++)
+    set_row(ws, i0 + j, 1.0, W + ws->lm[i0 + j], wv[r0 + j] + W * lam[r0 + j]);
 }
 
 /* a unilateral row: row 2 of record ci */
@@ -61,7 +69,7 @@ static void unilateral_row(phys_nsn *ws, int ncp, int ci, double a, double lambd
   size_t i = 3 * (size_t)ci + 2;
   double phi, alpha, comp;
   phys__nsn_unilateral(ncp, a, lambda, ws->r[i], &phi, &alpha, &comp);
-  set_row(ws, i, alpha, comp, phi);
+  set_row(ws, i, alpha, comp + ws->lm[i], phi);
 }
 
 /* F, alpha and C of every row of island k at the current iterate (vh, con[].lambda), and the
@@ -125,18 +133,37 @@ static double row_r(const phys_world *w, double D, int friction) {
   }
 }
 
-/* r of every row of record ci from its Delassus block */
+/* 1 when row 2 of record c is a friction row (a dof friction, an angular record's torsion),
+ * 0 when it is unilateral (a contact's normal, a limit) or bilateral */
+static int row2_friction(const phys_con *c) {
+  return c->kind == PHYS_CON_DOF_FRICTION || (c->kind == PHYS_CON_CONTACT && c->ang);
+}
+
+/* r of every row of record ci from its Delassus block; its Levenberg-Marquardt terms off */
 static void record_r(const phys_world *w, const phys_problem *s, int ci) {
   phys_nsn *ws = nsn_ws(s);
   const phys_con *c = &s->con[ci];
   const double *W = ws->pgs.W + 9 * (size_t)ci;
   double *r = ws->r + 3 * (size_t)ci;
-  int fric2 = c->kind == PHYS_CON_CONTACT || c->kind == PHYS_CON_DOF_FRICTION;
   double tang = row_r(w, 0.5 * (W[0] + W[4]), 1);
   r[0] = r[1] = c->dim == 3 ? tang : 0.0;
-  /* row 2: a contact's normal and a limit are unilateral; a dof friction and an angular
-   * record's torsion are friction rows */
-  r[2] = row_r(w, W[8], fric2 && (c->ang || c->kind == PHYS_CON_DOF_FRICTION));
+  r[2] = row_r(w, W[8], row2_friction(c));
+  v3_zero(ws->lm + 3 * (size_t)ci);
+}
+
+/* switch island k's Levenberg-Marquardt term on: kappa D_ii on its friction rows */
+static void island_lm_on(const phys_world *w, const phys_problem *s, int k) {
+  phys_nsn *ws = nsn_ws(s);
+  double kappa = w->opt.nsn.lm_friction;
+  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
+    const phys_con *c = &s->con[ci];
+    const double *W = ws->pgs.W + 9 * (size_t)ci;
+    double *lm = ws->lm + 3 * (size_t)ci;
+    if (c->kind == PHYS_CON_CONNECT) continue;
+    if (row2_friction(c)) lm[2] = kappa * W[8];
+    if (c->dim == 3) /* a contact's tangent rows, an angular record's rolling rows */
+      for (int r = 0; r < 2; r++) lm[r] = kappa * W[4 * r];
+  }
 }
 
 /* the island's velocity from con[].lambda, per subsystem */
@@ -164,7 +191,7 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   phys_pgs_island *pisl = &ws->pgs.isl[k];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1], it = 0;
   double residual = 0.0;
-  isl->newton = isl->pcr = isl->non_finite = 0;
+  isl->newton = isl->pcr = isl->non_finite = isl->lm = 0;
   isl->pcr_res = 0.0;
 
   if (c1 == c0) {
@@ -185,7 +212,8 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   for (int ci = c0; ci < c1; ci++) record_r(w, s, ci);
   island_velocity(w, s, k);
 
-  double t = o->nsn.damping, eps = o->nsn.epsilon;
+  double t = o->nsn.damping, eps = o->nsn.epsilon, best = INFINITY;
+  int since_best = 0;
   for (it = 0; it < o->max_iterations; it++) {
     int bad = assemble_rows(w, s, k);
     double rel = 0.0;
@@ -216,6 +244,16 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     if (residual <= o->tolerance) {
       it++;
       break;
+    }
+    /* the Levenberg-Marquardt term goes on for the rest of the step once the metric has not
+     * reached a new low for nsn.lm_patience iterations (the cycling of a singular Schur
+     * complement); while it falls, the step is the paper's */
+    if (metric < best) {
+      best = metric;
+      since_best = 0;
+    } else if (++since_best >= o->nsn.lm_patience && !isl->lm && o->nsn.lm_friction > 0.0) {
+      island_lm_on(w, s, k);
+      isl->lm = 1;
     }
   }
   isl->newton = it;
@@ -260,7 +298,7 @@ phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
   ws->pgs.rho = ARENA_NEW(ar, double, 2 * nc);
   ws->pgs.lim_adr = ARENA_ZNEW(ar, size_t, nc);
   ws->isl = ARENA_ZNEW(ar, phys_nsn_island, ni);
-  double **rows[] = {&ws->r, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->x, &ws->res,
+  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->x, &ws->res,
                      &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q, &ws->pinv};
   int ok = ws->pgs.isl && ws->pgs.W && ws->pgs.rho && ws->pgs.lim_adr && ws->isl;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -283,6 +321,7 @@ void phys__nsn_stats(const phys_problem *s, phys_step_stats *st) {
     n.pcr_iterations += isl->pcr;
     if (isl->pcr_res > n.pcr_residual) n.pcr_residual = isl->pcr_res;
     n.non_finite += isl->non_finite;
+    n.lm_islands += isl->lm;
   }
   st->nsn = n;
 }

@@ -10,7 +10,10 @@
  * island-wide matrix is ever formed. Each Newton iteration sets per row a residual F_i, a row
  * scale alpha_i (the NCP's derivative in its velocity argument) and a diagonal C_ii, and solves
  *   [diag(alpha) J A^-1 J^T diag(alpha) + C + eps I] dlambda = -F
- * by a fixed number of PCR iterations (paper 003 (59), velocity-level reading). */
+ * by a fixed number of PCR iterations (paper 003 (59), velocity-level reading), where C carries
+ * on friction rows, once an island's iteration stops improving, a Levenberg-Marquardt term
+ * kappa D_ii besides W (it shrinks the step where the Schur complement is singular, not the
+ * solution). */
 #ifndef PHYS_SOLVERS_NSN_H
 #define PHYS_SOLVERS_NSN_H
 
@@ -22,6 +25,7 @@ typedef struct phys_nsn_island {
   int pcr;              /* PCR iterations */
   double pcr_res;       /* relative PCR residual of the last Newton iteration */
   int non_finite;       /* 1 when a non-finite value stopped it (last finite impulses kept) */
+  int lm;               /* 1 when its Levenberg-Marquardt term went on */
   double *u;            /* d.n: scratch island vector of the matrix-free product */
 } phys_nsn_island;
 
@@ -33,6 +37,8 @@ typedef struct phys_nsn {
   phys_nsn_island *isl; /* per island */
   /* per row (3 per record, 3 ci + r) */
   double *r;            /* the NCP scaling r of the row (unilateral and friction rows) */
+  double *lm;           /* the row's Levenberg-Marquardt term: nsn.lm_friction times its Delassus
+                           diagonal on a friction row once the island's term is on, else 0 */
   double *alpha;        /* this Newton iteration's row scale (0 removes the row's J) */
   double *comp;         /* this Newton iteration's C_ii */
   double *rhs;          /* -F */
