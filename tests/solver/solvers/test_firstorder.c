@@ -2,7 +2,9 @@
  * list: the three Euler variants' stability boundaries of sec. 1 (closed-form iteration
  * matrices for the explicit and semi-implicit ones, the implicit one through the solver on a
  * one-row spring), the one-step stiff limit, a connect pendulum with its stiffness from 1e3 to
- * 1e18 (K-independence, O(h^2) drift, no growth over 100 s), redundant rows, the soft joint limit of sec. 5.3 (rebound, lam = 0
+ * 1e18 (K-independence, O(h^2) drift, no growth over 100 s; the spec's scene at h = 1e-4 within
+ * 5e-8 m), redundant rows, the normals' per-row law against the paper's min-norm QP on
+ * coincident contacts, the soft joint limit of sec. 5.3 (rebound, lam = 0
  * whenever phi1 > 0), the incline of sec. 5.5 at mu in {0, 0.125, 0.25, 0.375} against the
  * discrete Coulomb reference, a 100-sphere stack, bit-identical results for 1 and 2 threads,
  * and the refusal of bad options naming the option. */
@@ -169,8 +171,9 @@ static double pendulum(double K, double h, double seconds, int rows, int *finite
 
 /* h = 0.01: bounded and finite for K = 1e3 .. 1e18, the same deviation to 3 digits for K >=
  * 1e9 (with K = 1e6 the stretch under up to 3 m g, 3e-5 m, adds 3 %); K = 1e15: the largest
- * deviation over 1 s falls ~100x per decade of h: 9.8e-8 m at h = 1e-4 (the spec's replica
- * 4.9e-8 with the Mhat Gdv term that physd drops: (h v)^2 / (2 L) per step here); over 100 s
+ * deviation over 1 s falls ~100x per decade of h: 9.8e-8 m at h = 1e-4, the chord error
+ * (h v)^2 / (2 L) of this sphere (I = 0.001, v^2 = 19.6 at the bottom; the spec's scene, I =
+ * 1, gives 4.905e-8: test_pendulum_spec_scene); over 100 s
  * at h = 0.01 it does not grow (the whole run's and the last 10 s' maxima at most the first
  * second's, the last 10 s' within 10 % of it) */
 static void test_pendulum(void) {
