@@ -475,6 +475,13 @@ typedef struct phys_world_options {
                                after every iteration (phys_world_trace_island); results are
                                bit-identical either way. 0 (default): nothing recorded, nothing
                                computed for it. */
+  int gradients;            /* 1: every step also computes, per island, the gradients of its new
+                               velocities with respect to the velocities it started from and to
+                               its contacts' stiffness and dissipation (paper 001 sec. X-B;
+                               phys_world_gradient_island); only sap, icf-lagged and icf-similar
+                               give them (another solver is refused with
+                               PHYS_E_INVALID naming it). Results are bit-identical
+                               either way. 0 (default): nothing computed. */
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
   phys_canal_options canal;     /* used by CANAL only */
   phys_pgs_options pgs;     /* used by pgs only */
@@ -552,6 +559,11 @@ typedef struct phys_sap_stats {
   int sparse_islands;        /* islands factorised by the sparse (CHOLMOD) path */
   int compliant_contacts;    /* contacts in the compliant branch of eq. 21 (the others are
                                 near-rigid) */
+  int gradient_factorisations; /* opt.gradients: islands factorised for the gradients (those
+                                whose warm start met the stop test had no factor to reuse, and
+                                those where refining on the kept factor did not converge) */
+  int gradient_refinements;  /* opt.gradients: refinement sweeps on the kept factor (one per
+                                right-hand side when the factor is exact at the solution) */
   phys_sap_status status;    /* the worst island's */
 } phys_sap_stats;
 

@@ -40,6 +40,12 @@ typedef void (*phys_newton_eval_fn)(const phys_newton_row *row, double beta, con
 typedef double (*phys_newton_potential_fn)(const phys_newton_row *row, double beta,
                                            const double x[3]);
 
+/* the model's partial derivative d lambda / d par[j] at fixed x (row->par, newton_row), for the
+ * gradients through contact (gradient.c); parameters the model does not differentiate give 0;
+ * pure */
+typedef void (*phys_newton_dpar_fn)(const phys_newton_row *row, double beta, const double x[3],
+                                    int j, double dlam[3]);
+
 /* how a Newton solve ended */
 enum {
   PHYS_NEWTON_OK = 0,           /* ||r|| below the tolerance (or the decrement at roundoff) */
@@ -66,6 +72,7 @@ typedef struct phys_newton {
   double beta;
   phys_newton_eval_fn eval;
   phys_newton_potential_fn potential;
+  phys_newton_dpar_fn dpar;   /* NULL: the model gives no parameter derivatives */
   /* the iterate and scratch (n each) */
   double *v, *r, *dv, *Ad, *tmp;
   /* per row set (3 each): J v, x, lambda, J d, x at the line search start; D (9 each) */
@@ -74,6 +81,8 @@ typedef struct phys_newton {
   double *H;
   double *T;                  /* 3 x (largest subsystem's dofs): assembly scratch */
   struct phys_sparse_hessian *sp;
+  int factored;               /* 1 once a solve of this step has factorised H (the factor then
+                                 holds H at the iterate before the last step; gradient.c) */
   /* the outcome of the last solve */
   int iters, status, ls_failures;
   double rnorm;

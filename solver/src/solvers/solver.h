@@ -43,6 +43,10 @@ typedef struct phys_solver_def {
    * A and the free motion from the problem and adds no position pass; 0: it runs only the
    * default weights (1, 1, 1) */
   int theta_method;
+  /* 1: it gives gradients through contact (opt.gradients, solvers/gradient.c): it solves each
+   * island by the shared Newton driver on a convex potential whose factor it keeps (sap,
+   * icf-*); 0: opt.gradients = 1 is refused with it */
+  int gradients;
 } phys_solver_def;
 
 /* The table entry of `kind`, or NULL when it is not a solver kind. */
