@@ -108,6 +108,7 @@ static phys_status icf_prepare(phys_world *w, phys_problem *s, int type) {
     phys_sap_island *si = &ws->isl[k];
     phys_newton *nt = &si->nt;
     nt->alpha_max = o->alpha_max;
+    nt->line_search = (int)o->line_search;
     si->compliant = 0;
     entry_velocity(s, &si->d, nt->tmp); /* tmp is the driver's scratch until the solve */
     for (int i = 0; i < nt->nrow; i++) {

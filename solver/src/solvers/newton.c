@@ -173,7 +173,8 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     double ga = g0;
     for (int i = 0; i < 3 * nt->nrow; i++) ga += nt->jd[i] * nt->lam[i];
     int bracketed = 1;
-    double alpha = phys__newton_line_search(nt, ga, q, g0, &bracketed);
+    double alpha = nt->line_search ? phys__newton_backtrack(nt, ga, q, g0, &bracketed)
+                                   : phys__newton_line_search(nt, ga, q, g0, &bracketed);
     if (!bracketed) nt->ls_failures++;
     if (!(alpha > 0.0) || !isfinite(alpha)) {
       nt->status = PHYS_NEWTON_NON_FINITE;
@@ -229,6 +230,7 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->alpha_max = 0.0; /* the bracket doubling unless the solver sets a cap */
   nt->factored = 0;
   nt->dpar = NULL;
+  nt->line_search = 0; /* exact unless the solver says otherwise */
   double *b = ARENA_NEW(ar, double, n);
   nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
   nt->v = ARENA_NEW(ar, double, n);

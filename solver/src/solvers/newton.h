@@ -101,6 +101,9 @@ typedef struct phys_newton {
   /* the line search's largest step (0: bracket doubling from 1 up to 2^10; > 0: the search is
    * on [0, alpha_max], alpha_max taken when phi' is still negative there) */
   double alpha_max;
+  /* 0 (PHYS_LINE_SEARCH_EXACT): the exact line search; 1: Armijo backtracking (it needs the
+   * model's potential) */
+  int line_search;
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -136,6 +139,15 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
  * scratch. */
 double phys__newton_line_search(phys_newton *nt, double g0, double q, double dphi0,
                                 int *bracketed);
+
+/* Backtracking along nt->dv (paper 000 sec. VIII-C's comparison, as Drake's SAP does it):
+ * alpha = 1.5 (or nt->alpha_max when set), multiplied by 0.8 while Armijo's condition phi(alpha)
+ * = h(v + alpha d) - h(v) <= 1e-4 alpha phi'(0) fails or the cost still falls at the next
+ * alpha (so the best alpha of that grid once Armijo holds), phi evaluated as alpha g0 + alpha^2
+ * q / 2 + sum_i (psi_i(x0_i - alpha beta w_i) - psi_i(x0_i)) with the arguments of
+ * phys__newton_line_search. Returns alpha; *accepted = 0 when Armijo never held in 200
+ * reductions. Writes nt->x as scratch. */
+double phys__newton_backtrack(phys_newton *nt, double g0, double q, double dphi0, int *accepted);
 
 /* phi'(alpha) and phi''(alpha) of the line search (exposed for tests) */
 double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, double *ddphi);

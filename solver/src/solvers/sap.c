@@ -286,8 +286,13 @@ phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_
 }
 
 phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
-  return phys__sap_prepare_model(w, s, phys__sap_model_eval, phys__sap_model_potential,
-                                 phys__sap_model_dpar, w->opt.sap.abs_tol, w->opt.sap.rel_tol);
+  phys_status st = phys__sap_prepare_model(w, s, phys__sap_model_eval, phys__sap_model_potential,
+                                           phys__sap_model_dpar, w->opt.sap.abs_tol,
+                                           w->opt.sap.rel_tol);
+  if (st) return st;
+  for (int k = 0; k < s->nislands; k++)
+    sap_ws(s)->isl[k].nt.line_search = (int)w->opt.sap.line_search;
+  return PHYS_OK;
 }
 
 void phys__sap_stats(const phys_problem *s, phys_step_stats *st) {
