@@ -639,8 +639,8 @@ int phys_world_trace_largest_island(const phys_world *w);
  * velocity-dependent explicit forces the step does not linearise: an island with a tendon or
  * site actuator, or a tendon damper, on its bodies has no gradient (PHYS_E_UNSUPPORTED). The
  * accuracy is the solve's: the solution itself is known to the stop test's tolerance (sap.rel_tol,
- * icf.rel_tol), and so are these derivatives; against central differences of whole steps they
- * agree to about 1e-6 relative with the tolerance at 1e-10 (test `gradient`).
+ * icf.rel_tol), and so are these derivatives; with the tolerance at 1e-10 they agree with
+ * central differences of whole steps to better than 1e-7 relative (test `gradient`).
  *
  * The gradients belong to the world and describe the last successful step: they are dropped by
  * the next phys_world_step (also one that fails) and by phys_world_set_options, and pointers

@@ -416,17 +416,9 @@ phys_status phys_world_gradient_island(const phys_world *w, int island,
   phys_world *mw = (phys_world *)w; /* the error message is the only thing written */
   if (out) memset(out, 0, sizeof *out);
   if (!out) return phys__fail(mw, PHYS_E_INVALID, "gradients: out is NULL");
-  if (!w->grad_valid) {
-    if (!w->opt.gradients)
-      return phys__fail(mw, PHYS_E_STATE, "gradients: off; set phys_world_options.gradients = 1 "
-                                          "(with sap, icf-lagged or icf-similar) and step");
-    return phys__fail(mw, PHYS_E_STATE, "gradients: none yet; step the world with gradients = 1 "
-                                        "(a step that failed, or an options change, drops the "
-                                        "last ones)");
-  }
-  if (island < 0 || island >= w->grad_nislands)
-    return phys__fail(mw, PHYS_E_NOT_FOUND, "gradients: island %d out of range (%d islands)",
-                      island, w->grad_nislands);
+  phys_status st = phys__step_record_check(w, w->grad_valid, w->opt.gradients,
+                                           w->grad_nislands, island, "gradients", "gradients");
+  if (st) return st;
   const phys_grad_island *g = &w->grad_isl[island];
   switch (g->status) {
   case PHYS_GRAD_DONE: break;

@@ -71,6 +71,13 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s);
  * (max_iterations slots), so islands solved by different threads write disjoint memory. With
  * the option at 0 s->trace_val is NULL and a solver computes nothing for it. */
 
+/* trace.c: PHYS_OK when a record of the last step kept per island (the residual trace, the
+ * gradients) holds island `island`; else PHYS_E_STATE (`valid` 0: off when `on` is 0, none
+ * yet otherwise) or PHYS_E_NOT_FOUND, its message naming `what` and the option field `option`,
+ * recorded on the world */
+phys_status phys__step_record_check(const phys_world *w, int valid, int on, int nislands,
+                                   int island, const char *what, const char *option);
+
 /* 1 when this step records a trace */
 static inline int phys__trace_on(const phys_problem *s) { return s->trace_val != NULL; }
 
