@@ -146,6 +146,16 @@ def run_physbench(args, path, threads, sleep):
     return run_json(cmd)
 
 
+def add_common_args(ap):
+    """The arguments the comparison scripts beside this one share: --build-dir, --peer-models
+    and --out."""
+    ap.add_argument("--build-dir", default=os.environ.get("PHYS_BUILD_DIR",
+                                                         os.path.join(ROOT, "build")))
+    ap.add_argument("--peer-models", default=os.environ.get("PHYS_PEER_MODELS",
+                                                           PEER_DIR_DEFAULT))
+    ap.add_argument("--out", metavar="FILE.md", help="also write the Markdown table here")
+
+
 def median_or_none(values):
     """Median of the non-None values, or None."""
     values = [v for v in values if v is not None]

@@ -48,11 +48,7 @@ def parse_args():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--stack-mb", type=int, default=2048,
                     help="MuJoCo's mjData stack, MiB (its PGS keeps nefc x nefc there)")
-    ap.add_argument("--build-dir", default=os.environ.get("PHYS_BUILD_DIR",
-                                                         os.path.join(cm.ROOT, "build")))
-    ap.add_argument("--peer-models", default=os.environ.get("PHYS_PEER_MODELS",
-                                                           cm.PEER_DIR_DEFAULT))
-    ap.add_argument("--out", metavar="FILE.md", help="also write the Markdown table here")
+    cm.add_common_args(ap)
     args = ap.parse_args()
     try:
         args.threads = [int(t) for t in args.threads.split(",") if t]

@@ -46,11 +46,7 @@ def parse_args():
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--build-dir", default=os.environ.get("PHYS_BUILD_DIR",
-                                                         os.path.join(cm.ROOT, "build")))
-    ap.add_argument("--peer-models", default=os.environ.get("PHYS_PEER_MODELS",
-                                                           cm.PEER_DIR_DEFAULT))
-    ap.add_argument("--out", metavar="FILE.md", help="also write the Markdown table here")
+    cm.add_common_args(ap)
     ap.add_argument("--detail", action="store_true",
                     help="also iterations per step and the deepest penetration in each cell")
     args = ap.parse_args()

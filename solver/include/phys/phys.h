@@ -643,6 +643,79 @@ int phys_world_trace_island_rows(const phys_world *w, int island);
  * is no trace or no island has rows. */
 int phys_world_trace_largest_island(const phys_world *w);
 
+/* ---- gradients through contact (phys_world_options.gradients = 1) --------------------------
+ *
+ * Paper 001 sec. X-B: a step of sap, icf-lagged or icf-similar ends, on each island, at the
+ * minimum of a strongly convex potential, r(v; theta) = A v - b - J^T gamma(v; theta) = 0, so by
+ * the implicit-function theorem H dv/dtheta = -dr/dtheta with H = A + J^T G J, the Hessian whose
+ * Cholesky factor the Newton loop already holds. With the option on, every step computes per
+ * island, reusing that factor (refined against H at the solution; a factorisation only when the
+ * island took no Newton step, or when the refinement does not converge: both counted in
+ * stats.sap.gradient_*):
+ *   - dv/dv0: the island's new velocities with respect to the velocities it started the step
+ *     with, at fixed positions, forces and controls (the free motion's dependence included: a
+ *     free body's gyroscopic term, a tree's mid-step velocity bias and its theta-weighted joint
+ *     dampers; Lagged's gamma_n0 and the regularised stiction tolerance of eq. 26);
+ *   - dv/dk and dv/d(dissipation) per contact: the derivative with respect to the contact's own
+ *     stiffness k (N/m) and its dissipation (sap: the time scale tau_d in s; icf-*: Hunt &
+ *     Crossley's d in s/m), as the model used them: the pair's values combined from its geoms
+ *     (docs/engine.md, "Compliant contact parameters"; a geom against a geom that gives none,
+ *     e.g. a plane, passes its own values through). Per geom, sum over the geom's contacts
+ *     times the combination rule's derivative. A sap contact in the near-rigid branch of eq. 21
+ *     does not depend on k (0); an icf contact whose pair gives no stiffness uses the solver's
+ *     near-rigid k, and the derivative is with respect to that value; tau_d not given is sap's
+ *     (beta / pi) dt, and the derivative with respect to it is given all the same.
+ * Velocities are the public ones: a free body's COM linear and world angular velocity
+ * (phys_body_get_state), a tree's joint velocities (phys_link_get_joint's qvel). What they do
+ * not cover: positions (dq = h (theta_vq dv + (1 - theta_vq) dv0) for the joints whose qdot is
+ * their velocity; the rest by the chain rule through the integrator), the geometry's dependence
+ * on anything (contact points, normals, J and phi0 are those of the step's start), and
+ * velocity-dependent explicit forces the step does not linearise: an island with a tendon or
+ * site actuator, or a tendon damper, on its bodies has no gradient (PHYS_E_UNSUPPORTED). The
+ * accuracy is the solve's: the solution itself is known to the stop test's tolerance (sap.rel_tol,
+ * icf.rel_tol), and so are these derivatives; with the tolerance at 1e-10 they agree with
+ * central differences of whole steps to better than 1e-7 relative (test `gradient`).
+ *
+ * The gradients belong to the world and describe the last successful step: they are dropped by
+ * the next phys_world_step (also one that fails) and by phys_world_set_options, and pointers
+ * into them are valid until then (or phys_world_destroy). Results of the step are bit-identical
+ * with the option on or off. Reading does not change the world; like every call on a world, not
+ * concurrently with a step or an options change of that world. */
+
+/* One island velocity coordinate: a free body's (body, 0..2 linear, 3..5 angular), or a tree
+ * link's joint velocity (body = the link, index = the component of its joint's qvel). */
+typedef struct phys_gradient_dof {
+  phys_id body;
+  int index;
+} phys_gradient_dof;
+
+/* One island's gradients; every pointer is owned by the world (see above). Matrices are
+ * row-major: dv_dv0[i * ndof + j] = d v_i / d v0_j; dv_dk[i * ncontact + c] = d v_i / d k_c. */
+typedef struct phys_gradient_island {
+  int ndof;
+  const phys_gradient_dof *dof;      /* ndof */
+  const double *dv_dv0;              /* ndof x ndof */
+  int ncontact;                      /* the island's point contacts */
+  const int *contact;                /* ncontact: indices for phys_world_get_contact */
+  const double *dv_dk;               /* ndof x ncontact */
+  const double *dv_ddissipation;     /* ndof x ncontact: sap's tau_d, icf-*'s d */
+} phys_gradient_island;
+
+/* Islands with gradients: phys_world_island_count() of the last step when it computed them,
+ * else 0. */
+int phys_world_gradient_island_count(const phys_world *w);
+
+/* Island `island`'s gradients into *out (not NULL; filled with zeros and NULLs on error).
+ * Errors, message in phys_world_last_error: PHYS_E_STATE when there are none (gradients is 0,
+ * or no step has computed them since it was set or since the options changed, or the last
+ * step failed), or when the island's solve did not converge (its status says why: the
+ * derivatives of a point that is not the solution mean nothing); PHYS_E_NOT_FOUND for an island
+ * outside [0, phys_world_gradient_island_count); PHYS_E_UNSUPPORTED when the island has a
+ * velocity-dependent explicit force the gradient does not differentiate (the message names it);
+ * PHYS_E_NUMERIC when a factorisation for the gradient failed. */
+phys_status phys_world_gradient_island(const phys_world *w, int island,
+                                       phys_gradient_island *out);
+
 /* Contacts of the last step, for inspection and tests. Each contact: world point, unit normal
  * from body b to body a, signed distance before the solve (< 0 penetrating), and the impulse
  * (N s, world frame) that body b applied to body a. When one side is static it is side b

@@ -355,11 +355,20 @@ typedef struct phys_pgs_options {
 
 /* Options of SAP (paper 000). max_iterations caps its iterations per island and step: the
  * evaluations of its stop test, one at the warm start and one after each Newton step. */
+/* The line search of the Newton solvers on a convex potential (sap, icf-*): the exact one of
+ * paper 000 sec. VIII-C, or backtracking from alpha = 1.5 by 0.8 until Armijo's condition
+ * holds with c = 1e-4 (the paper's comparison, which reports exact 15-35 % faster). */
+typedef enum phys_line_search {
+  PHYS_LINE_SEARCH_EXACT = 0,
+  PHYS_LINE_SEARCH_BACKTRACKING = 1
+} phys_line_search;
+
 typedef struct phys_sap_options {
   double beta;              /* near-rigid period T_n = beta dt (eq. 21), in (0, 10]; default 1 */
   double sigma;             /* friction regularisation Rt = sigma w (eq. 22), > 0; default 1e-3 */
   double rel_tol;           /* eps_r of the stop test (eq. 20), >= 0; default 1e-5 */
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
+  phys_line_search line_search; /* default exact */
 } phys_sap_options;
 
 /* Options of ICF's Lagged and Similar models (paper 001; icf-lagged and icf-similar read the
@@ -379,6 +388,7 @@ typedef struct phys_icf_options {
                                the driver's bracket doubling up to 2^10; default 0 */
   double rel_tol;           /* eps_r of the stop test (sap's eq. 20), >= 0; default 1e-5 */
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
+  phys_line_search line_search; /* default exact */
 } phys_icf_options;
 
 /* The NCP function of NSN's unilateral rows (normal contact, joint limits) and of its
@@ -502,6 +512,13 @@ typedef struct phys_world_options {
                                after every iteration (phys_world_trace_island); results are
                                bit-identical either way. 0 (default): nothing recorded, nothing
                                computed for it. */
+  int gradients;            /* 1: every step also computes, per island, the gradients of its new
+                               velocities with respect to the velocities it started from and to
+                               its contacts' stiffness and dissipation (paper 001 sec. X-B;
+                               phys_world_gradient_island); only sap, icf-lagged and icf-similar
+                               give them (another solver is refused with
+                               PHYS_E_INVALID naming it). Results are bit-identical
+                               either way. 0 (default): nothing computed. */
   phys_subadmm_options subadmm; /* used by the SubADMM family only */
   phys_canal_options canal;     /* used by CANAL only */
   phys_pgs_options pgs;     /* used by pgs only */
@@ -579,6 +596,11 @@ typedef struct phys_sap_stats {
   int sparse_islands;        /* islands factorised by the sparse (CHOLMOD) path */
   int compliant_contacts;    /* contacts in the compliant branch of eq. 21 (the others are
                                 near-rigid) */
+  int gradient_factorisations; /* opt.gradients: islands factorised for the gradients (those
+                                whose warm start met the stop test had no factor to reuse, and
+                                those where refining on the kept factor did not converge) */
+  int gradient_refinements;  /* opt.gradients: refinement sweeps on the kept factor (one per
+                                right-hand side when the factor is exact at the solution) */
   phys_sap_status status;    /* the worst island's */
 } phys_sap_stats;
 

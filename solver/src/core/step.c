@@ -373,6 +373,7 @@ static phys_status step_world(phys_world *w, int fixed) {
   if (fixed > 0) w->step_threads = fixed;
   else phys__threads_begin(w);
   w->trace_valid = 0; /* the last step's trace ends here; this one's counts once it succeeds */
+  w->grad_valid = 0;  /* and its gradients */
   phys_problem s;
   st = phys__step_assemble(w, &s, &t_collision, &t_islands);
   if (st) return st;
@@ -427,6 +428,7 @@ static phys_status step_world(phys_world *w, int fixed) {
   w->stats.time_total = t4 - t0;
   w->stats.threads_used = w->step_threads;
   w->trace_valid = w->opt.residual_trace; /* solvers/trace.c filled it during the solve */
+  w->grad_valid = w->opt.gradients;       /* solvers/gradient.c filled them during the solve */
   if (!fixed) phys__threads_end(w, t4 - t0);
   return PHYS_OK;
 }

@@ -7,6 +7,7 @@
 #include "core/last_status.h"
 #include "core/alloc.h"
 #include "core/math3.h"
+#include "solvers/gradient.h"
 #include "solvers/hessian_sparse.h"
 #include "solvers/solver.h"
 
@@ -108,6 +109,13 @@ phys_status phys_world_options_validate(const phys_world_options *o, phys_error 
   if (o->residual_trace != 0 && o->residual_trace != 1)
     return phys__error(err, PHYS_E_INVALID, "residual_trace must be 0 or 1, got %d",
                        o->residual_trace);
+  if (o->gradients != 0 && o->gradients != 1)
+    return phys__error(err, PHYS_E_INVALID, "gradients must be 0 or 1, got %d", o->gradients);
+  if (o->gradients && !phys__solver_def(o->solver)->gradients)
+    return phys__error(err, PHYS_E_INVALID,
+                       "gradients: solver %s cannot give gradients through contact; sap, "
+                       "icf-lagged and icf-similar can (they keep the factor of a convex "
+                       "problem)", phys_solver_name((int)o->solver));
   /* each solver option against its row of the table, then the rules between options */
   phys_status st = phys__solver_options_validate(o, err);
   if (st) return st;
@@ -176,6 +184,7 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->trace_cnt);
   phys__xfree(w->trace_rows);
   phys__xfree(w->trace_val);
+  phys__grad_free(w);
   for (int i = 0; i < PHYS_SWEEP_SLICES; i++) phys__xfree(w->sweep_pairs[i]);
   phys__arena_free(&w->arena);
   phys__xfree(w);
@@ -193,6 +202,7 @@ phys_status phys_world_set_options(phys_world *w, const phys_world_options *opt)
   w->opt = *opt;
   if (retune) phys__threads_reset(w);
   w->trace_valid = 0; /* the trace described the last step under the old options */
+  w->grad_valid = 0;  /* and so did the gradients */
   return PHYS_OK;
 }
 

@@ -308,6 +308,20 @@ struct phys_world {
   double *trace_val;
   int trace_val_cap;
 
+  /* the gradients of the last step (opt.gradients; solvers/gradient.c): per island a record
+   * with its ranges of dofs, contacts and values in the buffers below, each island writing only
+   * its own during the solve. Grown during warm-up like the other buffers. */
+  int grad_valid;        /* 1: the last step succeeded and computed gradients */
+  int grad_nislands;
+  struct phys_grad_island *grad_isl;
+  int grad_isl_cap;
+  phys_gradient_dof *grad_dof;
+  int grad_dof_cap;
+  int *grad_contact;
+  int grad_contact_cap;
+  double *grad_val;
+  int grad_val_cap;
+
   /* the batch that owns this world (core/batch.c), or NULL: phys_world_destroy refuses a
    * batch's world */
   struct phys_batch *batch;

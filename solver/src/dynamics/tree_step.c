@@ -42,8 +42,9 @@ int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t
   t->cmd_kp = ARENA_NEW(ar, double, nv);
   t->cmd_kd = ARENA_NEW(ar, double, nv);
   t->cmd_ref = ARENA_NEW(ar, double, nv);
+  t->qmid = ARENA_NEW(ar, double, nv);
   if (!t->Iw || !t->A || !t->Afac || !t->base || !t->qd || !t->jdiag || !t->rhs || !t->force ||
-      !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref ||
+      !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref || !t->qmid ||
       phys__ltdl_packed_alloc(ar, &a->t, &t->Afp))
     return -1;
   t->nlimits = 0;
@@ -220,6 +221,7 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   memcpy(qmid, t->base, (size_t)nv * sizeof(double));
   phys__tree_ltdl_solve(&a->t, t->Afac, qmid);
   for (int i = 0; i < nv; i++) qmid[i] = 0.5 * (a->qvel[i] + qmid[i]);
+  memcpy(t->qmid, qmid, (size_t)nv * sizeof(double));
   phys__tree_rnea(&a->t, a->S, t->Iw, qmid, NULL, w->opt.gravity, bias_mid, t->scratch);
   for (int i = 0; i < nv; i++) t->base[i] += h * (t->rhs[i] - bias_mid[i]);
   memcpy(t->qd, a->qvel, (size_t)nv * sizeof(double));

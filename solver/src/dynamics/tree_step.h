@@ -26,6 +26,8 @@ typedef struct phys_tree_solve {
   double *qdm;           /* nv: the metric's generalised velocity */
   double *cmd_kp, *cmd_kd; /* nv: implicit command gains this step (0 when saturated) */
   double *cmd_ref;       /* nv: tau + kp (q_ref - q) + kd qd_ref of an implicit command */
+  double *qmid;          /* nv: the mid-step velocity (qd_k + qd_free) / 2 the velocity bias was
+                            taken at (the gradients through contact differentiate it) */
   int *limits;           /* its dof rows, limits and dry friction (indices into the problem's
                             rows) */
   int nlimits;

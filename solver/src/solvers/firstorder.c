@@ -107,8 +107,8 @@ static void setup_row(const phys_world *w, const phys_problem *s, phys_newton_ro
 phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
   const phys_firstorder_options *o = &w->opt.firstorder;
   phys_status st = phys__sap_prepare_model(w, s, phys__firstorder_model_eval,
-                                           phys__firstorder_model_potential, o->abs_tol,
-                                           o->rel_tol);
+                                           phys__firstorder_model_potential, NULL,
+                                           o->abs_tol, o->rel_tol);
   if (st) return st;
   phys_fo_ws *ws = ARENA_ZNEW(&w->arena, phys_fo_ws, 1);
   if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");

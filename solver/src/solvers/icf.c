@@ -26,6 +26,7 @@
 #include <string.h>
 #include "solvers/icf.h"
 #include "solvers/sap.h"
+#include "solvers/gradient.h"
 #include "solvers/newton_rows.h"
 
 /* the island's entry velocity (the step's v0: free bodies' s->v and trees' qd as assembled,
@@ -41,9 +42,11 @@ static void entry_velocity(const phys_problem *s, const phys_dense *d, double *v
 }
 
 /* contact row rw (a point contact of the island) as an ICF row of type `type`; v0 the island's
- * entry velocity; returns 1 when the pair gives a stiffness */
+ * entry velocity; chain (nullable, PHYS_GRAD_CHAIN doubles) receives how its parameters follow
+ * k, d and v_n0 (gradient.h); returns 1 when the pair gives a stiffness */
 static int setup_contact(const phys_world *w, const phys_problem *s, const phys_newton *nt,
-                         phys_newton_row *rw, int type, const double *v0, double *scratch) {
+                         phys_newton_row *rw, int type, const double *v0, double *scratch,
+                         double *chain) {
   const phys_con *c = &s->con[rw->ci];
   const phys_contact *ct = &w->contacts[c->src];
   const phys_icf_options *o = &w->opt.icf;
@@ -62,7 +65,8 @@ static int setup_contact(const phys_world *w, const phys_problem *s, const phys_
   nr_dot(nt, rw, v0, jv);
   double pen = phi0 < 0.0 ? -phi0 : 0.0, damp = 1.0 - d * jv[2];
   double gn0 = dt * k * pen * (damp > 0.0 ? damp : 0.0);
-  if (o->sigma > 0.0 && o->sigma * wr * mu * gn0 > eps) eps = o->sigma * wr * mu * gn0;
+  int regularised = o->sigma > 0.0 && o->sigma * wr * mu * gn0 > eps;
+  if (regularised) eps = o->sigma * wr * mu * gn0;
   rw->type = type;
   memset(rw->par, 0, sizeof rw->par);
   memset(rw->eps, 0, sizeof rw->eps);
@@ -72,13 +76,29 @@ static int setup_contact(const phys_world *w, const phys_problem *s, const phys_
   rw->par[2] = d;
   rw->par[3] = type == ICF_ROW_LAGGED ? mu * gn0 : mu;
   rw->par[4] = eps;
+  if (chain) {
+    /* K = dt^2 k; gamma_n0 = dt k pen (1 - d v_n0)_+ in Lagged's weight mu gamma_n0 and in the
+     * regularised eps_s = sigma w mu gamma_n0 (eq. 26) */
+    double dgn[PHYS_GRAD_NTHETA] = {dt * pen * (damp > 0.0 ? damp : 0.0),
+                                   damp > 0.0 ? -dt * k * pen * jv[2] : 0.0,
+                                   damp > 0.0 ? -dt * k * pen * d : 0.0};
+    memset(chain, 0, PHYS_GRAD_CHAIN * sizeof(double));
+    chain[PHYS_GRAD_K * PHYS_GRAD_PER_THETA + 0] = dt * dt;
+    chain[PHYS_GRAD_DISS * PHYS_GRAD_PER_THETA + 2] = 1.0;
+    for (int th = 0; th < PHYS_GRAD_NTHETA; th++) {
+      double *ch = chain + th * PHYS_GRAD_PER_THETA;
+      if (type == ICF_ROW_LAGGED) ch[3] = mu * dgn[th];
+      if (regularised) ch[4] = o->sigma * wr * mu * dgn[th];
+    }
+  }
   return given;
 }
 
 static phys_status icf_prepare(phys_world *w, phys_problem *s, int type) {
   const phys_icf_options *o = &w->opt.icf;
   phys_status st = phys__sap_prepare_model(w, s, phys__icf_model_eval,
-                                           phys__icf_model_potential, o->abs_tol, o->rel_tol);
+                                           phys__icf_model_potential, phys__icf_model_dpar,
+                                           o->abs_tol, o->rel_tol);
   if (st) return st;
   phys_sap_ws *ws = (phys_sap_ws *)s->ws;
   int mnv = phys__problem_max_nv(s) > 6 ? phys__problem_max_nv(s) : 6;
@@ -88,13 +108,15 @@ static phys_status icf_prepare(phys_world *w, phys_problem *s, int type) {
     phys_sap_island *si = &ws->isl[k];
     phys_newton *nt = &si->nt;
     nt->alpha_max = o->alpha_max;
+    nt->line_search = (int)o->line_search;
     si->compliant = 0;
     entry_velocity(s, &si->d, nt->tmp); /* tmp is the driver's scratch until the solve */
     for (int i = 0; i < nt->nrow; i++) {
       phys_newton_row *rw = &nt->row[i];
       const phys_con *c = &s->con[rw->ci];
       if (c->kind != PHYS_CON_CONTACT || c->ang) continue;
-      si->compliant += setup_contact(w, s, nt, rw, type, nt->tmp, scratch);
+      si->compliant += setup_contact(w, s, nt, rw, type, nt->tmp, scratch,
+                                     si->chain ? si->chain + (size_t)PHYS_GRAD_CHAIN * i : NULL);
     }
   }
   return PHYS_OK;

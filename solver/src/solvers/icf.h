@@ -52,5 +52,9 @@ double phys__icf_similar(const icf_contact *p, int frictionless, const double vc
 void phys__icf_model_eval(const phys_newton_row *row, double beta, const double x[3],
                           double lam[3], double D[9]);
 double phys__icf_model_potential(const phys_newton_row *row, double beta, const double x[3]);
+/* d lambda / d par[j] at fixed x (gradient.c): K, d, Lagged's friction weight and eps_s of ICF's
+ * rows; sap's for the others */
+void phys__icf_model_dpar(const phys_newton_row *row, double beta, const double x[3], int j,
+                          double dlam[3]);
 
 #endif

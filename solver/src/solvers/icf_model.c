@@ -104,3 +104,61 @@ double phys__icf_model_potential(const phys_newton_row *row, double beta, const 
   return row->type == ICF_ROW_LAGGED ? phys__icf_lagged(&p, row->r0 != 0, vc, g, NULL)
                                      : phys__icf_similar(&p, row->r0 != 0, vc, g, NULL);
 }
+
+/* d n / d K and d n / d d of the normal law at v (n = K (v1 - v)(1 - d v) in contact, 0 apart) */
+static void normal_dpar(const icf_contact *p, double v, double *dK, double *dd) {
+  double n, dn;
+  phys__icf_normal(p, v, &n, &dn);
+  *dK = p->K > 0.0 ? n / p->K : 0.0;
+  *dd = n > 0.0 ? -p->K * (p->v1 - v) * v : 0.0;
+}
+
+/* d gamma / d par[j] at fixed x for ICF's rows (K = par[0], d = par[2], the friction weight
+ * par[3] (Lagged's mu gamma_n0; Similar's mu is not differentiated), eps_s = par[4]); the
+ * soft norm's t_s = v_t / r, r = sqrt(||v_t||^2 + eps^2), has d t_s / d eps = -v_t eps / r^3
+ * and d ||v_t||_s / d eps = eps / r - 1. Other rows: sap's. */
+void phys__icf_model_dpar(const phys_newton_row *row, double beta, const double x[3], int j,
+                          double dlam[3]) {
+  if (row->type != ICF_ROW_LAGGED && row->type != ICF_ROW_SIMILAR) {
+    phys__sap_model_dpar(row, beta, x, j, dlam);
+    return;
+  }
+  icf_contact p = row_contact(row);
+  int fl = row->r0 != 0;
+  double vc[3] = {fl ? 0.0 : -x[0], fl ? 0.0 : -x[1], -x[2]}, r = 1.0, ts[2] = {0.0, 0.0};
+  dlam[0] = dlam[1] = dlam[2] = 0.0;
+  if (!fl) {
+    phys__icf_soft_norm(vc, p.eps, &r);
+    ts[0] = vc[0] / r;
+    ts[1] = vc[1] / r;
+  }
+  double r3 = r * r * r;
+  if (row->type == ICF_ROW_LAGGED) {
+    double dK, dd;
+    normal_dpar(&p, vc[2], &dK, &dd);
+    if (j == 0) dlam[2] = dK;
+    else if (j == 2) dlam[2] = dd;
+    else if (j == 3 && !fl) {
+      dlam[0] = -ts[0];
+      dlam[1] = -ts[1];
+    } else if (j == 4 && !fl) {
+      dlam[0] = p.fr * vc[0] * p.eps / r3;
+      dlam[1] = p.fr * vc[1] * p.eps / r3;
+    }
+    return;
+  }
+  /* Similar: gamma = n(z) grad z, z = v_n - mu ||v_t||_s, grad z = (-mu t_s, 1) */
+  double mu = fl ? 0.0 : p.fr, ns = fl ? 0.0 : phys__icf_soft_norm(vc, p.eps, NULL);
+  double z = vc[2] - mu * ns, n, dn, dK, dd;
+  phys__icf_normal(&p, z, &n, &dn);
+  normal_dpar(&p, z, &dK, &dd);
+  double gz[3] = {-mu * ts[0], -mu * ts[1], 1.0};
+  if (j == 0 || j == 2)
+    for (int i = 0; i < 3; i++) dlam[i] = (j == 0 ? dK : dd) * gz[i];
+  else if (j == 4 && mu != 0.0) {
+    double dz = mu * (1.0 - p.eps / r);
+    for (int i = 0; i < 3; i++) dlam[i] = dn * dz * gz[i];
+    dlam[0] += n * mu * vc[0] * p.eps / r3;
+    dlam[1] += n * mu * vc[1] * p.eps / r3;
+  }
+}

@@ -9,6 +9,7 @@
  * evaluation costs O(row sets) and never touches the dofs (g0 here is d^T (A v - b), phi'(0) is
  * d^T r, which the driver passes in: the tolerance's scale costs no evaluation). Bracket [0, hi]: hi = 1 doubled while
  * phi'(hi) < 0, at most to 2^10 (or hi = nt->alpha_max when set, taken when phi'(hi) <= 0); stop when |phi'| <= 1e-10 |phi'(0)| or after 50 iterations.
+ * phys__newton_backtrack is the Armijo backtracking the paper compares it with (nt->line_search).
  * Thread-safe for distinct phys_newton. */
 #include <math.h>
 #include "solvers/newton.h"
@@ -87,5 +88,45 @@ double phys__newton_line_search(phys_newton *nt, double g0, double q, double dph
     f = phys__newton_dphi(nt, g0, q, a, &dd);
     if (!isfinite(f)) return NAN;
   }
+  return a;
+}
+
+#define BT_START 1.5
+#define BT_RHO 0.8
+#define BT_ARMIJO 1e-4
+#define BT_MAX 200
+
+/* phi(a) = h(v + a d) - h(v) from the line search's precomputed terms (psi0 = sum psi_i(x0_i));
+ * writes nt->x */
+static double bt_phi(phys_newton *nt, double g0, double q, double psi0, double a) {
+  double beta = nt->beta, phi = a * g0 + 0.5 * a * a * q - psi0;
+  for (int i = 0; i < nt->nrow; i++) {
+    const phys_newton_row *rw = &nt->row[i];
+    const double *w = nt->jd + 3 * i, *x0 = nt->x0 + 3 * i;
+    double *x = nt->x + 3 * i;
+    for (int r = 0; r < 3; r++) x[r] = r < rw->r0 ? 0.0 : x0[r] - a * beta * w[r];
+    phi += nt->potential(rw, beta, x);
+  }
+  return phi;
+}
+
+double phys__newton_backtrack(phys_newton *nt, double g0, double q, double dphi0, int *accepted) {
+  double psi0 = 0.0, a = nt->alpha_max > 0.0 ? nt->alpha_max : BT_START;
+  for (int i = 0; i < nt->nrow; i++) psi0 += nt->potential(&nt->row[i], nt->beta, nt->x0 + 3 * i);
+  double phi = bt_phi(nt, g0, q, psi0, a);
+  int armijo = phi <= BT_ARMIJO * a * dphi0;
+  *accepted = 0;
+  for (int it = 0; it < BT_MAX; it++) {
+    if (!isfinite(phi)) return NAN;
+    double a2 = BT_RHO * a, phi2 = bt_phi(nt, g0, q, psi0, a2);
+    if (armijo && !(phi2 < phi)) { /* the cost rises again: a is the grid's best */
+      *accepted = 1;
+      return a;
+    }
+    a = a2;
+    phi = phi2;
+    armijo = phi <= BT_ARMIJO * a * dphi0;
+  }
+  *accepted = armijo;
   return a;
 }

@@ -134,8 +134,10 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     if (nt->iters >= max_iter) return;
     if (phys__newton_test_fault == 2 || phys__hessian_factor(nt)) {
       nt->status = PHYS_NEWTON_FACTOR_FAILED;
+      nt->factored = 0;
       return;
     }
+    nt->factored = 1;
     if (phys__hessian_solve(nt, nt->r, nt->dv) || !all_finite(nt->dv, n)) {
       nt->status = PHYS_NEWTON_NON_FINITE;
       return;
@@ -171,7 +173,8 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
     double ga = g0;
     for (int i = 0; i < 3 * nt->nrow; i++) ga += nt->jd[i] * nt->lam[i];
     int bracketed = 1;
-    double alpha = phys__newton_line_search(nt, ga, q, g0, &bracketed);
+    double alpha = nt->line_search ? phys__newton_backtrack(nt, ga, q, g0, &bracketed)
+                                   : phys__newton_line_search(nt, ga, q, g0, &bracketed);
     if (!bracketed) nt->ls_failures++;
     if (!(alpha > 0.0) || !isfinite(alpha)) {
       nt->status = PHYS_NEWTON_NON_FINITE;
@@ -225,6 +228,9 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->n = n;
   nt->nrow = nrow;
   nt->alpha_max = 0.0; /* the bracket doubling unless the solver sets a cap */
+  nt->factored = 0;
+  nt->dpar = NULL;
+  nt->line_search = 0; /* exact unless the solver says otherwise */
   double *b = ARENA_NEW(ar, double, n);
   nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
   nt->v = ARENA_NEW(ar, double, n);

@@ -40,6 +40,12 @@ typedef void (*phys_newton_eval_fn)(const phys_newton_row *row, double beta, con
 typedef double (*phys_newton_potential_fn)(const phys_newton_row *row, double beta,
                                            const double x[3]);
 
+/* the model's partial derivative d lambda / d par[j] at fixed x (row->par, newton_row), for the
+ * gradients through contact (gradient.c); parameters the model does not differentiate give 0;
+ * pure */
+typedef void (*phys_newton_dpar_fn)(const phys_newton_row *row, double beta, const double x[3],
+                                    int j, double dlam[3]);
+
 /* how a Newton solve ended */
 enum {
   PHYS_NEWTON_OK = 0,           /* ||r|| below the tolerance (or the decrement at roundoff) */
@@ -66,6 +72,7 @@ typedef struct phys_newton {
   double beta;
   phys_newton_eval_fn eval;
   phys_newton_potential_fn potential;
+  phys_newton_dpar_fn dpar;   /* NULL: the model gives no parameter derivatives */
   /* the iterate and scratch (n each) */
   double *v, *r, *dv, *Ad, *tmp;
   /* per row set (3 each): J v, x, lambda, J d, x at the line search start; D (9 each) */
@@ -74,6 +81,8 @@ typedef struct phys_newton {
   double *H;
   double *T;                  /* 3 x (largest subsystem's dofs): assembly scratch */
   struct phys_sparse_hessian *sp;
+  int factored;               /* 1 once a solve of this step has factorised H (the factor then
+                                 holds H at the iterate before the last step; gradient.c) */
   /* the outcome of the last solve */
   int iters, status, ls_failures;
   double rnorm;
@@ -92,6 +101,9 @@ typedef struct phys_newton {
   /* the line search's largest step (0: bracket doubling from 1 up to 2^10; > 0: the search is
    * on [0, alpha_max], alpha_max taken when phi' is still negative there) */
   double alpha_max;
+  /* 0 (PHYS_LINE_SEARCH_EXACT): the exact line search; 1: Armijo backtracking (it needs the
+   * model's potential) */
+  int line_search;
 } phys_newton;
 
 /* ---- newton.c ---- */
@@ -127,6 +139,15 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol);
  * scratch. */
 double phys__newton_line_search(phys_newton *nt, double g0, double q, double dphi0,
                                 int *bracketed);
+
+/* Backtracking along nt->dv (paper 000 sec. VIII-C's comparison, as Drake's SAP does it):
+ * alpha = 1.5 (or nt->alpha_max when set), multiplied by 0.8 while Armijo's condition phi(alpha)
+ * = h(v + alpha d) - h(v) <= 1e-4 alpha phi'(0) fails or the cost still falls at the next
+ * alpha (so the best alpha of that grid once Armijo holds), phi evaluated as alpha g0 + alpha^2
+ * q / 2 + sum_i (psi_i(x0_i - alpha beta w_i) - psi_i(x0_i)) with the arguments of
+ * phys__newton_line_search. Returns alpha; *accepted = 0 when Armijo never held in 200
+ * reductions. Writes nt->x as scratch. */
+double phys__newton_backtrack(phys_newton *nt, double g0, double q, double dphi0, int *accepted);
 
 /* phi'(alpha) and phi''(alpha) of the line search (exposed for tests) */
 double phys__newton_dphi(phys_newton *nt, double g0, double q, double alpha, double *ddphi);

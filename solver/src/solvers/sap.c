@@ -36,6 +36,7 @@
 #include <math.h>
 #include <string.h>
 #include "solvers/sap.h"
+#include "solvers/gradient.h"
 #include "solvers/hessian_sparse.h"
 #include "solvers/newton_rows.h"
 
@@ -64,9 +65,10 @@ static void stop_scaling(const phys_world *w, const phys_problem *s, const phys_
 }
 
 /* the model of row set ci: type, parameters and v_hat (as eps = -v_hat); *compliant is set
- * when a contact is in the compliant branch of (21) */
+ * when a contact is in the compliant branch of (21); chain (nullable, PHYS_GRAD_CHAIN zeros)
+ * receives how a contact's Rn and v_hat follow its k and tau_d (gradient.h) */
 static void setup_row(const phys_world *w, const phys_problem *s, int ci, double *scratch,
-                      phys_newton_row *rw, int *compliant) {
+                      phys_newton_row *rw, int *compliant, double *chain) {
   const phys_con *c = &s->con[ci];
   const phys_sap_options *o = &w->opt.sap;
   double dt = w->opt.timestep, dg[3], wr = 0.0;
@@ -98,10 +100,12 @@ static void setup_row(const phys_world *w, const phys_problem *s, int ci, double
       k = 1.0 / (wr * tc * tc * dr * dr);
       if (!(ct->tau_d >= 0.0)) tau = 2.0 * tc * dr * dr;
     }
+    int soft = 0;
     if (k > 0.0) {
       double Rc = 1.0 / (dt * k * (dt + tau));
       if (Rc >= Rn) {
         Rn = Rc;
+        soft = 1;
         (*compliant)++;
       }
     }
@@ -111,6 +115,16 @@ static void setup_row(const phys_world *w, const phys_problem *s, int ci, double
     rw->par[2] = Rn;
     rw->eps[0] = rw->eps[1] = 0.0;
     rw->eps[2] = ct->dist / (dt + tau);
+    if (chain) {
+      /* Rn = 1 / (dt k (dt + tau)) in the compliant branch; eps_n = phi0 / (dt + tau) */
+      double *ck = chain + PHYS_GRAD_K * PHYS_GRAD_PER_THETA;
+      double *cd = chain + PHYS_GRAD_DISS * PHYS_GRAD_PER_THETA;
+      if (soft) {
+        ck[2] = -Rn / k;
+        cd[2] = -Rn / (dt + tau);
+      }
+      cd[6 + 2] = -rw->eps[2] / (dt + tau);
+    }
   } else if (c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_TENDON_LIMIT) {
     rw->type = SAP_ROW_CONE; /* mu = 0, one row, on the assembly's bias */
     rw->par[1] = o->sigma * wr;
@@ -189,7 +203,8 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     si->descent_failures++;
 
   double metric;
-  if (phys__newton_finite(nt->v, n) && phys__newton_finite(nt->lam, 3 * nrow)) {
+  int finite = phys__newton_finite(nt->v, n) && phys__newton_finite(nt->lam, 3 * nrow);
+  if (finite) {
     for (int i = 0; i < nrow; i++) memcpy(s->con[c0 + i].lambda, nt->lam + 3 * i, 3 * sizeof(double));
     phys__dense_scatter(w, s, &si->d, nt->v);
     metric = phys__newton_island_metric(w, s, k);
@@ -202,13 +217,17 @@ void phys__sap_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   if (!isfinite(metric)) metric = INFINITY;
   s->isl_iters[k] = iters + 1; /* stop-test evaluations: the warm start's and one per step */
   s->isl_residual[k] = metric;
+  /* gradients through contact on the solve's factor (nothing here changes the result) */
+  if (w->opt.gradients)
+    phys__grad_island(w, s, nt, k, finite && si->status == PHYS_SAP_CONVERGED, si->status,
+                      si->chain, si->gscratch, &si->grad_factor, &si->grad_refine);
 }
 
 /* island k's workspace (serial, from the world arena) with the model `eval` / `pot` and the
  * stop test's tolerances; 0 or -1 */
 static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch,
-                        phys_newton_eval_fn eval, phys_newton_potential_fn pot, double abs_tol,
-                        double rel_tol) {
+                        phys_newton_eval_fn eval, phys_newton_potential_fn pot,
+                        phys_newton_dpar_fn dpar, double abs_tol, double rel_tol) {
   phys_arena *ar = &w->arena;
   phys_sap_island *si = &sap_ws(s)->isl[k];
   phys_newton *nt = &si->nt;
@@ -219,13 +238,21 @@ static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch,
   nt->beta = 1.0;
   nt->eval = eval;
   nt->potential = pot;
+  nt->dpar = dpar;
+  if (w->opt.gradients) {
+    si->chain = ARENA_ZNEW(ar, double, (size_t)PHYS_GRAD_CHAIN * (size_t)nrow);
+    si->gscratch = ARENA_NEW(ar, double, phys__grad_scratch_size(s, n));
+    if ((nrow && !si->chain) || !si->gscratch) return -1;
+  }
   si->sdiag = ARENA_NEW(ar, double, n);
   if (n && !si->sdiag) return -1;
   stop_scaling(w, s, &si->d, si->sdiag);
   nt->sdiag = si->sdiag;
   nt->s_abs = abs_tol;
   nt->s_rel = rel_tol;
-  for (int i = 0; i < nrow; i++) setup_row(w, s, c0 + i, scratch, &nt->row[i], &si->compliant);
+  for (int i = 0; i < nrow; i++)
+    setup_row(w, s, c0 + i, scratch, &nt->row[i], &si->compliant,
+              si->chain && nrow ? si->chain + (size_t)PHYS_GRAD_CHAIN * i : NULL);
   if (n >= phys__sap_sparse_min_dofs && nrow > 0 && phys__sparse_hessian_setup(w, nt) == 0) {
     si->sparse = 1;
     return 0;
@@ -238,9 +265,11 @@ static int setup_island(phys_world *w, phys_problem *s, int k, double *scratch,
 }
 
 phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_eval_fn eval,
-                                    phys_newton_potential_fn pot, double abs_tol,
-                                    double rel_tol) {
+                                    phys_newton_potential_fn pot, phys_newton_dpar_fn dpar,
+                                    double abs_tol, double rel_tol) {
   phys_arena *ar = &w->arena;
+  phys_status gst = phys__grad_begin(w, s);
+  if (gst) return gst;
   phys_sap_ws *ws = ARENA_ZNEW(ar, phys_sap_ws, 1);
   if (!ws) return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   s->ws = ws;
@@ -250,15 +279,20 @@ phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_
   if ((s->nislands && !ws->isl) || !scratch)
     return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   for (int k = 0; k < s->nislands; k++)
-    if (setup_island(w, s, k, scratch, eval, pot, abs_tol, rel_tol))
+    if (setup_island(w, s, k, scratch, eval, pot, dpar, abs_tol, rel_tol))
       return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
   phys__sparse_hessian_end_step(w);
   return PHYS_OK;
 }
 
 phys_status phys__sap_prepare(phys_world *w, phys_problem *s) {
-  return phys__sap_prepare_model(w, s, phys__sap_model_eval, phys__sap_model_potential,
-                                 w->opt.sap.abs_tol, w->opt.sap.rel_tol);
+  phys_status st = phys__sap_prepare_model(w, s, phys__sap_model_eval, phys__sap_model_potential,
+                                           phys__sap_model_dpar, w->opt.sap.abs_tol,
+                                           w->opt.sap.rel_tol);
+  if (st) return st;
+  for (int k = 0; k < s->nislands; k++)
+    sap_ws(s)->isl[k].nt.line_search = (int)w->opt.sap.line_search;
+  return PHYS_OK;
 }
 
 void phys__sap_stats(const phys_problem *s, phys_step_stats *st) {
@@ -273,6 +307,8 @@ void phys__sap_stats(const phys_problem *s, phys_step_stats *st) {
     ss->descent_failures += si->descent_failures;
     ss->sparse_islands += si->sparse;
     ss->compliant_contacts += si->compliant;
+    ss->gradient_factorisations += si->grad_factor;
+    ss->gradient_refinements += si->grad_refine;
     if (si->status > (int)ss->status) ss->status = (phys_sap_status)si->status;
   }
 }

@@ -29,12 +29,15 @@ enum {
 int phys__sap_project(double mu, double Rt, double Rn, const double y[3], double gamma[3],
                       double G[9]);
 
-/* the model callbacks (newton.h) of SAP's row types (beta is 1) */
+/* the model callbacks (newton.h) of SAP's row types (beta is 1); dpar differentiates a cone
+ * row's gamma in Rn = par[2] (gradient.c), nothing else */
 void phys__sap_model_eval(const phys_newton_row *row, double beta, const double x[3],
                           double lam[3], double D[9]);
 /* psi(x) = 1/2 gamma^T R gamma (eq. 29) for contacts; for the others the potential whose
  * gradient is gamma */
 double phys__sap_model_potential(const phys_newton_row *row, double beta, const double x[3]);
+void phys__sap_model_dpar(const phys_newton_row *row, double beta, const double x[3], int j,
+                          double dlam[3]);
 
 /* one island's SAP state */
 typedef struct phys_sap_island {
@@ -43,20 +46,24 @@ typedef struct phys_sap_island {
   double *sdiag;          /* n: diag(A)^-1/2, the stop test's scaling */
   int newton_iters, zero_iter, ls_failures, factor_failures, descent_failures, status, sparse;
   int compliant;          /* contacts in the compliant branch of eq. 21 */
+  /* opt.gradients (gradient.c), else NULL / 0: per row set the chain factors of its parameters
+   * (PHYS_GRAD_CHAIN doubles, gradient.h), the gradient's scratch, and its counts */
+  double *chain, *gscratch;
+  int grad_factor, grad_refine;
 } phys_sap_island;
 
 typedef struct phys_sap_ws {
   phys_sap_island *isl;   /* per island */
 } phys_sap_ws;
 
-/* SAP's prepare (sap.c) with the per-row model `eval` / `pot` in place of SAP's and the stop
+/* SAP's prepare (sap.c) with the per-row model `eval` / `pot` / `dpar` in place of SAP's and the stop
  * test's tolerances (eps_a, eps_r): every island's dense rows, driver workspace, stop scaling,
  * SAP's row parameters and Hessian storage, from the world arena (serial). ICF (icf.c) calls
  * it and then replaces its contacts' rows; phys__sap_solve_island and phys__sap_stats then
  * serve both. PHYS_OK or PHYS_E_NOMEM recorded on the world. */
 phys_status phys__sap_prepare_model(phys_world *w, phys_problem *s, phys_newton_eval_fn eval,
-                                    phys_newton_potential_fn pot, double abs_tol,
-                                    double rel_tol);
+                                    phys_newton_potential_fn pot, phys_newton_dpar_fn dpar,
+                                    double abs_tol, double rel_tol);
 
 /* islands with at least this many dofs use the sparse (CHOLMOD) Hessian when it is built in
  * (CANAL's measured crossover); tests may change it between steps */

@@ -137,3 +137,28 @@ double phys__sap_model_potential(const phys_newton_row *row, double beta, const 
   }
   }
 }
+
+/* d gamma / d Rn at fixed x of a cone row (contacts, limits): with x = R y, gamma_n = x_n / Rn in
+ * stiction, (x_n + mu ||x_t||) / (Rn + mu^2 Rt) when sliding (eq. 18 rewritten in x; mu = 0:
+ * max(x_n, 0) / Rn), 0 apart, so d gamma_n / d Rn = -gamma_n / (Rn + mu^2 Rt) when sliding and
+ * -gamma_n / Rn in stiction, and a sliding gamma_t = mu gamma_n t_hat follows gamma_n. Only
+ * par[2] of a cone row is differentiated. */
+void phys__sap_model_dpar(const phys_newton_row *row, double beta, const double x[3], int j,
+                          double dlam[3]) {
+  dlam[0] = dlam[1] = dlam[2] = 0.0;
+  if (row->type != SAP_ROW_CONE || j != 2) return;
+  (void)beta;
+  double mu = row->r0 ? 0.0 : row->par[0], Rt = row->par[1], Rn = row->par[2];
+  double y[3] = {row->r0 ? 0.0 : x[0] / Rt, row->r0 ? 0.0 : x[1] / Rt, x[2] / Rn}, gamma[3];
+  int region = phys__sap_project(mu, Rt, Rn, y, gamma, NULL);
+  if (region == 1) { /* stiction (or mu = 0 pushing) */
+    dlam[2] = -gamma[2] / Rn;
+  } else if (region == 2) { /* sliding: gamma_t = mu gamma_n t_hat */
+    double dn = -gamma[2] / (Rn + mu * mu * Rt);
+    dlam[2] = dn;
+    if (gamma[2] != 0.0) {
+      dlam[0] = gamma[0] / gamma[2] * dn;
+      dlam[1] = gamma[1] / gamma[2] * dn;
+    }
+  }
+}

@@ -43,6 +43,10 @@ typedef struct phys_solver_def {
    * A and the free motion from the problem and adds no position pass; 0: it runs only the
    * default weights (1, 1, 1) */
   int theta_method;
+  /* 1: it gives gradients through contact (opt.gradients, solvers/gradient.c): it solves each
+   * island by the shared Newton driver on a convex potential whose factor it keeps (sap,
+   * icf-*); 0: opt.gradients = 1 is refused with it */
+  int gradients;
 } phys_solver_def;
 
 /* The table entry of `kind`, or NULL when it is not a solver kind. */
@@ -66,6 +70,13 @@ phys_status phys__solve_islands(phys_world *w, phys_problem *s);
  * same meaning whatever the solver. The driver reserves each island's range before the solve
  * (max_iterations slots), so islands solved by different threads write disjoint memory. With
  * the option at 0 s->trace_val is NULL and a solver computes nothing for it. */
+
+/* trace.c: PHYS_OK when a record of the last step kept per island (the residual trace, the
+ * gradients) holds island `island`; else PHYS_E_STATE (`valid` 0: off when `on` is 0, none
+ * yet otherwise) or PHYS_E_NOT_FOUND, its message naming `what` and the option field `option`,
+ * recorded on the world */
+phys_status phys__step_record_check(const phys_world *w, int valid, int on, int nislands,
+                                   int island, const char *what, const char *option);
 
 /* 1 when this step records a trace */
 static inline int phys__trace_on(const phys_problem *s) { return s->trace_val != NULL; }

@@ -65,6 +65,8 @@ static const option_row rows[] = {
     D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(sap.rel_tol)},
   {{"sap.abs_tol", "sap", "eps_a of the stop test (eq. 20)",
     D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(sap.abs_tol)},
+  {{"sap.line_search", "sap", "Newton's line search: exact (rtsafe on phi') or Armijo backtracking from 1.5 by 0.8",
+    I, PHYS_LINE_SEARCH_EXACT, 0, 1, 0, 0, "exact|backtracking"}, OFF(sap.line_search)},
   {{"icf.stiction_tolerance", "icf",
     "soft norm regularisation eps_s = v_s (m/s) of a pair whose geoms give none",
     D, 1e-4, 0.0, INF, 1, 0, NULL}, OFF(icf.stiction_tolerance)},
@@ -80,6 +82,8 @@ static const option_row rows[] = {
     D, 1e-5, 0.0, 1.0, 0, 0, NULL}, OFF(icf.rel_tol)},
   {{"icf.abs_tol", "icf", "eps_a of the stop test",
     D, 1e-14, 0.0, INF, 0, 0, NULL}, OFF(icf.abs_tol)},
+  {{"icf.line_search", "icf", "Newton's line search: exact (rtsafe on phi') or Armijo backtracking from 1.5 by 0.8",
+    I, PHYS_LINE_SEARCH_EXACT, 0, 1, 0, 0, "exact|backtracking"}, OFF(icf.line_search)},
   {{"nsn.ncp", "nsn", "NCP function of unilateral rows and of the friction compliance W",
     I, PHYS_NSN_NCP_FB, 0, 1, 0, 0, "fb|min"}, OFF(nsn.ncp)},
   {{"nsn.damping", "nsn", "damping t of the Newton update lambda += t dlambda (no line search)",
@@ -139,6 +143,7 @@ static const option_row rows[] = {
 
 _Static_assert(sizeof(phys_penalty_rule) == sizeof(int), "INT options are stored as int");
 _Static_assert(sizeof(phys_nsn_ncp) == sizeof(int), "INT options are stored as int");
+_Static_assert(sizeof(phys_line_search) == sizeof(int), "INT options are stored as int");
 _Static_assert(sizeof(phys_nsn_preconditioner) == sizeof(int), "INT options are stored as int");
 
 int phys_solver_option_count(void) { return NROWS; }

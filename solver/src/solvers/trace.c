@@ -69,21 +69,27 @@ int phys_world_trace_island_count(const phys_world *w) {
   return w->trace_valid ? w->trace_nislands : 0;
 }
 
+phys_status phys__step_record_check(const phys_world *w, int valid, int on, int nislands,
+                                   int island, const char *what, const char *option) {
+  phys_world *mw = (phys_world *)w; /* the error message is the only thing written */
+  if (!valid) {
+    if (!on)
+      return phys__fail(mw, PHYS_E_STATE, "%s: off; set phys_world_options.%s = 1 and step",
+                        what, option);
+    return phys__fail(mw, PHYS_E_STATE, "%s: none yet; step the world with %s = 1 (a step "
+                                        "that failed, or an options change, drops the last "
+                                        "one)", what, option);
+  }
+  if (island < 0 || island >= nislands)
+    return phys__fail(mw, PHYS_E_NOT_FOUND, "%s: island %d out of range (%d islands)", what,
+                      island, nislands);
+  return PHYS_OK;
+}
+
 /* PHYS_OK when the trace holds island `island`; else the error, recorded on the world */
 static phys_status trace_check(const phys_world *w, int island) {
-  phys_world *mw = (phys_world *)w; /* the error message is the only thing written */
-  if (!w->trace_valid) {
-    if (!w->opt.residual_trace)
-      return phys__fail(mw, PHYS_E_STATE, "residual trace: off; set "
-                                          "phys_world_options.residual_trace = 1 and step");
-    return phys__fail(mw, PHYS_E_STATE, "residual trace: none yet; step the world with "
-                                        "residual_trace = 1 (a step that failed, or an options "
-                                        "change, drops the last one)");
-  }
-  if (island < 0 || island >= w->trace_nislands)
-    return phys__fail(mw, PHYS_E_NOT_FOUND, "residual trace: island %d out of range (%d islands)",
-                      island, w->trace_nislands);
-  return PHYS_OK;
+  return phys__step_record_check(w, w->trace_valid, w->opt.residual_trace, w->trace_nislands,
+                                 island, "residual trace", "residual_trace");
 }
 
 phys_status phys_world_trace_island(const phys_world *w, int island, const double **values,
