@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     size_t size = phys_world_state_size(w);
     void *buf = malloc(size);
     phys_world_save_state(w, buf, size, NULL);
-    int nd, ns, sd, ss;
+    int nd = 0, ns = 0, sd = 0, ss = 0;
     double td = 1e300, ts = 1e300;
     for (int r = 0; r < repeat; r++) {
       double a = timed(w, buf, size, 1 << 30, steps, &nd, &sd);

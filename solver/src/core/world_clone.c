@@ -140,6 +140,12 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
   w->trace_off = w->trace_cnt = w->trace_rows = NULL;
   w->trace_val = NULL;
   w->trace_off_cap = w->trace_cnt_cap = w->trace_rows_cap = w->trace_val_cap = 0;
+  w->grad_valid = w->grad_nislands = 0; /* the gradients describe the original's last step */
+  w->grad_isl = NULL;
+  w->grad_dof = NULL;
+  w->grad_contact = NULL;
+  w->grad_val = NULL;
+  w->grad_isl_cap = w->grad_dof_cap = w->grad_contact_cap = w->grad_val_cap = 0;
   w->batch = NULL;
   phys__threads_reset(w);
 

@@ -63,7 +63,7 @@ static void test_by_path(void) {
 
 static void test_from_memory(void) {
   CU_ASSERT_EQUAL_FATAL(find_data(), 0);
-  size_t len;
+  size_t len = 0;
   char *doc = slurp(scene, &len);
   CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
   phys_world *a = NULL, *b = NULL;

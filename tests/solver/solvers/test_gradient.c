@@ -19,6 +19,7 @@
 #include <string.h>
 #include <CUnit/CUnit.h>
 #include "cunit_main.h"
+#include "phys/phys_batch.h"
 #include "scene_util.h"
 
 #define DT 0.01
@@ -391,6 +392,62 @@ static void test_bits(void) {
   free(vals[1]);
 }
 
+/* the values of every island's gradients of w's last step, in island order, into v (at most
+ * cap); their count */
+static int gradient_values(const phys_world *w, double *v, int cap) {
+  int total = 0;
+  for (int k = 0; k < phys_world_gradient_island_count(w); k++) {
+    phys_gradient_island gi;
+    CU_ASSERT_EQUAL_FATAL(phys_world_gradient_island(w, k, &gi), PHYS_OK);
+    int m = gi.ndof * gi.ndof + 2 * gi.ndof * gi.ncontact;
+    CU_ASSERT_FATAL(total + m <= cap);
+    memcpy(v + total, gi.dv_dv0, (size_t)gi.ndof * gi.ndof * sizeof(double));
+    memcpy(v + total + gi.ndof * gi.ndof, gi.dv_dk, (size_t)gi.ndof * gi.ncontact * sizeof(double));
+    memcpy(v + total + gi.ndof * gi.ndof + gi.ndof * gi.ncontact, gi.dv_ddissipation,
+           (size_t)gi.ndof * gi.ncontact * sizeof(double));
+    total += m;
+  }
+  return total;
+}
+
+/* a clone has no gradients of its own until it steps (and does not share the original's
+ * buffers: both are destroyed, under ASan in CI), and the worlds of a batch, which step in
+ * their thread's shared scratch arena, give the same gradients as the original stepped alone */
+static void test_clone_and_batch(void) {
+  const scene sc = {"sliding", 1, 0.3, {1.0, 0.3, 0.0}, {0.0, 0.0, 2.0}, 1.0, 0};
+  phys_world *w = build(PHYS_SOLVER_ICF_SIMILAR, &sc, K0, TAU0, HC0, 1);
+  phys_world_options o = phys_world_get_options(w);
+  o.gradients = 1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &o), PHYS_OK);
+  step_n(w, 20);
+  CU_ASSERT(phys_world_gradient_island_count(w) > 0);
+  phys_world *c = NULL;
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_world_clone(w, &c, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_gradient_island_count(c), 0);
+  phys_batch_options bo = phys_batch_options_default();
+  bo.threads = 2;
+  phys_batch *b = NULL;
+  CU_ASSERT_EQUAL_FATAL(phys_batch_create(w, 3, &bo, &b, &err), PHYS_OK);
+  step_n(w, 5);
+  step_n(c, 5);
+  for (int i = 0; i < 5; i++) CU_ASSERT_EQUAL_FATAL(phys_batch_step(b), PHYS_OK);
+  enum { CAP = 4096 };
+  static double vw[CAP], vc[CAP], vb[CAP];
+  int nw = gradient_values(w, vw, CAP), nc = gradient_values(c, vc, CAP);
+  CU_ASSERT(nw > 0);
+  CU_ASSERT_EQUAL(nw, nc);
+  if (nw == nc) CU_ASSERT_EQUAL(memcmp(vw, vc, (size_t)nw * sizeof(double)), 0);
+  for (int i = 0; i < 3; i++) {
+    int nb = gradient_values(phys_batch_world(b, i), vb, CAP);
+    CU_ASSERT_EQUAL(nb, nw);
+    if (nb == nw) CU_ASSERT_EQUAL(memcmp(vw, vb, (size_t)nw * sizeof(double)), 0);
+  }
+  phys_batch_destroy(b);
+  phys_world_destroy(c);
+  phys_world_destroy(w);
+}
+
 static void check_solver(phys_solver_kind solver) {
   for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
     fd_result r = check_case(solver, &scenes[i]);
@@ -416,7 +473,8 @@ int register_tests(void) {
       !CU_add_test(s, "icf-similar: against central differences", test_icf_similar) ||
       !CU_add_test(s, "in the air: the free motion's derivative", test_free_flight) ||
       !CU_add_test(s, "error paths", test_errors) ||
-      !CU_add_test(s, "same bits on and off, 1 and 2 threads", test_bits))
+      !CU_add_test(s, "same bits on and off, 1 and 2 threads", test_bits) ||
+      !CU_add_test(s, "a clone's and a batch's worlds' own gradients", test_clone_and_batch))
     return -1;
   return 0;
 }
