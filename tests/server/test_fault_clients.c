@@ -79,7 +79,7 @@ static void test_killed_mid_frame(void) {
   /* three children with half a frame each, SIGKILLed */
   pid_t kids[3];
   for (int i = 0; i < 3; i++) {
-    int fd;
+    int fd = -1;
     kids[i] = half_frame_child(&d, &fd);
     CU_ASSERT_FATAL(kids[i] > 0);
     char ok = 0;

@@ -696,7 +696,7 @@ static void step_time(uint64_t *step, uint64_t *t_ns) {
 static void test_restore_corrupt(void) {
   wc_free(wc_req_load_data(&C, TEST_SCENE));
   CU_ASSERT(wc_take_ack(wc_req_step(&C, 120))); /* the bodies are down: contacts, warm starts */
-  size_t n, n1;
+  size_t n = 0, n1;
   uint8_t *snap = snapshot_bytes(&n);
   CU_ASSERT_FATAL(snap != NULL && n > 96);
   CU_ASSERT(wc_take_ack(wc_req_step(&C, 40))); /* the world moves on from the snapshot */
