@@ -1,8 +1,10 @@
 /* narrowphase_convex.c - contacts of general convex pairs (any pair with a cylinder, an ellipsoid
  * or a mesh hull that has no dedicated routine), and ellipsoid/mesh against a plane.
  *
- * General pairs: libccd's MPR (no allocation, deterministic) on a against b grown by the margin
- * gives the contact normal n (b -> a). Then each shape's feature facing the other is taken: a
+ * General pairs: the contact normal n (b -> a) of a pair with an edge (box, cylinder, hull) comes
+ * from GJK on the cores (closest points when apart) or EPA (epa.c, when they overlap: the
+ * minimum-translation direction); of a smooth pair (sphere, capsule, ellipsoid) from libccd's MPR
+ * (no allocation, deterministic) on a against b grown by the margin. Then each shape's feature facing the other is taken: a
  * face polygon (box face, mesh hull face, cylinder cap), a segment (capsule axis, cylinder side
  * line) or a point (sphere centre, ellipsoid support point). When one feature is a face nearly
  * perpendicular to n (the reference face) and the other is a face or a segment, the other is
@@ -22,8 +24,9 @@
  * ellipsoid or of curved or edge features of the other shapes): between smooth shapes (sphere,
  * capsule, ellipsoid) MPR's normal is refined to the minimum-translation one by descent on the
  * overlap d(n) (np_refine_normal: MPR alone put two resting ellipsoids 7x too deep along a
- * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges, and MPR's normal,
- * refined by rerunning MPR along it, stays approximate.
+ * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges where the descent
+ * stalls, and EPA's normal is the minimum-translation one to NP_EPA_TOL of the pair's size (MPR's,
+ * which these pairs had before, was up to 68x too deep). MPR stands in where EPA cannot start.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -554,14 +554,15 @@ static void fib_dirs_init(void) {
  * then pushed in by depth_lo to depth_hi (a resting or landing contact, not a pair with its
  * centres inside each other). For each contact from the overlapping-cores path (feature
  * 0x80000001), the depth the narrowphase reports against the least overlap over the sampled
- * directions: counts the pairs checked and those deeper than the sampled least by 0.1 %, and the
- * worst ratio; the reported depth must be the overlap along the reported normal. */
-static void overlap_depth_check(const phys_geom_type (*pairs)[2], int npairs, double depth_lo,
-                                double depth_hi, uint64_t seed, int *checked, int *worse,
-                                double *worst_ratio) {
+ * directions: at least min_checked pairs checked, none deeper than the sampled least by 0.1 %
+ * (printed with the worst ratio under `label`); the reported depth must be the overlap along
+ * the reported normal. */
+static void overlap_depth_check(const char *label, const phys_geom_type (*pairs)[2], int npairs,
+                                double depth_lo, double depth_hi, uint64_t seed, int min_checked) {
   uint64_t st = seed;
-  *checked = *worse = 0;
-  *worst_ratio = 0.0;
+  int checked_n = 0, worse_n = 0;
+  double worst = 0.0;
+  fib_dirs_init();
   for (int p = 0; p < npairs; p++)
     for (int it = 0; it < 120; it++) {
       phys_shape s[2];
@@ -583,12 +584,16 @@ static void overlap_depth_check(const phys_geom_type (*pairs)[2], int npairs, do
       double best = INFINITY;
       for (int i = 0; i < NDIR; i++) best = fmin(best, test_overlap(&s[0], &s[1], fib_dirs[i]));
       double depth = -c[0].dist;
-      (*checked)++;
-      if (depth > best * 1.001 + 1e-9) (*worse)++;
-      if (best > 1e-6) *worst_ratio = fmax(*worst_ratio, depth / best);
+      checked_n++;
+      if (depth > best * 1.001 + 1e-9) worse_n++;
+      if (best > 1e-6) worst = fmax(worst, depth / best);
       /* the reported depth is the overlap along the reported normal */
       ASSERT_NEAR(depth, test_overlap(&s[0], &s[1], c[0].normal), 1e-9);
     }
+  printf("\n  %s: %d checked, %d deeper than the least overlap sampled, worst depth / sampled "
+         "least %.5f\n", label, checked_n, worse_n, worst);
+  CU_ASSERT(checked_n >= min_checked);
+  CU_ASSERT_EQUAL(worse_n, 0);
 }
 
 /* Overlapping smooth pairs (an ellipsoid against an ellipsoid, a capsule, a sphere): the depth of
@@ -602,14 +607,7 @@ static void test_overlap_depth(void) {
                                             {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CAPSULE},
                                             {PHYS_GEOM_CAPSULE, PHYS_GEOM_ELLIPSOID},
                                             {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_SPHERE}};
-  fib_dirs_init();
-  int checked, worse;
-  double worst_ratio;
-  overlap_depth_check(pairs, 4, 0.0005, 0.02, 777, &checked, &worse, &worst_ratio);
-  printf("\n  overlapping smooth pairs: %d checked, %d deeper than the least overlap sampled, "
-         "worst depth / sampled least %.5f\n", checked, worse, worst_ratio);
-  CU_ASSERT(checked >= 60);
-  CU_ASSERT_EQUAL(worse, 0);
+  overlap_depth_check("overlapping smooth pairs", pairs, 4, 0.0005, 0.02, 777, 60);
 }
 
 /* Overlapping pairs with an edge (cylinder against cylinder, box, ellipsoid, capsule, sphere;
@@ -624,14 +622,7 @@ static void test_overlap_depth_edges(void) {
                                             {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CYLINDER},
                                             {PHYS_GEOM_CYLINDER, PHYS_GEOM_CAPSULE},
                                             {PHYS_GEOM_CYLINDER, PHYS_GEOM_SPHERE}};
-  fib_dirs_init();
-  int checked, worse;
-  double worst_ratio;
-  overlap_depth_check(pairs, 6, 0.0005, 0.04, 4242, &checked, &worse, &worst_ratio);
-  printf("\n  overlapping pairs with an edge: %d checked, %d deeper than the least overlap "
-         "sampled, worst depth / sampled least %.5f\n", checked, worse, worst_ratio);
-  CU_ASSERT(checked >= 150);
-  CU_ASSERT_EQUAL(worse, 0);
+  overlap_depth_check("overlapping pairs with an edge", pairs, 6, 0.0005, 0.04, 4242, 150);
 }
 
 /* ---- physics ---- */
