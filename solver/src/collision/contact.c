@@ -70,6 +70,14 @@ static int wake_touched(phys_world *w, const double *geom_margin) {
   return woke;
 }
 
+/* MuJoCo's margin and gap: a pair's surfaces are held at margin - gap apart (the larger of each
+ * geom's, or an explicit pair's own); a contact's solver distance is its distance less this */
+static double contact_offset(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair) {
+  const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
+  if (cpair && cpair->has_margin) return cpair->margin - cpair->gap;
+  return fmax(a->margin, b->margin) - fmax(a->gap, b->gap);
+}
+
 /* contact c from narrowphase point pt of the pair of geoms (ga, gb): sides, friction, condim,
  * frame and the warm-started impulse (reads the warm-start store only) */
 static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair,
@@ -87,10 +95,7 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   c->body_a = geom_body(w, c->geom_a);
   c->body_b = geom_body(w, c->geom_b);
   v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
-  /* MuJoCo's margin and gap: the surfaces are held at margin - gap apart (the larger of each,
-   * or an explicit pair's own) */
-  if (cpair && cpair->has_margin) c->dist = pt->dist - (cpair->margin - cpair->gap);
-  else c->dist = pt->dist - (fmax(a->margin, b->margin) - fmax(a->gap, b->gap));
+  c->dist = pt->dist - contact_offset(w, ga, gb, cpair);
   c->mu = fmax(a->friction, b->friction);
   c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
   c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
@@ -139,12 +144,16 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   }
 }
 
-/* narrowphase of pair p into its slots (from slot_start[p]); its contact count into counts[p] */
+/* narrowphase of pair p into its slots (from slot_start[p]), less the speculative points its
+ * motion cannot reach (contact_sweep.c); its contact count into counts[p] */
 static void collide_pair(const phys_world *w, const double *geom_margin, const phys_pair *pairs,
                          int p, phys_contact_point *slots, const size_t *slot_start, int *counts) {
   int ga = pairs[p].a, gb = pairs[p].b;
-  counts[p] = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                           pair_margin(w, geom_margin, ga, gb), slots + slot_start[p]);
+  phys_contact_point *pts = slots + slot_start[p];
+  int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
+                        pair_margin(w, geom_margin, ga, gb), pts);
+  const phys_contact_pair *cpair = w->ncpairs ? phys__contact_pair_find(w, ga, gb) : NULL;
+  counts[p] = phys__drop_unreachable(w, ga, gb, contact_offset(w, ga, gb, cpair), pts, n);
 }
 
 /* pair p's contacts from its slots, from its first index counts[p] on (total: all contacts) */

@@ -10,10 +10,7 @@
 #define GJK_MAX_ITER 100
 #define GJK_REL_TOL 1e-12
 
-/* one simplex vertex: w = pa - pb with its two witnesses */
-typedef struct gjk_vert {
-  double w[3], a[3], b[3];
-} gjk_vert;
+typedef np_gjk_vert gjk_vert;
 
 /* Barycentric coordinates of the origin's projection on the affine hull of the points of
  * subset `mask` (bits of s[0..n)); returns 0 when the subset is degenerate. */
@@ -102,6 +99,13 @@ static int gjk_closest(gjk_vert *s, int n, double v[3], double lam_out[4]) {
 double phys__np_gjk_distance(np_gjk_support sa, const void *a, np_gjk_support sb, const void *b,
                        const double dir0[3], double pa[3], double pb[3]) {
   gjk_vert s[4];
+  int n;
+  return phys__np_gjk(sa, a, sb, b, dir0, pa, pb, s, &n);
+}
+
+double phys__np_gjk(np_gjk_support sa, const void *a, np_gjk_support sb, const void *b,
+                    const double dir0[3], double pa[3], double pb[3], np_gjk_vert s[4],
+                    int *nsimplex) {
   double v[3], lam[4] = {1, 0, 0, 0}, d[3], nd[3];
   /* first vertex: supports along -dir0 on a and +dir0 on b (closest candidates) */
   v3_scale(nd, dir0, -1.0);
@@ -110,6 +114,7 @@ double phys__np_gjk_distance(np_gjk_support sa, const void *a, np_gjk_support sb
   v3_sub(s[0].w, s[0].a, s[0].b);
   v3_copy(v, s[0].w);
   int n = 1;
+  *nsimplex = 1;
   double scale = v3_norm(s[0].a) + v3_norm(s[0].b) + 1e-300;
   for (int it = 0; it < GJK_MAX_ITER; it++) {
     double vv = v3_norm2(v);
@@ -128,6 +133,7 @@ double phys__np_gjk_distance(np_gjk_support sa, const void *a, np_gjk_support sb
     if (dup) break;
     s[n++] = w;
     n = gjk_closest(s, n, v, lam);
+    *nsimplex = n;
     if (n == 4) return -1.0;
   }
   if (v3_norm2(v) <= 1e-24 * scale * scale) return -1.0;

@@ -1,8 +1,10 @@
 /* narrowphase_convex.c - contacts of general convex pairs (any pair with a cylinder, an ellipsoid
  * or a mesh hull that has no dedicated routine), and ellipsoid/mesh against a plane.
  *
- * General pairs: libccd's MPR (no allocation, deterministic) on a against b grown by the margin
- * gives the contact normal n (b -> a). Then each shape's feature facing the other is taken: a
+ * General pairs: the contact normal n (b -> a) of a pair with an edge (box, cylinder, hull) comes
+ * from GJK on the cores (closest points when apart) or EPA (epa.c, when they overlap: the
+ * minimum-translation direction); of a smooth pair (sphere, capsule, ellipsoid) from libccd's MPR
+ * (no allocation, deterministic) on a against b grown by the margin. Then each shape's feature facing the other is taken: a
  * face polygon (box face, mesh hull face, cylinder cap), a segment (capsule axis, cylinder side
  * line) or a point (sphere centre, ellipsoid support point). When one feature is a face nearly
  * perpendicular to n (the reference face) and the other is a face or a segment, the other is
@@ -22,8 +24,9 @@
  * ellipsoid or of curved or edge features of the other shapes): between smooth shapes (sphere,
  * capsule, ellipsoid) MPR's normal is refined to the minimum-translation one by descent on the
  * overlap d(n) (np_refine_normal: MPR alone put two resting ellipsoids 7x too deep along a
- * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges, and MPR's normal,
- * refined by rerunning MPR along it, stays approximate.
+ * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges where the descent
+ * stalls, and EPA's normal is the minimum-translation one to NP_EPA_TOL of the pair's size (MPR's,
+ * which these pairs had before, was up to 68x too deep). MPR stands in where EPA cannot start.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +34,7 @@
 #include "collision/narrowphase_internal.h"
 #include "model/hull.h"
 #include "collision/gjk.h"
+#include "collision/epa.h"
 
 /* most vertices of a feature polygon and of a clipped polygon */
 #define NP_FEAT_MAX 64
@@ -43,6 +47,8 @@
 #define NP_CAP_ALIGN 0.70710678118654752
 /* cylinder caps are polygons of this many rim points */
 #define NP_CAP_POINTS 8
+/* EPA stops when a support point gains less than this share of the pair's size on its face */
+#define NP_EPA_TOL 1e-7
 
 /* libccd's MPR has loops without an iteration cap (portal discovery and refinement): a budget
  * of support calls per run ends a stalled run by a longjmp out of the support callback (MPR
@@ -110,13 +116,23 @@ static void np_support(const phys_shape *s, const double d[3], double out[3]) {
   v3_add(out, out, s->pos);
 }
 
-/* Radius of a shape's core (sphere: its centre, capsule: its segment), 0 for other shapes. */
-static double np_core_radius(const phys_shape *s) {
+double phys__np_core_radius(const phys_shape *s) {
   return (s->type == PHYS_GEOM_SPHERE || s->type == PHYS_GEOM_CAPSULE) ? s->size[0] : 0.0;
 }
 
-/* GJK support of a shape's core: spheres and capsules without their radius. */
-static void np_core_support(const void *obj, const double d[3], double out[3]) {
+/* Radius of a ball about the shape's position that holds it (sizes for the tolerances). */
+static double np_bound_radius(const phys_shape *s) {
+  const double *h = s->size;
+  switch (s->type) {
+  case PHYS_GEOM_SPHERE: return h[0];
+  case PHYS_GEOM_CAPSULE: return h[0] + h[1];
+  case PHYS_GEOM_CYLINDER: return sqrt(h[0] * h[0] + h[1] * h[1]);
+  case PHYS_GEOM_MESH: return s->hull ? s->hull->rbound : 0.0;
+  default: return v3_norm(h);
+  }
+}
+
+void phys__np_core_support(const void *obj, const double d[3], double out[3]) {
   const phys_shape *s = obj;
   if (s->type == PHYS_GEOM_SPHERE || s->type == PHYS_GEOM_CAPSULE) {
     double u[3];
@@ -437,9 +453,11 @@ static int np_mpr(np_obj *oa, np_obj *ob, const ccd_t *ccd, double *depth, doubl
   return 0;
 }
 
-/* General convex pair (see the file comment). */
-int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
-                   phys_contact_point *out) {
+/* MPR's normal n (b -> a) of a against b grown by the margin, rerun from an interior point on
+ * the normal's side unless `smooth` (then refined later by descent): 0, or -1 when they are
+ * farther apart than the margin. A stalled run leaves the centre line as the normal. */
+static int np_mpr_normal(const phys_shape *a, const phys_shape *b, double margin, int smooth,
+                         double n[3]) {
   np_obj oa = {a, 0.0, 0, {0, 0, 0}, NULL}, ob = {b, margin, 0, {0, 0, 0}, NULL};
   ccd_t ccd;
   CCD_INIT(&ccd);
@@ -450,12 +468,12 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
   ccd.max_iterations = 200;
   /* tolerance above the rounding of world coordinates */
   ccd.mpr_tolerance = 1e-11 * (1.0 + v3_norm(a->pos) + v3_norm(b->pos));
-  double depth = 0.0, n[3], nn[3];
+  double depth = 0.0;
   int mpr = np_mpr(&oa, &ob, &ccd, &depth, n);
-  if (mpr == -1) return 0;
+  if (mpr == -1) return -1;
   if (mpr == -2) {
-    /* stalled: the centre line stands in for the normal; the contact is then decided below
-     * (clipping, GJK or the support points along it) */
+    /* stalled: the centre line stands in for the normal; the contact is then decided by the
+     * caller (clipping, GJK or the support points along it) */
     ccd_vec3_t ca, cb;
     np_ccd_center(&oa, &ca);
     np_ccd_center(&ob, &cb);
@@ -466,7 +484,6 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
    * interior point on the normal's side (inside the difference: within a quarter of the depth)
    * so that the ray follows the normal; keep a smaller depth. */
   oa.fixed_center = ob.fixed_center = 1;
-  int smooth = np_smooth(a) && np_smooth(b); /* refined by descent below instead */
   for (int it = 0; it < 4 && !smooth && mpr == 0 && depth > 0.0; it++) {
     double d2, n2[3];
     v3_scale(oa.center, n, 0.25 * depth);
@@ -474,6 +491,54 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
     depth = d2;
     v3_copy(n, n2);
   }
+  return 0;
+}
+
+/* A pair's cores (phys__np_core_support) as GJK saw them: their distance (-1: overlapping) and
+ * closest points. */
+typedef struct np_cores {
+  double dist, ca[3], cb[3];
+} np_cores;
+
+/* The normal n (b -> a) of a pair with an edge: GJK on the cores, exact when they are apart
+ * (the closest points' direction), else EPA's minimum-translation direction of the cores
+ * (growing both by their radii keeps it). 0, or -1 when the shapes are farther apart than the
+ * margin; MPR stands in where EPA cannot start (touching cores). */
+static int np_edge_normal(const phys_shape *a, const phys_shape *b, double margin, double n[3],
+                          np_cores *cores) {
+  double ra = phys__np_core_radius(a), rb = phys__np_core_radius(b), dir[3];
+  ccd_vec3_t ca, cb;
+  np_obj oa = {a, 0.0, 0, {0, 0, 0}, NULL}, ob = {b, 0.0, 0, {0, 0, 0}, NULL};
+  np_ccd_center(&oa, &ca);
+  np_ccd_center(&ob, &cb);
+  v3_set(dir, ca.v[0] - cb.v[0], ca.v[1] - cb.v[1], ca.v[2] - cb.v[2]);
+  if (!(v3_norm(dir) > 0.0)) v3_set(dir, 0.0, 0.0, 1.0);
+  np_gjk_vert simplex[4];
+  int ns = 0;
+  cores->dist = phys__np_gjk(phys__np_core_support, a, phys__np_core_support, b, dir, cores->ca,
+                             cores->cb, simplex, &ns);
+  if (cores->dist > 1e-9 * (1.0 + ra + rb)) {
+    if (!(cores->dist - ra - rb < margin)) return -1;
+    v3_sub(n, cores->ca, cores->cb);
+    v3_scale(n, n, 1.0 / cores->dist);
+    return 0;
+  }
+  cores->dist = -1.0;
+  double size = np_bound_radius(a) + np_bound_radius(b);
+  double tol = NP_EPA_TOL * size;
+  if (phys__np_epa(phys__np_core_support, a, phys__np_core_support, b, simplex, ns, tol, n) >= 0.0)
+    return 0;
+  return np_mpr_normal(a, b, margin, 0, n);
+}
+
+/* General convex pair (see the file comment). */
+int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
+                   phys_contact_point *out) {
+  double n[3], nn[3];
+  int smooth = np_smooth(a) && np_smooth(b); /* refined by descent below instead */
+  np_cores cores = {-2.0, {0, 0, 0}, {0, 0, 0}}; /* -2: not known yet */
+  if (smooth ? np_mpr_normal(a, b, margin, 1, n) : np_edge_normal(a, b, margin, n, &cores))
+    return 0;
   v3_scale(nn, n, -1.0);
 
   /* a flat contact: clip against the reference face */
@@ -524,9 +589,14 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
 
   /* separated cores (spheres and capsules without their radius, other shapes whole): the
    * exact closest points by GJK */
-  double ra = np_core_radius(a), rb = np_core_radius(b);
-  double ca[3], cb[3];
-  double dcore = phys__np_gjk_distance(np_core_support, a, np_core_support, b, n, ca, cb);
+  double ra = phys__np_core_radius(a), rb = phys__np_core_radius(b);
+  double ca[3], cb[3], dcore = cores.dist;
+  if (dcore == -2.0) {
+    dcore = phys__np_gjk_distance(phys__np_core_support, a, phys__np_core_support, b, n, ca, cb);
+  } else {
+    v3_copy(ca, cores.ca);
+    v3_copy(cb, cores.cb);
+  }
   if (dcore > 1e-9 * (1.0 + ra + rb)) {
     double nc[3], sb[3];
     v3_sub(nc, ca, cb);

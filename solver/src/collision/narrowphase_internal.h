@@ -59,6 +59,14 @@ int phys__np_ellipsoid_plane(const phys_shape *a, const phys_shape *b, double ma
 int phys__np_mesh_plane(const phys_shape *a, const phys_shape *b, double margin,
                   phys_contact_point *out);
 
+/* Radius of a shape's core (sphere: its centre, capsule: its segment), 0 for other shapes. */
+double phys__np_core_radius(const phys_shape *s);
+
+/* GJK support (gjk.h) of a shape's core along world direction d: spheres and capsules without
+ * their radius, boxes, cylinders, ellipsoids and mesh hulls whole; `obj` is a phys_shape (not a
+ * plane or an SDF). */
+void phys__np_core_support(const void *obj, const double d[3], double out[3]);
+
 /* narrowphase_sdf.c: an SDF geom (a) against any geom, by sampling and projection */
 int phys__np_sdf_pair(const phys_shape *a, const phys_shape *b, double margin,
                       phys_contact_point *out);

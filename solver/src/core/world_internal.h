@@ -456,6 +456,13 @@ int phys__broadphase(phys_world *w, const double *geom_margin);
  * or -1 on allocation failure */
 int phys__build_contacts(phys_world *w, const double *geom_margin);
 
+/* contact_sweep.c: the n narrowphase points of geoms ga and gb (offset: MuJoCo's margin - gap
+ * of the pair, taken off a point's dist to give its solver gap) less the speculative ones that
+ * the step's motion cannot reach (ghosts; see the file); compacts pts in order and returns the
+ * new count. Pure, thread-safe. */
+int phys__drop_unreachable(const phys_world *w, int ga, int gb, double offset,
+                           struct phys_contact_point *pts, int n);
+
 /* contact.c: reserve what phys__store_warm_start needs (the records' capacity and sort scratch
  * for w->ncontacts contacts), before the step moves anything; the scratch, or NULL on
  * allocation failure (also NULL without contacts) */

@@ -513,6 +513,15 @@ static void test_support(const phys_shape *s, const double d[3], double out[3]) 
     v3_scale(p, l, h[0] / v3_norm(l));
     if (s->type == PHYS_GEOM_CAPSULE) p[2] += l[2] >= 0.0 ? h[1] : -h[1];
     break;
+  case PHYS_GEOM_BOX:
+    for (int k = 0; k < 3; k++) p[k] = l[k] >= 0.0 ? h[k] : -h[k];
+    break;
+  case PHYS_GEOM_CYLINDER: {
+    double rho = sqrt(l[0] * l[0] + l[1] * l[1]);
+    v3_set(p, rho > 0.0 ? h[0] * l[0] / rho : h[0], rho > 0.0 ? h[0] * l[1] / rho : 0.0,
+           l[2] >= 0.0 ? h[1] : -h[1]);
+    break;
+  }
   default: { /* ellipsoid */
     double a[3] = {h[0] * l[0], h[1] * l[1], h[2] * l[2]}, n = v3_norm(a);
     v3_set(p, h[0] * a[0] / n, h[1] * a[1] / n, h[2] * a[2] / n);
@@ -531,28 +540,30 @@ static double test_overlap(const phys_shape *a, const phys_shape *b, const doubl
   return v3_dot(n, pb) - v3_dot(n, pa);
 }
 
-/* Overlapping smooth pairs (an ellipsoid against an ellipsoid, a capsule, a sphere): the depth of
- * the contact the narrowphase reports along its normal is the penetration depth, the least
- * overlap over all directions, found here by sampling 20000 directions (a Fibonacci sphere, about
- * 1.4 degrees apart): the engine's depth may not exceed the sampled least overlap by more than
- * 0.1 %. MPR's normal alone fails this (a depth up to 9.6x the least on these samples; 22
- * degrees and 7x off on two resting ellipsoids of humanoid100). Pairs with an edge (box,
- * cylinder, hull) keep MPR's normal (narrowphase_convex.c). */
-static void test_overlap_depth(void) {
-  static const phys_geom_type pairs[][2] = {{PHYS_GEOM_ELLIPSOID, PHYS_GEOM_ELLIPSOID},
-                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CAPSULE},
-                                            {PHYS_GEOM_CAPSULE, PHYS_GEOM_ELLIPSOID},
-                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_SPHERE}};
-  enum { NDIR = 20000 };
-  static double dirs[NDIR][3];
+/* directions on a Fibonacci sphere, about 1.4 degrees apart */
+enum { NDIR = 20000 };
+static double fib_dirs[NDIR][3];
+static void fib_dirs_init(void) {
   for (int i = 0; i < NDIR; i++) {
     double z = 1.0 - (2.0 * i + 1.0) / NDIR, r = sqrt(1.0 - z * z), ph = i * 2.39996322972865332;
-    v3_set(dirs[i], r * cos(ph), r * sin(ph), z);
+    v3_set(fib_dirs[i], r * cos(ph), r * sin(ph), z);
   }
-  uint64_t st = 777;
-  int checked = 0, worse = 0;
-  double worst_ratio = 0.0;
-  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+}
+
+/* The pairs of types `pairs`, 120 random poses each: b touching a along a random direction,
+ * then pushed in by depth_lo to depth_hi (a resting or landing contact, not a pair with its
+ * centres inside each other). For each contact from the overlapping-cores path (feature
+ * 0x80000001), the depth the narrowphase reports against the least overlap over the sampled
+ * directions: at least min_checked pairs checked, none deeper than the sampled least by 0.1 %
+ * (printed with the worst ratio under `label`); the reported depth must be the overlap along
+ * the reported normal. */
+static void overlap_depth_check(const char *label, const phys_geom_type (*pairs)[2], int npairs,
+                                double depth_lo, double depth_hi, uint64_t seed, int min_checked) {
+  uint64_t st = seed;
+  int checked_n = 0, worse_n = 0;
+  double worst = 0.0;
+  fib_dirs_init();
+  for (int p = 0; p < npairs; p++)
     for (int it = 0; it < 120; it++) {
       phys_shape s[2];
       for (int j = 0; j < 2; j++) {
@@ -560,31 +571,58 @@ static void test_overlap_depth(void) {
                      0.0, 0.0, 0.0);
         rotate(&s[j], rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, 0, 6.3));
       }
-      /* b touching a along a random direction u, then pushed in by up to 2 cm (a resting or
-       * landing contact, not a pair with its centres inside each other) */
       double u[3] = {rnd(&st, -1, 1), rnd(&st, -1, 1), rnd(&st, -1, 1)}, nu[3], sa[3], sb[3];
       v3_normalize(u);
       v3_scale(nu, u, -1.0);
       test_support(&s[0], u, sa);
       test_support(&s[1], nu, sb);
-      double reach = v3_dot(sa, u) - v3_dot(sb, u) - rnd(&st, 0.0005, 0.02);
+      double reach = v3_dot(sa, u) - v3_dot(sb, u) - rnd(&st, depth_lo, depth_hi);
       v3_scale(s[1].pos, u, reach);
       phys_contact_point c[4];
       int n = phys__collide(&s[0], &s[1], 0.0, c);
       if (n != 1 || c[0].feature != 0x80000001u) continue; /* only the overlapping-cores path */
       double best = INFINITY;
-      for (int i = 0; i < NDIR; i++) best = fmin(best, test_overlap(&s[0], &s[1], dirs[i]));
+      for (int i = 0; i < NDIR; i++) best = fmin(best, test_overlap(&s[0], &s[1], fib_dirs[i]));
       double depth = -c[0].dist;
-      checked++;
-      if (depth > best * 1.001 + 1e-9) worse++;
-      if (best > 1e-6) worst_ratio = fmax(worst_ratio, depth / best);
+      checked_n++;
+      if (depth > best * 1.001 + 1e-9) worse_n++;
+      if (best > 1e-6) worst = fmax(worst, depth / best);
       /* the reported depth is the overlap along the reported normal */
       ASSERT_NEAR(depth, test_overlap(&s[0], &s[1], c[0].normal), 1e-9);
     }
-  printf("\n  overlapping smooth pairs: %d checked, %d deeper than the least overlap sampled, "
-         "worst depth / sampled least %.5f\n", checked, worse, worst_ratio);
-  CU_ASSERT(checked >= 60);
-  CU_ASSERT_EQUAL(worse, 0);
+  printf("\n  %s: %d checked, %d deeper than the least overlap sampled, worst depth / sampled "
+         "least %.5f\n", label, checked_n, worse_n, worst);
+  CU_ASSERT(checked_n >= min_checked);
+  CU_ASSERT_EQUAL(worse_n, 0);
+}
+
+/* Overlapping smooth pairs (an ellipsoid against an ellipsoid, a capsule, a sphere): the depth of
+ * the contact the narrowphase reports along its normal is the penetration depth, the least
+ * overlap over all directions, found here by sampling 20000 directions: the engine's depth may
+ * not exceed the sampled least overlap by more than 0.1 %. MPR's normal alone fails this (a depth
+ * up to 9.6x the least on these samples; 22 degrees and 7x off on two resting ellipsoids of
+ * humanoid100). */
+static void test_overlap_depth(void) {
+  static const phys_geom_type pairs[][2] = {{PHYS_GEOM_ELLIPSOID, PHYS_GEOM_ELLIPSOID},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CAPSULE},
+                                            {PHYS_GEOM_CAPSULE, PHYS_GEOM_ELLIPSOID},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_SPHERE}};
+  overlap_depth_check("overlapping smooth pairs", pairs, 4, 0.0005, 0.02, 777, 60);
+}
+
+/* Overlapping pairs with an edge (cylinder against cylinder, box, ellipsoid, capsule, sphere;
+ * ellipsoid against box): the same check on EPA's minimum-translation depth, from shallow
+ * (0.5 mm) to deep (4 cm, a third of the shapes' size) overlaps. MPR's normal, which these pairs
+ * had before, put such pairs deeper than the least overlap (humanoid100's cylinders: 6.5 cm
+ * reported where they overlapped 1 cm). */
+static void test_overlap_depth_edges(void) {
+  static const phys_geom_type pairs[][2] = {{PHYS_GEOM_CYLINDER, PHYS_GEOM_CYLINDER},
+                                            {PHYS_GEOM_CYLINDER, PHYS_GEOM_BOX},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_BOX},
+                                            {PHYS_GEOM_ELLIPSOID, PHYS_GEOM_CYLINDER},
+                                            {PHYS_GEOM_CYLINDER, PHYS_GEOM_CAPSULE},
+                                            {PHYS_GEOM_CYLINDER, PHYS_GEOM_SPHERE}};
+  overlap_depth_check("overlapping pairs with an edge", pairs, 6, 0.0005, 0.04, 4242, 150);
 }
 
 /* ---- physics ---- */
@@ -1014,6 +1052,7 @@ int register_tests(void) {
     {"cylinder pairs", test_cylinder_pairs},
     {"random convex pairs", test_random_pairs},
     {"overlapping smooth pairs: the penetration depth", test_overlap_depth},
+    {"overlapping pairs with an edge: the penetration depth", test_overlap_depth_edges},
     {"mesh cube drop", test_mesh_drop},
     {"cylinder roll, ellipsoid rest", test_roll_and_rest},
     {"pile determinism", test_pile_determinism},
