@@ -256,6 +256,51 @@ static void test_resting_stiffness(void) {
   printf("\n");
 }
 
+/* stiffness 1e5 .. 1e12 N/m (issue 12): a 1 kg sphere at rest, dt = 2e-3, tau_d = 0.02 s;
+ * every step of a 200-step window converges and the penetration is what eq. 21's branch says:
+ * m g / k while the pair is compliant, then (once 1 / (dt k (dt + tau_d)) falls below the
+ * near-rigid R_n, here from k = 1e6) the near-rigid value, the same for every larger k */
+static void test_stiffness_sweep(void) {
+  double near = -1.0;
+  int ncompliant = 0, nrigid = 0;
+  for (int e = 5; e <= 12; e++) {
+    double k = pow(10.0, e), r = 0.1, m = 1.0;
+    phys_world_options o = sap_options(0.002);
+    o.sap.rel_tol = 1e-8;
+    phys_world *w = make_world(&o);
+    add_ground(w, 0.5);
+    phys_id b = compliant_sphere(w, r, m, k, 0.02);
+    step_n(w, 1000);
+    int bad = 0, compliant = -1;
+    double zsum = 0.0, p[3];
+    for (int i = 0; i < 200; i++) {
+      CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+      const phys_step_stats *st = phys_world_stats(w);
+      bad += st->sap.status != PHYS_SAP_CONVERGED;
+      compliant = st->sap.compliant_contacts;
+      body_pos(w, b, p);
+      zsum += p[2];
+    }
+    double pen = r - zsum / 200.0;
+    printf("\n  k %.0e: penetration %.6e m (m g / k %.6e), %s, %d steps not converged", k, pen,
+           m * 9.81 / k, compliant ? "compliant" : "near-rigid", bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_TRUE(isfinite(pen) && pen > 0.0);
+    if (compliant == 1) {
+      ncompliant++;
+      CU_ASSERT_DOUBLE_EQUAL(pen, m * 9.81 / k, 1e-6 * m * 9.81 / k);
+    } else {
+      nrigid++;
+      if (near < 0.0) near = pen;
+      CU_ASSERT_DOUBLE_EQUAL(pen, near, 1e-6 * near);
+      CU_ASSERT_TRUE(pen > m * 9.81 / k); /* softer than the spring asked for: the branch */
+    }
+    phys_world_destroy(w);
+  }
+  printf("\n");
+  CU_ASSERT_TRUE(ncompliant >= 1 && nrigid >= 1);
+}
+
 /* near-rigid (eq. 21): no stiffness given, and k = 1e12 (which switches to the near-rigid branch
  * by itself), at dt = 1e-2: penetration m g dt (dt + tau_d) Rn with Rn = beta^2 w / (4 pi^2)
  * and w the rms of W_ii's diagonal for a solid sphere's contact: 1/m normal, 1/m + rc^2 / I
@@ -569,6 +614,7 @@ int register_tests(void) {
       !CU_add_test(s, "pair combination rule", test_combination_rule) ||
       !CU_add_test(s, "resting sphere: penetration m g / k", test_resting_stiffness) ||
       !CU_add_test(s, "near-rigid regime (eq. 21) at dt = 1e-2", test_near_rigid) ||
+      !CU_add_test(s, "stiffness 1e5..1e12: converged, m g / k or near-rigid", test_stiffness_sweep) ||
       !CU_add_test(s, "incline: stick with creep, slide at Coulomb", test_incline) ||
       !CU_add_test(s, "sphere pile: Newton iterations", test_pile_iterations) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
