@@ -332,18 +332,41 @@ def raw_handshake(port):
     return s, head
 
 
-def closed_within(s, seconds):
+def close_frame_then_eof(s, seconds, buf=b""):
+    """Read the server's frames on raw socket s (buf: bytes already read after the handshake) until it closes the TCP connection or `seconds`
+    pass; returns (the status code of a Close frame the server sent, or None; whether the
+    connection reached EOF). The server answers a protocol error with a Close frame and closes the
+    socket when the peer acknowledges it or when libwebsockets' close-ack wait (5 s) runs out."""
     s.settimeout(0.2)
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    code, eof = None, False
+    while time.monotonic() < end and not eof:
         try:
-            if s.recv(65536) == b"":
-                return True
+            chunk = s.recv(65536)
+            eof = chunk == b""
+            buf += chunk
         except socket.timeout:
             continue
         except OSError:
-            return True
-    return False
+            eof = True
+        # server frames are unmasked: opcode, length (7, 16 or 64 bits), payload
+        while len(buf) >= 2:
+            n, at = buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, at = struct.unpack(">H", buf[2:4])[0], 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, at = struct.unpack(">Q", buf[2:10])[0], 10
+            if len(buf) < at + n:
+                break
+            if buf[0] & 0x0F == 0x8:
+                payload = buf[at:at + n]
+                code = struct.unpack(">H", payload[:2])[0] if n >= 2 else 1005
+            buf = buf[at + n:]
+    return code, eof
 
 
 async def still_receives(ws, what):
@@ -371,7 +394,9 @@ async def test_bad_clients(d):
     s, head = raw_handshake(d.port)
     check(head.startswith(b"HTTP/1.1 101"), "a raw client's handshake is accepted")
     s.sendall(b"\x8f\x7f" + b"\xff" * 200)
-    check(closed_within(s, 5), "garbage framing closes that connection")
+    code, eof = close_frame_then_eof(s, 10, head.split(b"\r\n\r\n", 1)[1])
+    check(code == 1002, "garbage framing is answered with a Close frame, 1002 protocol error (%s)" % code)
+    check(eof, "... and the connection is closed (within the 5 s close-ack wait)")
     s.close()
     await still_receives(good, "garbage framing")
     # a JSON text that is no request: an error status, the connection stays
