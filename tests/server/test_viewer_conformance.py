@@ -333,10 +333,11 @@ def raw_handshake(port):
 
 
 def close_frame_then_eof(s, seconds, buf=b""):
-    """Read the server's frames on raw socket s (buf: bytes already read after the handshake) until it closes the TCP connection or `seconds`
-    pass; returns (the status code of a Close frame the server sent, or None; whether the
-    connection reached EOF). The server answers a protocol error with a Close frame and closes the
-    socket when the peer acknowledges it or when libwebsockets' close-ack wait (5 s) runs out."""
+    """Read the server's frames on raw socket s (buf: bytes already read after the handshake)
+    until it closes the TCP connection or `seconds` pass; returns (the status code of a Close
+    frame the server sent, or None; whether the connection reached EOF). The server answers a
+    protocol error with a Close frame and closes the socket when the peer acknowledges it or when
+    libwebsockets' close-ack wait (5 s) runs out."""
     s.settimeout(0.2)
     end = time.monotonic() + seconds
     code, eof = None, False
