@@ -143,20 +143,27 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
       return;
     }
     double g0 = 0.0, vAv = 0.0;
+    /* the Newton direction -H^-1 r (test fault 3 flips it: an ascent direction) */
+    const double sign = phys__newton_test_fault == 3 ? 1.0 : -1.0;
     for (int i = 0; i < n; i++) {
-      nt->dv[i] = -nt->dv[i];
+      nt->dv[i] = sign * nt->dv[i];
       g0 += nt->dv[i] * nt->r[i];
     }
     /* the Newton decrement -g0 = r^T H^-1 r is twice the predicted decrease of h: at the
-     * roundoff of the kinetic energy the iterate is as good as it gets */
+     * roundoff of the kinetic energy (either sign) the iterate is as good as it gets; beyond
+     * it, phi'(0) = g0 >= 0 is a direction that does not descend (the loop stops there) */
     phys__newton_apply_A(nt, nt->v, nt->tmp);
     for (int i = 0; i < n; i++) vAv += nt->v[i] * nt->tmp[i];
-    if (-g0 <= 1e-28 * (vAv + 1e-300)) {
+    if (!isfinite(g0)) {
+      nt->status = PHYS_NEWTON_NON_FINITE;
+      return;
+    }
+    if (fabs(g0) <= 1e-28 * (vAv + 1e-300)) {
       nt->status = PHYS_NEWTON_OK;
       return;
     }
-    if (!(g0 < 0.0)) {
-      nt->status = isfinite(g0) ? PHYS_NEWTON_NOT_DESCENT : PHYS_NEWTON_NON_FINITE;
+    if (g0 > 0.0) {
+      nt->status = PHYS_NEWTON_NOT_DESCENT;
       return;
     }
     /* the line search's precomputed quantities: A d, q = d^T A d, J d, x(v) */

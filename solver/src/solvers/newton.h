@@ -109,8 +109,8 @@ typedef struct phys_newton {
 /* ---- newton.c ---- */
 
 /* test hook, 0 in normal runs: 1 makes CANAL put a NaN into an island's momentum b, 2 makes
- * every factorisation report failure (tests of the failure policy; not thread-safe to change
- * during a step) */
+ * every factorisation report failure, 3 flips every Newton direction's sign (phi'(0) > 0: the
+ * not-a-descent abort) (tests of the failure policy; not thread-safe to change during a step) */
 extern int phys__newton_test_fault;
 
 /* J v, x, lambda and D of every row set at nt->v, then r = A v - b - sum J^T lambda into

@@ -472,6 +472,40 @@ static void test_factor_failure(void) {
   phys_world_destroy(w);
 }
 
+/* a direction that does not descend (phi'(0) >= 0, forced by flipping the Newton step) ends the
+ * island with PHYS_SAP_NOT_DESCENT at the iterate it had: no line search runs on it, the
+ * state stays finite and the box does not move off the ground; the next step converges */
+static void test_not_descent(void) {
+  phys_world_options o = sap_options(0.002);
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.5);
+  double p[3] = {0, 0, 0.1};
+  phys_id b = add_box(w, p, NULL, 0.1, 1.0, 0.5);
+  step_n(w, 5);
+  double v0[3] = {0.3, 0.0, -0.2}; /* moving: the warm start does not meet the stop test */
+  CU_ASSERT_EQUAL(phys_body_set_state(w, b, NULL, NULL, v0, NULL), PHYS_OK);
+  phys__newton_test_fault = 3;
+  CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
+  phys__newton_test_fault = 0;
+  const phys_step_stats *st = phys_world_stats(w);
+  printf("\n  flipped direction: status %d, descent failures %d, Newton steps %d",
+         st->sap.status, st->sap.descent_failures, st->sap.newton_iterations);
+  CU_ASSERT_EQUAL(st->sap.status, PHYS_SAP_NOT_DESCENT);
+  CU_ASSERT_EQUAL(st->sap.descent_failures, 1);
+  CU_ASSERT_EQUAL(st->sap.newton_iterations, 0);
+  double x[3], v[3];
+  phys_body_get_state(w, b, x, NULL, v, NULL);
+  CU_ASSERT_TRUE(isfinite(x[2]) && isfinite(v[2]) && isfinite(v[0]));
+  CU_ASSERT_TRUE(fabs(v[2]) < 1.0 && x[2] > 0.05);
+  for (int i = 0; i < 5; i++) {
+    CU_ASSERT_EQUAL(phys_world_step(w), PHYS_OK);
+    CU_ASSERT_EQUAL(phys_world_stats(w)->sap.status, PHYS_SAP_CONVERGED);
+  }
+  printf("\n");
+  phys_world_destroy(w);
+}
+
 /* options through the table; bad values rejected naming the option; bad geom parameters
  * rejected */
 static void test_options(void) {
@@ -619,6 +653,7 @@ int register_tests(void) {
       !CU_add_test(s, "sphere pile: Newton iterations", test_pile_iterations) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
       !CU_add_test(s, "factorisation failure status", test_factor_failure) ||
+      !CU_add_test(s, "not a descent direction: the abort", test_not_descent) ||
       !CU_add_test(s, "options and parameter validation", test_options) ||
       !CU_add_test(s, "MJCF: physd contact parameters", test_mjcf_params) ||
       !CU_add_test(s, "MJCF: geom solref mapped for sap", test_solref_mapping))
