@@ -11,8 +11,10 @@ For each model, world count N and thread count T:
              one model in one process (libmujoco; T = 1 only, MuJoCo steps serially).
 Every run starts from the model's reference state (qpos0, no keyframe), takes --warmup untimed
 env steps, then times --steps env steps; env_steps_per_s = N x steps / wall time of the timed
-steps. The machine's load average is printed with the figures: on a machine shared with other
-work they are not final.
+steps. --repeat R runs the whole grid R times (the three ways alternated inside each repeat, so
+a slow minute of a shared machine falls on all of them) and reports each cell's median, with
+its R samples beside it. The machine's load average is printed with the figures: on a machine
+shared with other work they are not final.
 
 Models (default): MuJoCo's humanoid (Debian's libmujoco-samples) and bench/robots/
 quadruped_fixed.xml (a 12-joint quadruped on a test stand; configs/worlds/quadrupeds8.xml holds
@@ -27,6 +29,7 @@ import os
 import platform
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -101,7 +104,8 @@ def main():
     ap.add_argument("--worlds", default="1,16,64,256")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--warmup", type=int, default=100, help="untimed env steps")
-    ap.add_argument("--steps", type=int, default=50, help="timed env steps")
+    ap.add_argument("--steps", type=int, default=400, help="timed env steps")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of the grid; medians reported")
     ap.add_argument("--no-mujoco", action="store_true", help="leave MuJoCo out")
     args = ap.parse_args()
 
@@ -121,34 +125,45 @@ def main():
     models = [m.split("=", 1) for m in (args.model or DEFAULT_MODELS)]
     worlds = [int(w) for w in args.worlds.split(",")]
     threads = [int(t) for t in args.threads.split(",")]
-    rows = []
+    if args.repeat < 1 or args.steps < 1 or args.warmup < 0:
+        log("batch_env: --repeat and --steps must be at least 1, --warmup at least 0")
+        return 2
+    samples = {}  # (model, worlds, threads) -> {way: [env steps/s per repeat]}
     load_before = os.getloadavg()[0]
-    for t in threads:
-        d = Daemon(physd, t)
-        try:
-            for name, path in models:
-                with open(path, "rb") as f:
-                    doc = f.read()
-                for n in worlds:
-                    log("%s x %d, %d thread(s)" % (name, n, t))
-                    row = {"model": name, "file": path, "worlds": n, "threads": t}
-                    row["socket_env_steps_per_s"] = round(
-                        socket_rate(pc, d.sock, doc, name, n, args.warmup, args.steps), 1)
-                    pb = run_json([physbench, path, "--worlds", str(n), "--threads", str(t),
-                                   "--warmup", str(args.warmup), "--steps", str(args.steps),
-                                   "--no-sleep", "--json"])
-                    row["physbench_env_steps_per_s"] = round(pb["env_steps_per_s"], 1)
-                    if use_mujoco and t == 1:
-                        mj = run_json([mjbench, path, "--worlds", str(n), "--warmup",
-                                       str(args.warmup), "--steps", str(args.steps), "--json"])
-                        row["mujoco_env_steps_per_s"] = round(mj["env_steps_per_s"], 1)
-                    rows.append(row)
-        finally:
-            rc = d.stop()
-            if rc != 0:
-                log("physd exited with %d" % rc)
+    for rep in range(args.repeat):
+        for t in threads:
+            d = Daemon(physd, t)
+            try:
+                for name, path in models:
+                    with open(path, "rb") as f:
+                        doc = f.read()
+                    for n in worlds:
+                        log("repeat %d/%d: %s x %d, %d thread(s)" % (rep + 1, args.repeat, name, n, t))
+                        cell = samples.setdefault((name, path, n, t), {})
+                        cell.setdefault("socket", []).append(
+                            socket_rate(pc, d.sock, doc, name, n, args.warmup, args.steps))
+                        pb = run_json([physbench, path, "--worlds", str(n), "--threads", str(t),
+                                       "--warmup", str(args.warmup), "--steps", str(args.steps),
+                                       "--no-sleep", "--json"])
+                        cell.setdefault("physbench", []).append(pb["env_steps_per_s"])
+                        if use_mujoco and t == 1:
+                            mj = run_json([mjbench, path, "--worlds", str(n), "--warmup",
+                                           str(args.warmup), "--steps", str(args.steps), "--json"])
+                            cell.setdefault("mujoco", []).append(mj["env_steps_per_s"])
+            finally:
+                rc = d.stop()
+                if rc != 0:
+                    log("physd exited with %d" % rc)
+    rows = []
+    for (name, path, n, t), cell in samples.items():
+        row = {"model": name, "file": path, "worlds": n, "threads": t}
+        for way, vals in cell.items():
+            row[way + "_env_steps_per_s"] = round(statistics.median(vals), 1)
+            row[way + "_samples"] = [round(v, 1) for v in vals]
+        rows.append(row)
     print(json.dumps({
         "benchmark": "batch_env", "warmup": args.warmup, "steps": args.steps,
+        "repeat": args.repeat, "statistic": "median over the repeats",
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "loadavg_1min_before": round(load_before, 2),
                     "loadavg_1min_after": round(os.getloadavg()[0], 2)},
