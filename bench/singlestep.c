@@ -3,6 +3,7 @@
  *
  *   singlestep FILE.xml|FILE.urdf|builtin:NAME --step K [--solvers a,b] [--iterations N|a=N,..]
  *              [--cases C] [--wrench F] [--seed S] [--repeat R] [--threads T] [--out PREFIX]
+ *              [--set NAME=VALUE ...]
  *
  * The scene runs K steps with its own solver (sleeping off, so every body is in the frozen
  * step), and the state is saved: poses, velocities and the warm-start impulses. Then for each
@@ -49,6 +50,11 @@ typedef struct step_args {
   int cases, repeat, threads, ground;
   double wrench;
   unsigned long seed;
+  /* --set NAME=VALUE: solver options of libphys's table (checked when given; the warm-up and
+   * every solver's runs read them; a later value of the same option replaces an earlier one) */
+  int nsets;
+  int set_index[64];
+  double set_value[64];
 } step_args;
 
 /* One solver's figures at one cap for one case. */
@@ -79,6 +85,9 @@ static void usage(FILE *f) {
           "  --seed S           seed of the wrenches (default 1)\n"
           "  --repeat R         timed runs per cap, median (default 3)\n"
           "  --threads T        threads of the step (default 1; fixed, not adaptive)\n"
+          "  --set NAME=VALUE   a solver option (repeatable), e.g. --set canal.beta_scale=0;\n"
+          "                     the warm-up and every solver's runs use it (names and\n"
+          "                     ranges: physbench --list-solvers)\n"
           "  --ground           add a ground plane z = 0 (model files)\n"
           "  --out PREFIX       output files' prefix (default singlestep)\n"
           "  --list-solvers     list the solvers\n"
@@ -112,6 +121,31 @@ static int parse_solvers(step_args *a, const char *list) {
     if (find_solver(tok, &k)) return EXIT_USAGE;
     a->use[k] = 1;
   }
+  return 0;
+}
+
+/* --set NAME=VALUE: parsed and range-checked by libphys's option table; 0 or EXIT_USAGE */
+static int parse_set(step_args *a, const char *spec) {
+  const char *eq = strchr(spec, '=');
+  char name[64];
+  if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof name)
+    return bad_arg("--set (NAME=VALUE)", spec);
+  memcpy(name, spec, (size_t)(eq - spec));
+  name[eq - spec] = '\0';
+  double x;
+  phys_error err;
+  memset(&err, 0, sizeof err);
+  if (phys_solver_option_parse(name, eq + 1, &x, &err) != PHYS_OK) {
+    fprintf(stderr, "singlestep: --set: %s\n", err.message);
+    return EXIT_USAGE;
+  }
+  int idx = phys_solver_option_index(name), k = 0;
+  while (k < a->nsets && a->set_index[k] != idx) k++;
+  if (k >= (int)(sizeof a->set_index / sizeof a->set_index[0]))
+    return bad_arg("--set (too many)", spec);
+  a->set_index[k] = idx;
+  a->set_value[k] = x;
+  if (k == a->nsets) a->nsets++;
   return 0;
 }
 
@@ -156,6 +190,7 @@ static int parse_args(int argc, char **argv, step_args *a) {
     {"repeat", required_argument, 0, 'r'},   {"threads", required_argument, 0, 't'},
     {"ground", no_argument, 0, 'g'},         {"out", required_argument, 0, 'o'},
     {"list-solvers", no_argument, 0, 'l'},   {"help", no_argument, 0, 'h'},
+    {"set", required_argument, 0, 'O'},
     {0, 0, 0, 0}};
   int c;
   long n;
@@ -169,6 +204,7 @@ static int parse_args(int argc, char **argv, step_args *a) {
       break;
     case 's': rc = parse_solvers(a, optarg); break;
     case 'i': rc = parse_caps(a, optarg); break;
+    case 'O': rc = parse_set(a, optarg); break;
     case 'c':
       if (bench_parse_long(optarg, 1, 100000, &n)) return bad_arg("--cases", optarg);
       a->cases = (int)n;
@@ -212,12 +248,15 @@ static int parse_args(int argc, char **argv, step_args *a) {
   return -1;
 }
 
-/* the options every run of the harness uses: its thread count, fixed; no sleeping */
+/* the options every run of the harness uses: its thread count, fixed; no sleeping; the --set
+ * solver options (already range-checked) */
 static void apply_cb(const void *ctx, phys_world_options *o) {
   const step_args *a = ctx;
   o->threads = a->threads;
   o->adaptive_threads = 0;
   o->sleep_enabled = 0;
+  for (int i = 0; i < a->nsets; i++)
+    phys_solver_option_set(o, phys_solver_option_at(a->set_index[i])->name, a->set_value[i], NULL);
 }
 
 /* caps 1..DENSE_CAPS, then geometric to `cap`; returns their count */
@@ -475,8 +514,14 @@ int main(int argc, char **argv) {
       printf("{\"scene\":");
       bench_json_string(stdout, a.scene);
       printf(",\"step\":%ld,\"cases\":%d,\"wrench\":%g,\"threads\":%d,\"repeat\":%d,"
-             "\"contacts\":%d,\"solvers\":[%s],\"csv\":",
-             a.step, a.cases, a.wrench, a.threads, a.repeat, contacts, sum ? sum : "");
+             "\"contacts\":%d,\"solver_options\":{",
+             a.step, a.cases, a.wrench, a.threads, a.repeat, contacts);
+      for (int i = 0; i < a.nsets; i++) {
+        printf("%s", i ? "," : "");
+        bench_json_string(stdout, phys_solver_option_at(a.set_index[i])->name);
+        printf(":%.17g", a.set_value[i]);
+      }
+      printf("},\"solvers\":[%s],\"csv\":", sum ? sum : "");
       char path[4200];
       snprintf(path, sizeof path, "%s.csv", a.out);
       bench_json_string(stdout, path);

@@ -66,7 +66,29 @@ def main():
         check(full and worst == 0.0,
               f"trace = capped runs on the stack's one island ({len(trace)} values, worst {worst:.1e})")
 
+        # --set: a solver option reaches the runs and the summary (CANAL with the paper's start
+        # beta = beta0 and exact inner solves takes more Newton steps than with physd's defaults)
+        inner = {}
+        for sets in ([], ["--set", "canal.beta_scale=0", "--set", "canal.newton_eta=0"]):
+            r = subprocess.run([exe, "builtin:box_stack_10", "--step", "60", "--solvers", "canal",
+                                "--iterations", "10", "--repeat", "1", "--out", prefix + "_set"]
+                               + sets, capture_output=True, text=True, timeout=300)
+            s = json.loads(r.stdout) if r.returncode == 0 else {}
+            inner[len(sets)] = (s.get("solver_options"),
+                                s["solvers"][0].get("inner_iterations_median") if s else None)
+        check(inner[0][0] == {} and inner[4][0] == {"canal.beta_scale": 0, "canal.newton_eta": 0},
+              f"--set options are in the summary ({inner[4][0]})")
+        check(inner[0][1] is not None and inner[4][1] is not None and inner[4][1] > inner[0][1],
+              f"--set reaches the runs: CANAL's Newton steps {inner[0][1]} by default, "
+              f"{inner[4][1]} with the paper's start and exact solves")
+
         for args, what in ((["builtin:box_stack_10"], "missing --step"),
+                           (["builtin:box_stack_10", "--step", "1", "--set", "canal.nosuch=1"],
+                            "--set of an unknown option"),
+                           (["builtin:box_stack_10", "--step", "1", "--set", "canal.kappa=-1"],
+                            "--set out of range"),
+                           (["builtin:box_stack_10", "--step", "1", "--set", "canal.kappa"],
+                            "--set without a value"),
                            (["builtin:box_stack_10", "--step", "1", "--solvers", "warp"], "unknown solver"),
                            (["builtin:box_stack_10", "--step", "1", "--iterations", "subadmm=0"], "cap 0"),
                            (["builtin:nosuch", "--step", "1"], "unknown scene")):
