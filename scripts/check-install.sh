@@ -28,8 +28,14 @@ case $stage in /*) ;; *) stage=$(pwd)/$stage ;; esac
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 
+# progress with the seconds since the start, so that CI's log shows which step takes the time
+t0=$(date +%s)
+say() {
+  echo "check-install [$(($(date +%s) - t0)) s]: $*"
+}
+
 fail() {
-  echo "check-install: FAIL: $*" >&2
+  echo "check-install [$(($(date +%s) - t0)) s]: FAIL: $*" >&2
   exit 1
 }
 
@@ -39,7 +45,7 @@ for tool in pkg-config cc; do
 done
 
 rm -rf "$stage"
-echo "check-install: meson install --destdir $stage"
+say "meson install --destdir $stage"
 meson install -C "$build" --destdir "$stage" --no-rebuild --quiet ||
   fail "meson install into $stage failed (is $build built? ninja -C $build)"
 
@@ -90,9 +96,10 @@ if [ "$unit_dir" != no ]; then
   grep -q "^ExecStart=$bindir/physd --config $datadir/physd/physd.conf" "$unit" ||
     fail "$unit does not start $bindir/physd with $datadir/physd/physd.conf"
 fi
-echo "check-install: installed files present (prefix $prefix, libdir $libdir)"
+say "installed files present (prefix $prefix, libdir $libdir)"
 
 # 3. C programs against the staged headers, libraries and pkg-config files
+say "C programs against the staged files"
 work=$stage.work
 rm -rf "$work"
 mkdir -p "$work"
@@ -125,6 +132,7 @@ OMP_WAIT_POLICY=passive "$work/hello_phys" "$stage$datadir/physd/worlds/default.
   fail "hello_phys (libphys from the stage) failed"
 
 # 4. the staged daemon, its C and Python clients
+say "the staged physd and its clients"
 sock=$work/physd.sock
 log=$work/physd.log
 (cd "$work" && OMP_WAIT_POLICY=passive exec "$stage$bindir/physd" --socket "$sock" \
@@ -152,6 +160,7 @@ env -u PHYSD_PB2_DIR PYTHONPATH="$site" "$py" tests/install/hello_client.py "$so
 # 5. pip: clients/python's pyproject.toml builds offline with Debian's setuptools and wheel
 # (--no-build-isolation --no-index) into a folder of its own; a copy of the package is built,
 # with physd.proto named by PHYSD_PROTO, so the source tree gets no build/ or egg-info
+say "pip: clients/python offline"
 if "$py" -m pip --version >/dev/null 2>&1; then
   cp -r clients/python "$work/pysrc"
   rm -rf "$work/pysrc/build" "$work/pysrc"/*.egg-info
@@ -168,4 +177,4 @@ fi
 kill -TERM "$pid"
 wait "$pid" || fail "the staged physd did not exit 0 at SIGTERM"
 trap - EXIT
-echo "check-install: PASS (stage $stage)"
+say "PASS (stage $stage)"
