@@ -24,6 +24,7 @@
 #include <time.h>
 #include "phys/phys.h"
 #include "scenes.h"
+#include "bench_sets.h"
 #include "bench_util.h"
 #include "bench_load.h"
 
@@ -44,9 +45,7 @@ typedef struct bench_args {
   double tolerance;
   /* --set NAME=VALUE (and its aliases --penalty, --beta-scale, --alpha): solver options of
    * libphys's table, each parsed and range-checked when given, applied in order */
-  int nsets;
-  int set_index[64];
-  double set_value[64];
+  bench_sets sets;
   /* model loading (phys_load_options): URDF base mode and pose, package paths, inertia repair,
    * a ground plane */
   int floating_base, ground, repair_inertia;
@@ -261,25 +260,6 @@ static int parse_list(const char *v, double *out, int n) {
 }
 
 /** Apply one option `c` with value `v`; 0 or EXIT_USAGE. */
-/** A solver option by name (libphys's table): parsed and range-checked now, a usage error
- * naming the option otherwise; a later value of the same option replaces an earlier one. */
-static int add_set(bench_args *a, const char *name, const char *text) {
-  double x;
-  phys_error err;
-  if (phys_solver_option_parse(name, text, &x, &err) != PHYS_OK) {
-    fprintf(stderr, "physbench: invalid option: %s\n", err.message);
-    return EXIT_USAGE;
-  }
-  int idx = phys_solver_option_index(name), k = 0;
-  while (k < a->nsets && a->set_index[k] != idx) k++;
-  if (k >= (int)(sizeof a->set_index / sizeof a->set_index[0]))
-    return bad_arg("--set (too many)", name);
-  a->set_index[k] = idx;
-  a->set_value[k] = x;
-  if (k == a->nsets) a->nsets++;
-  return 0;
-}
-
 static int apply_arg(bench_args *a, int c, const char *v) {
   long n = 0;
   switch (c) {
@@ -302,20 +282,13 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     a->have_tolerance = 1;
     return bench_parse_double(v, &a->tolerance) ? bad_arg("--tolerance", v) : 0;
   case 'p': /* aliases of --set for the SubADMM options the README uses */
-    return add_set(a, "subadmm.penalty_rule", v);
+    return bench_sets_add(&a->sets, "physbench", "subadmm.penalty_rule", v) ? EXIT_USAGE : 0;
   case 'b':
-    return add_set(a, "subadmm.beta_scale", v);
+    return bench_sets_add(&a->sets, "physbench", "subadmm.beta_scale", v) ? EXIT_USAGE : 0;
   case 'a':
-    return add_set(a, "subadmm.over_relaxation", v);
-  case 'O': {
-    const char *eq = strchr(v, '=');
-    char name[64];
-    if (!eq || eq == v || (size_t)(eq - v) >= sizeof name)
-      return bad_arg("--set (NAME=VALUE, NAME from --list-solvers)", v);
-    memcpy(name, v, (size_t)(eq - v));
-    name[eq - v] = '\0';
-    return add_set(a, name, eq + 1);
-  }
+    return bench_sets_add(&a->sets, "physbench", "subadmm.over_relaxation", v) ? EXIT_USAGE : 0;
+  case 'O':
+    return bench_sets_add_spec(&a->sets, "physbench", v) ? EXIT_USAGE : 0;
   case 'V': {
     phys_error err;
     a->have_solver = 1;
@@ -467,8 +440,7 @@ static void apply_options(const bench_args *a, phys_world_options *o) {
   if (a->have_iterations) o->max_iterations = a->iterations;
   if (a->have_tolerance) o->tolerance = a->tolerance;
   if (a->have_solver) o->solver = a->solver;
-  for (int i = 0; i < a->nsets; i++) /* checked when parsed */
-    phys_solver_option_set(o, phys_solver_option_at(a->set_index[i])->name, a->set_value[i], NULL);
+  bench_sets_apply(&a->sets, o); /* checked when parsed */
   if (a->trace) o->residual_trace = 1;
 }
 

@@ -31,6 +31,7 @@
 #include <string.h>
 #include "phys/phys.h"
 #include "bench_load.h"
+#include "bench_sets.h"
 #include "bench_util.h"
 
 #define EXIT_USAGE 2
@@ -52,9 +53,7 @@ typedef struct step_args {
   unsigned long seed;
   /* --set NAME=VALUE: solver options of libphys's table (checked when given; the warm-up and
    * every solver's runs read them; a later value of the same option replaces an earlier one) */
-  int nsets;
-  int set_index[64];
-  double set_value[64];
+  bench_sets sets;
 } step_args;
 
 /* One solver's figures at one cap for one case. */
@@ -124,31 +123,6 @@ static int parse_solvers(step_args *a, const char *list) {
   return 0;
 }
 
-/* --set NAME=VALUE: parsed and range-checked by libphys's option table; 0 or EXIT_USAGE */
-static int parse_set(step_args *a, const char *spec) {
-  const char *eq = strchr(spec, '=');
-  char name[64];
-  if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof name)
-    return bad_arg("--set (NAME=VALUE)", spec);
-  memcpy(name, spec, (size_t)(eq - spec));
-  name[eq - spec] = '\0';
-  double x;
-  phys_error err;
-  memset(&err, 0, sizeof err);
-  if (phys_solver_option_parse(name, eq + 1, &x, &err) != PHYS_OK) {
-    fprintf(stderr, "singlestep: --set: %s\n", err.message);
-    return EXIT_USAGE;
-  }
-  int idx = phys_solver_option_index(name), k = 0;
-  while (k < a->nsets && a->set_index[k] != idx) k++;
-  if (k >= (int)(sizeof a->set_index / sizeof a->set_index[0]))
-    return bad_arg("--set (too many)", spec);
-  a->set_index[k] = idx;
-  a->set_value[k] = x;
-  if (k == a->nsets) a->nsets++;
-  return 0;
-}
-
 /* --iterations N or NAME=N,... */
 static int parse_caps(step_args *a, const char *spec) {
   long n;
@@ -204,7 +178,7 @@ static int parse_args(int argc, char **argv, step_args *a) {
       break;
     case 's': rc = parse_solvers(a, optarg); break;
     case 'i': rc = parse_caps(a, optarg); break;
-    case 'O': rc = parse_set(a, optarg); break;
+    case 'O': rc = bench_sets_add_spec(&a->sets, "singlestep", optarg) ? EXIT_USAGE : 0; break;
     case 'c':
       if (bench_parse_long(optarg, 1, 100000, &n)) return bad_arg("--cases", optarg);
       a->cases = (int)n;
@@ -255,8 +229,7 @@ static void apply_cb(const void *ctx, phys_world_options *o) {
   o->threads = a->threads;
   o->adaptive_threads = 0;
   o->sleep_enabled = 0;
-  for (int i = 0; i < a->nsets; i++)
-    phys_solver_option_set(o, phys_solver_option_at(a->set_index[i])->name, a->set_value[i], NULL);
+  bench_sets_apply(&a->sets, o);
 }
 
 /* caps 1..DENSE_CAPS, then geometric to `cap`; returns their count */
@@ -516,10 +489,10 @@ int main(int argc, char **argv) {
       printf(",\"step\":%ld,\"cases\":%d,\"wrench\":%g,\"threads\":%d,\"repeat\":%d,"
              "\"contacts\":%d,\"solver_options\":{",
              a.step, a.cases, a.wrench, a.threads, a.repeat, contacts);
-      for (int i = 0; i < a.nsets; i++) {
+      for (int i = 0; i < a.sets.n; i++) {
         printf("%s", i ? "," : "");
-        bench_json_string(stdout, phys_solver_option_at(a.set_index[i])->name);
-        printf(":%.17g", a.set_value[i]);
+        bench_json_string(stdout, phys_solver_option_at(a.sets.index[i])->name);
+        printf(":%.17g", a.sets.value[i]);
       }
       printf("},\"solvers\":[%s],\"csv\":", sum ? sum : "");
       char path[4200];
