@@ -36,7 +36,6 @@
 
 #define EXIT_USAGE 2
 #define EXIT_LOAD 1
-#define PROGRESS_PERIOD_S 2.0
 /* caps 1..DENSE_CAPS one by one, then about GEOMETRIC_CAPS more up to the solver's cap */
 #define DENSE_CAPS 64
 #define GEOMETRIC_CAPS 48
@@ -50,6 +49,7 @@ typedef struct step_args {
   int cap[PHYS_SOLVER_COUNT];  /* iteration cap per solver */
   int cases, repeat, threads, ground;
   double wrench;
+  double progress;           /* --progress: seconds between progress lines on stderr */
   unsigned long seed;
   /* --set NAME=VALUE: solver options of libphys's table (checked when given; the warm-up and
    * every solver's runs read them; a later value of the same option replaces an earlier one) */
@@ -89,6 +89,8 @@ static void usage(FILE *f) {
           "                     ranges: physbench --list-solvers)\n"
           "  --ground           add a ground plane z = 0 (model files)\n"
           "  --out PREFIX       output files' prefix (default singlestep)\n"
+          "  --progress S       a progress line on stderr every S seconds of wall time\n"
+          "                     (default 2; 0: after every warm-up step and cap)\n"
           "  --list-solvers     list the solvers\n"
           "  --help             this text\n"
           "\n"
@@ -153,6 +155,7 @@ static int parse_args(int argc, char **argv, step_args *a) {
   a->repeat = 3;
   a->threads = 1;
   a->seed = 1;
+  a->progress = 2.0;
   for (int k = 0; k < PHYS_SOLVER_COUNT; k++) {
     a->use[k] = 1;
     a->cap[k] = 100;
@@ -164,7 +167,7 @@ static int parse_args(int argc, char **argv, step_args *a) {
     {"repeat", required_argument, 0, 'r'},   {"threads", required_argument, 0, 't'},
     {"ground", no_argument, 0, 'g'},         {"out", required_argument, 0, 'o'},
     {"list-solvers", no_argument, 0, 'l'},   {"help", no_argument, 0, 'h'},
-    {"set", required_argument, 0, 'O'},
+    {"set", required_argument, 0, 'O'},      {"progress", required_argument, 0, 'P'},
     {0, 0, 0, 0}};
   int c;
   long n;
@@ -178,6 +181,10 @@ static int parse_args(int argc, char **argv, step_args *a) {
       break;
     case 's': rc = parse_solvers(a, optarg); break;
     case 'i': rc = parse_caps(a, optarg); break;
+    case 'P':
+      if (bench_parse_double(optarg, &a->progress) || a->progress < 0)
+        return bad_arg("--progress", optarg);
+      break;
     case 'O': rc = bench_sets_add_spec(&a->sets, "singlestep", optarg) ? EXIT_USAGE : 0; break;
     case 'c':
       if (bench_parse_long(optarg, 1, 100000, &n)) return bad_arg("--cases", optarg);
@@ -396,7 +403,7 @@ static int run_solver(phys_world *w, const step_args *a, const void *frozen, siz
       fprintf(csv, "%d,%s,%d,%d,%.9g,%.9g,%.6g,%.6g,%d,%d\n", cse, phys_solver_name(kind),
               r->cap, r->iterations, r->residual, r->residual_mean, r->solve_ms, r->step_ms,
               r->inner, r->failed);
-      if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
+      if (bench_now_s() - last >= a->progress) {
         fprintf(stderr, "singlestep: %s case %d/%d, cap %d/%d\n", phys_solver_name(kind), cse + 1,
                 a->cases, caps[i], caps[ncaps - 1]);
         last = bench_now_s();
@@ -451,7 +458,7 @@ int main(int argc, char **argv) {
       phys_world_destroy(w);
       return EXIT_LOAD;
     }
-    if (bench_now_s() - last >= PROGRESS_PERIOD_S) {
+    if (bench_now_s() - last >= a.progress) {
       fprintf(stderr, "singlestep: step %ld/%ld\n", i + 1, a.step);
       last = bench_now_s();
     }

@@ -82,7 +82,19 @@ def main():
               f"--set reaches the runs: CANAL's Newton steps {inner[0][1]} by default, "
               f"{inner[4][1]} with the paper's start and exact solves")
 
+        # progress on stderr: every warm-up step and every cap with --progress 0
+        r = subprocess.run([exe, "builtin:box_stack_10", "--step", "5", "--solvers", "pgs",
+                            "--iterations", "4", "--repeat", "1", "--progress", "0", "--out",
+                            prefix + "_prog"], capture_output=True, text=True, timeout=120)
+        lines = r.stderr.splitlines()
+        check(r.returncode == 0 and "singlestep: step 5/5" in lines
+              and "singlestep: pgs case 1/1, cap 4/4" in lines and json.loads(r.stdout),
+              f"--progress 0: a line per warm-up step and cap on stderr, JSON alone on stdout "
+              f"({len(lines)} lines)")
+
         for args, what in ((["builtin:box_stack_10"], "missing --step"),
+                           (["builtin:box_stack_10", "--step", "1", "--progress", "-1"],
+                            "negative --progress"),
                            (["builtin:box_stack_10", "--step", "1", "--set", "canal.nosuch=1"],
                             "--set of an unknown option"),
                            (["builtin:box_stack_10", "--step", "1", "--set", "canal.kappa=-1"],
