@@ -33,30 +33,45 @@ void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
     }
 }
 
+/* The three per-iteration tree passes below read the tree's arrays through restrict-qualified
+ * locals and keep each link's 6-vector in registers: every solver iteration runs them, and
+ * without this the compiler reloaded S and the link vectors after each store (the same
+ * arithmetic in the same order either way). */
+
 void phys__tree_link_forces(const phys_world *w, const phys_problem *s, int k, const double *pf,
                             size_t stride) {
   const phys_tree_solve *t = &s->tree[k];
   const phys_artic *a = &w->artics[t->artic];
+  const int *restrict body = a->body;
+  double *restrict force = t->force;
   for (int l = 0; l < a->nlink; l++) {
-    const phys_body *b = &w->bodies[a->body[l]];
-    double g[6] = {0, 0, 0, 0, 0, 0}, cf[3];
-    body_gather(s, s->sb_of_body[a->body[l]], pf, stride, g);
-    double *F = t->force + 6 * l;
-    v3_copy(F, g);
-    v3_cross(cf, b->x, g);
-    v3_add(F + 3, cf, g + 3);
+    const double *x = w->bodies[body[l]].x;
+    double g[6] = {0, 0, 0, 0, 0, 0};
+    body_gather(s, s->sb_of_body[body[l]], pf, stride, g);
+    double *F = force + 6 * l;
+    F[0] = g[0];
+    F[1] = g[1];
+    F[2] = g[2];
+    /* moment about the world origin: x cross g plus the moment about the COM */
+    F[3] = (x[1] * g[2] - x[2] * g[1]) + g[3];
+    F[4] = (x[2] * g[0] - x[0] * g[2]) + g[4];
+    F[5] = (x[0] * g[1] - x[1] * g[0]) + g[5];
   }
 }
 
 void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *rhs) {
+  const double *restrict S = a->S, *restrict base = t->base;
+  const int *restrict vadr = a->vadr, *restrict vnum = a->vnum;
+  const phys_tree_body *tb = a->tb;
+  double *restrict force = t->force, *restrict out = rhs;
   for (int l = a->nlink - 1; l >= 0; l--) {
-    for (int d = 0; d < a->vnum[l]; d++) {
-      int dof = a->vadr[l] + d;
-      rhs[dof] = t->base[dof] + sp_dot(a->S + 6 * dof, t->force + 6 * l);
-    }
-    int p = a->tb[l].parent;
+    double f[6];
+    memcpy(f, force + 6 * l, sizeof f);
+    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++)
+      out[dof] = base[dof] + sp_dot(S + 6 * dof, f);
+    int p = tb[l].parent;
     if (p >= 0)
-      for (int r = 0; r < 6; r++) t->force[6 * p + r] += t->force[6 * l + r];
+      for (int r = 0; r < 6; r++) force[6 * p + r] += f[r];
   }
 }
 
@@ -64,24 +79,29 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
                                 double *out) {
   phys_tree_solve *t = &s->tree[k];
   const phys_artic *a = &w->artics[t->artic];
+  const double *restrict S = a->S, *restrict q = qd;
+  const int *restrict vadr = a->vadr, *restrict vnum = a->vnum, *restrict body = a->body;
+  const int *restrict sb_of = s->sb_of_body;
+  const phys_tree_body *tb = a->tb;
+  double *restrict sv = t->force, *restrict o = out; /* sv reuses force: 6 per link */
   int nl = a->nlink;
 
   /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c */
-  double *sv = t->force; /* reuse: 6 per link */
   for (int l = 0; l < nl; l++) {
-    int p = a->tb[l].parent;
-    double *v = sv + 6 * l;
-    if (p >= 0) memcpy(v, sv + 6 * p, 6 * sizeof(double));
-    else memset(v, 0, 6 * sizeof(double));
-    for (int d = 0; d < a->vnum[l]; d++) {
-      int dof = a->vadr[l] + d;
-      for (int r = 0; r < 6; r++) v[r] += a->S[6 * dof + r] * qd[dof];
-    }
-    const phys_body *b = &w->bodies[a->body[l]];
-    double *o = out + 6 * s->sb_of_body[a->body[l]], wx[3];
-    v3_cross(wx, v + 3, b->x);
-    v3_add(o, v, wx);
-    v3_copy(o + 3, v + 3);
+    int p = tb[l].parent;
+    double v[6] = {0, 0, 0, 0, 0, 0};
+    if (p >= 0) memcpy(v, sv + 6 * p, sizeof v);
+    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++)
+      for (int r = 0; r < 6; r++) v[r] += S[6 * dof + r] * q[dof];
+    memcpy(sv + 6 * l, v, sizeof v);
+    const double *x = w->bodies[body[l]].x;
+    double *ol = o + 6 * sb_of[body[l]];
+    ol[0] = v[0] + (v[4] * x[2] - v[5] * x[1]);
+    ol[1] = v[1] + (v[5] * x[0] - v[3] * x[2]);
+    ol[2] = v[2] + (v[3] * x[1] - v[4] * x[0]);
+    ol[3] = v[3];
+    ol[4] = v[4];
+    ol[5] = v[5];
   }
 }
 

@@ -292,25 +292,33 @@ int phys__tree_ltdl_nnz(const phys_tree *t) {
 void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p) {
   int nv = t->nv, e = 0;
   p->nv = nv;
-  for (int k = nv - 1; k >= 0; k--)
+  for (int k = 0; k < nv; k++) {
+    p->row[k] = e;
     for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-      p->k[e] = k;
       p->i[e] = i;
       p->l[e] = LD[(size_t)k * nv + i];
       e++;
     }
+  }
+  p->row[nv] = e;
   p->nnz = e;
   for (int k = 0; k < nv; k++) p->invd[k] = 1.0 / LD[(size_t)k * nv + k];
 }
 
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x) {
-  int n = p->nnz;
-  const int *kk = p->k, *ii = p->i;
+  const int *row = p->row, *ii = p->i;
   const double *l = p->l;
-  /* L^T y = b, deepest dofs first */
-  for (int e = 0; e < n; e++) x[ii[e]] -= l[e] * x[kk[e]];
+  /* L^T y = b, deepest dofs first: row k's value pushed up its ancestors */
+  for (int k = p->nv - 1; k >= 0; k--) {
+    double xk = x[k];
+    for (int e = row[k]; e < row[k + 1]; e++) x[ii[e]] -= l[e] * xk;
+  }
   /* D z = y */
   for (int k = 0; k < p->nv; k++) x[k] *= p->invd[k];
-  /* L x = z, root first (the list backwards) */
-  for (int e = n - 1; e >= 0; e--) x[kk[e]] -= l[e] * x[ii[e]];
+  /* L x = z, root first: row k summed over its ancestors from the root down */
+  for (int k = 0; k < p->nv; k++) {
+    double xk = x[k];
+    for (int e = row[k + 1] - 1; e >= row[k]; e--) xk -= l[e] * x[ii[e]];
+    x[k] = xk;
+  }
 }

@@ -82,12 +82,13 @@ int phys__tree_ltdl(const phys_tree *t, double *H);
 /* Solve (L^T D L) x = b in place on x (nv) with the factor from phys__tree_ltdl. */
 void phys__tree_ltdl_solve(const phys_tree *t, const double *LD, double *x);
 
-/* A factor of phys__tree_ltdl packed for repeated solves: the off-diagonal entries of L as one
- * flat list of (row k, column i, value) in the order the solve visits them, and 1 / D. The
- * arrays are the caller's (phys__tree_ltdl_nnz entries in k, i and l; nv in invd). */
+/* A factor of phys__tree_ltdl packed for repeated solves: the off-diagonal entries of L by
+ * row (compressed rows: row k's entries at [row[k], row[k + 1]) of i and l, its ancestors from
+ * the parent up), and 1 / D. The arrays are the caller's (phys__tree_ltdl_nnz entries in i and
+ * l; nv + 1 in row; nv in invd). */
 typedef struct phys_ltdl_packed {
   int nv, nnz;
-  int *k, *i;
+  int *row, *i;
   double *l, *invd;
 } phys_ltdl_packed;
 
@@ -98,7 +99,8 @@ int phys__tree_ltdl_nnz(const phys_tree *t);
 void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p);
 
 /* Solve (L^T D L) x = b in place with a packed factor: the same arithmetic as
- * phys__tree_ltdl_solve except that the second pass sums each row from the root down. */
+ * phys__tree_ltdl_solve except that the second pass sums each row from the root down. Each
+ * row's value is held in a register over its entries (no store and reload per entry). */
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x);
 
 #endif

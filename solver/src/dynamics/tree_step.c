@@ -14,11 +14,11 @@
 
 int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packed *pk) {
   int nnz = phys__tree_ltdl_nnz(tr);
-  pk->k = ARENA_NEW(ar, int, nnz);
+  pk->row = ARENA_NEW(ar, int, (size_t)tr->nv + 1);
   pk->i = ARENA_NEW(ar, int, nnz);
   pk->l = ARENA_NEW(ar, double, nnz);
   pk->invd = ARENA_NEW(ar, double, tr->nv);
-  return (nnz && (!pk->k || !pk->i || !pk->l)) || !pk->invd ? -1 : 0;
+  return !pk->row || (nnz && (!pk->i || !pk->l)) || !pk->invd ? -1 : 0;
 }
 
 int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t) {
@@ -196,7 +196,11 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
       int d = a->vadr[l];
       t->base[d] -= h * a->stiffness[d] * (a->qpos[a->qadr[l]] - a->springref[d]);
     }
-    /* external wrench at the COM as a spatial force about the origin, on the joints above */
+    /* external wrench at the COM as a spatial force about the origin, on the joints above
+     * (a link without one adds nothing: skipped, as most links are) */
+    if (b->force[0] == 0.0 && b->force[1] == 0.0 && b->force[2] == 0.0 &&
+        b->torque[0] == 0.0 && b->torque[1] == 0.0 && b->torque[2] == 0.0)
+      continue;
     double F[6];
     v3_copy(F, b->force);
     v3_cross(F + 3, b->x, b->force);
