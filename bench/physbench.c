@@ -63,6 +63,7 @@ typedef struct run_result {
   double *ms_order;          /* --series: ms in step order (ms itself is sorted by the report) */
   double *step_residual;     /* --series: each timed step's worst accuracy metric */
   int *step_iterations;      /* --series: each timed step's most iterations of an island */
+  double *step_penetration;  /* --series: each timed step's deepest contact penetration (m) */
   double *stage[4];          /* collision, islands, solve, integrate of each step, ms */
   double contacts_sum, islands_sum, iterations_sum, residual_sum, threads_sum;
   double residual_max, penetration_max, drift_max, wall_s;
@@ -188,9 +189,10 @@ static void usage(FILE *f) {
         "                     last timed step's trace of its island with the most rows\n"
         "                     (residual_trace, trace_island_rows); the metric is then\n"
         "                     evaluated every iteration, so step times include it\n"
-        "  --series           also print every timed step's ms, worst residual and most\n"
-        "                     iterations in order (step_ms, step_residual, step_iterations;\n"
-        "                     the last run's), for bench/plot_physbench.py\n"
+        "  --series           also print every timed step's ms, worst residual, most\n"
+        "                     iterations and deepest penetration in order (step_ms,\n"
+        "                     step_residual, step_iterations, step_penetration; the\n"
+        "                     last run's), for bench/plot_physbench.py\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
@@ -583,6 +585,7 @@ static int timed_steps(const bench_sim *sim, const bench_args *a, const char *ta
       r->ms_order[i] = r->ms[i];
       r->step_residual[i] = s->residual;
       r->step_iterations[i] = s->iterations_max;
+      r->step_penetration[i] = s->penetration_max;
     }
     double t = bench_now_s();
     if (t - last >= PROGRESS_PERIOD_S) {
@@ -846,6 +849,9 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_open(&j, "step_iterations", '[');
     for (long i = 0; i < n; i++) json_int(&j, NULL, r->step_iterations[i]);
     json_close(&j, ']');
+    json_open(&j, "step_penetration", '[');
+    for (long i = 0; i < n; i++) json_num(&j, NULL, r->step_penetration[i]);
+    json_close(&j, ']');
   }
   if (a->trace) {
     json_int(&j, "trace_island_rows", r->trace_rows);
@@ -868,7 +874,8 @@ static int result_alloc(run_result *r, long n, int series) {
     r->ms_order = calloc((size_t)n, sizeof(double));
     r->step_residual = calloc((size_t)n, sizeof(double));
     r->step_iterations = calloc((size_t)n, sizeof(int));
-    ok = ok && r->ms_order && r->step_residual && r->step_iterations;
+    r->step_penetration = calloc((size_t)n, sizeof(double));
+    ok = ok && r->ms_order && r->step_residual && r->step_iterations && r->step_penetration;
   }
   for (int s = 0; s < 4; s++) {
     r->stage[s] = calloc((size_t)n, sizeof(double));
@@ -883,6 +890,7 @@ static void result_free(run_result *r) {
   free(r->ms_order);
   free(r->step_residual);
   free(r->step_iterations);
+  free(r->step_penetration);
   free(r->trace);
   for (int s = 0; s < 4; s++) free(r->stage[s]);
 }

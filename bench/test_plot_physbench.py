@@ -36,7 +36,7 @@ def main():
                              capture_output=True, text=True, timeout=300)
         check(run.returncode == 0, f"physbench exits 0 ({run.returncode}: {run.stderr[-300:]})")
         d = json.loads(run.stdout)
-        for key in ("step_ms", "step_residual", "step_iterations"):
+        for key in ("step_ms", "step_residual", "step_iterations", "step_penetration"):
             check(len(d.get(key, [])) == steps, f"{key} has {steps} values")
         # physbench prints 9 significant digits: the median of the printed values (the mean of
         # the two middle ones) may differ from the printed median in the last digit
@@ -45,6 +45,8 @@ def main():
               "the series' median is the reported median (to the 9 digits printed)")
         check(max(d["step_residual"]) == d["residual_max"], "the worst residual is the series' max")
         check(max(d["step_iterations"]) == d["iterations_max"], "the most iterations is the series' max")
+        check(max(d["step_penetration"]) == d["penetration_max_m"],
+              "the deepest penetration is the series' max")
         path = os.path.join(tmp, "run.json")
         with open(path, "w") as f:
             f.write(run.stdout)
