@@ -65,13 +65,25 @@ void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *r
   const phys_tree_body *tb = a->tb;
   double *restrict force = t->force, *restrict out = rhs;
   for (int l = a->nlink - 1; l >= 0; l--) {
-    double f[6];
-    memcpy(f, force + 6 * l, sizeof f);
-    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++)
-      out[dof] = base[dof] + sp_dot(S + 6 * dof, f);
+    /* element by element: a child's scalar stores into this link's force were just made, and
+     * one 16-byte load of two of them would wait for both (store forwarding fails) */
+    const double *F = force + 6 * l;
+    double f0 = F[0], f1 = F[1], f2 = F[2], f3 = F[3], f4 = F[4], f5 = F[5];
+    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++) {
+      const double *Sd = S + 6 * dof;
+      out[dof] = base[dof] + (Sd[0] * f0 + Sd[1] * f1 + Sd[2] * f2 + Sd[3] * f3 + Sd[4] * f4 +
+                              Sd[5] * f5);
+    }
     int p = tb[l].parent;
-    if (p >= 0)
-      for (int r = 0; r < 6; r++) force[6 * p + r] += f[r];
+    if (p >= 0) {
+      double *P = force + 6 * p;
+      P[0] += f0;
+      P[1] += f1;
+      P[2] += f2;
+      P[3] += f3;
+      P[4] += f4;
+      P[5] += f5;
+    }
   }
 }
 
@@ -86,22 +98,34 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
   double *restrict sv = t->force, *restrict o = out; /* sv reuses force: 6 per link */
   int nl = a->nlink;
 
-  /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c */
+  /* each link's COM velocity: spatial velocity along the path, v_com = v_o + w x c (element by
+   * element, as in phys__tree_gather_forces: the parent's values were just stored) */
   for (int l = 0; l < nl; l++) {
     int p = tb[l].parent;
-    double v[6] = {0, 0, 0, 0, 0, 0};
-    if (p >= 0) memcpy(v, sv + 6 * p, sizeof v);
-    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++)
-      for (int r = 0; r < 6; r++) v[r] += S[6 * dof + r] * q[dof];
-    memcpy(sv + 6 * l, v, sizeof v);
+    double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0, v5 = 0.0;
+    if (p >= 0) {
+      const double *P = sv + 6 * p;
+      v0 = P[0], v1 = P[1], v2 = P[2], v3 = P[3], v4 = P[4], v5 = P[5];
+    }
+    for (int d = 0, dof = vadr[l]; d < vnum[l]; d++, dof++) {
+      const double *Sd = S + 6 * dof, qv = q[dof];
+      v0 += Sd[0] * qv;
+      v1 += Sd[1] * qv;
+      v2 += Sd[2] * qv;
+      v3 += Sd[3] * qv;
+      v4 += Sd[4] * qv;
+      v5 += Sd[5] * qv;
+    }
+    double *V = sv + 6 * l;
+    V[0] = v0, V[1] = v1, V[2] = v2, V[3] = v3, V[4] = v4, V[5] = v5;
     const double *x = w->bodies[body[l]].x;
     double *ol = o + 6 * sb_of[body[l]];
-    ol[0] = v[0] + (v[4] * x[2] - v[5] * x[1]);
-    ol[1] = v[1] + (v[5] * x[0] - v[3] * x[2]);
-    ol[2] = v[2] + (v[3] * x[1] - v[4] * x[0]);
-    ol[3] = v[3];
-    ol[4] = v[4];
-    ol[5] = v[5];
+    ol[0] = v0 + (v4 * x[2] - v5 * x[1]);
+    ol[1] = v1 + (v5 * x[0] - v3 * x[2]);
+    ol[2] = v2 + (v3 * x[1] - v4 * x[0]);
+    ol[3] = v3;
+    ol[4] = v4;
+    ol[5] = v5;
   }
 }
 
