@@ -1,20 +1,24 @@
 #!/usr/bin/python3
 """table3.py - paper 002's Table III: SubADMM against its No Sub and No Body ablations on the
-quadruped drops, under the paper's rule and under physd's default.
+quadruped drops, with the paper's penalty rule and with physd's default.
 
     bench/table3.py [--threads 1,2] [--steps N] [--warmup W] [--repeat R] [--out FILE.md]
                     [--build-dir DIR] [FILE.xml ...]
 
-Rules (the only difference between them is how each island's iterations stop):
-  paper    exactly 100 iterations per step, no early stop (`--iterations 100 --tolerance 0`):
-           Table III's "100 fixed iterations"
-  default  physd's defaults: an island stops once the sec. 7 accuracy metric reaches the
-           tolerance (1e-5), capped at 100 iterations (the JSON records both per run)
+Protocol (Table III's): exactly 100 iterations per step, no early stop (`--iterations 100
+--tolerance 0`). Rules (SubADMM's penalty, `subadmm.penalty_rule`; the only difference):
+  paper    rule (43) as the paper writes it: beta0 from whole pieces, adapted by (43) with
+           gamma 10, no over-relaxation (`--penalty paper`)
+  default  physd's default: beta = 4 beta0, fixed for the step, over-relaxation 1.8
+           (`--penalty scaled`)
+No Sub never applies (43) (it keeps beta0: docs/engine.md), so its two rows differ only by
+beta0's counting and the over-relaxation.
 
 For every scene, each repeat runs physbench once per (rule, thread count, solver), alternated
 so that the machine's slow minutes fall on all of them alike:
 
-  physbench FILE --warmup W --steps N --threads T --no-sleep --solver S --json [RULE FLAGS]
+  physbench FILE --warmup W --steps N --threads T --no-sleep --solver S --iterations 100
+            --tolerance 0 --penalty RULE --json
 
 with S = subadmm, subadmm-nosub, subadmm-nobody. A cell's figures are medians over the repeats:
 ms per step (each run's median), the solve stage's ms per step (stage_ms.solve), iterations per
@@ -37,7 +41,8 @@ import sys
 import compare_mujoco as cm
 
 VARIANTS = ["subadmm", "subadmm-nosub", "subadmm-nobody"]
-RULES = {"paper": ["--iterations", "100", "--tolerance", "0"], "default": []}
+PROTOCOL = ["--iterations", "100", "--tolerance", "0"]
+RULES = {"paper": ["--penalty", "paper"], "default": ["--penalty", "scaled"]}
 SCENES = [os.path.join(cm.ROOT, "configs", "worlds", "quadruped_drop_%d.xml" % n)
           for n in (8, 27)]
 # paper 002, Table III and sec. 8 (8 Laikagos, 144 DOF, 80-100 contacts, 100 iterations)
@@ -57,12 +62,9 @@ def parse_args():
     ap.add_argument("--repeat", type=int, default=3)
     cm.add_common_args(ap)
     args = ap.parse_args()
-    try:
-        args.threads = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        ap.error("--threads: comma-separated integers")
-    if args.steps < 1 or args.warmup < 0 or args.repeat < 1 or not args.threads:
-        ap.error("--steps and --repeat must be >= 1, --warmup >= 0, --threads not empty")
+    args.threads = cm.parse_threads(ap, args.threads)
+    if args.steps < 1 or args.warmup < 0 or args.repeat < 1:
+        ap.error("--steps and --repeat must be >= 1, --warmup >= 0")
     args.physbench = os.path.join(args.build_dir, "bench", "physbench")
     args.scenes = args.scenes or SCENES
     return args
@@ -71,7 +73,7 @@ def parse_args():
 def physbench(args, path, rule, solver, threads):
     return cm.run_json([args.physbench, path, "--warmup", str(args.warmup), "--steps",
                         str(args.steps), "--threads", str(threads), "--no-sleep", "--solver",
-                        solver, "--json"] + RULES[rule])
+                        solver, "--json"] + PROTOCOL + RULES[rule])
 
 
 def cell(runs):
@@ -82,7 +84,7 @@ def cell(runs):
             "iterations_mean": med(lambda j: j["iterations_mean"]),
             "residual_mean": med(lambda j: j["residual_mean"]),
             "contacts_mean": med(lambda j: j["contacts_mean"]),
-            "max_iterations": runs[0]["max_iterations"], "tolerance": runs[0]["tolerance"],
+            "solver_options": runs[0]["solver_options"],
             "runs_ms": [j["ms_per_step_median"] for j in runs]}
 
 
@@ -145,7 +147,8 @@ def main():
     rows = [table_scene(args, p, i + 1, len(args.scenes)) for i, p in enumerate(args.scenes)]
     doc = {"machine": cm.machine(), "steps": args.steps, "warmup": args.warmup,
            "repeat": args.repeat, "threads": args.threads,
-           "rules": {k: " ".join(v) or "physd defaults" for k, v in RULES.items()},
+           "protocol": " ".join(PROTOCOL),
+           "rules": {k: " ".join(v) for k, v in RULES.items()},
            "paper": PAPER, "rows": rows}
     cm.report(doc, markdown(rows), args.out, indent=1)
     return 1 if any(r["errors"] for r in rows) else 0
