@@ -156,6 +156,18 @@ def add_common_args(ap):
     ap.add_argument("--out", metavar="FILE.md", help="also write the Markdown table here")
 
 
+def parse_threads(ap, text):
+    """--threads of the comparison scripts: comma-separated counts, each >= 1 (else a usage
+    error through ap)."""
+    try:
+        threads = [int(t) for t in text.split(",") if t]
+    except ValueError:
+        ap.error("--threads: comma-separated integers")
+    if not threads or min(threads) < 1:
+        ap.error("--threads: at least one count, each >= 1")
+    return threads
+
+
 def median_or_none(values):
     """Median of the non-None values, or None."""
     values = [v for v in values if v is not None]

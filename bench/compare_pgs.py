@@ -50,13 +50,9 @@ def parse_args():
                     help="MuJoCo's mjData stack, MiB (its PGS keeps nefc x nefc there)")
     cm.add_common_args(ap)
     args = ap.parse_args()
-    try:
-        args.threads = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        ap.error("--threads: comma-separated integers")
-    if (args.steps < 1 or args.warmup < 0 or args.repeat < 1 or args.iterations < 1
-            or not args.threads or min(args.threads) < 1):
-        ap.error("--steps, --repeat, --iterations and --threads must be >= 1, --warmup >= 0")
+    args.threads = cm.parse_threads(ap, args.threads)
+    if args.steps < 1 or args.warmup < 0 or args.repeat < 1 or args.iterations < 1:
+        ap.error("--steps, --repeat and --iterations must be >= 1, --warmup >= 0")
     args.physbench = os.path.join(args.build_dir, "bench", "physbench")
     args.mjbench = os.path.join(args.build_dir, "bench", "mjbench")
     if not os.access(args.mjbench, os.X_OK):

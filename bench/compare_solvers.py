@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare_solvers.py - physd's contact solvers against each other and MuJoCo, on the same files.
 
-    bench/compare_solvers.py [--solvers subadmm,canal,pgs] [--threads 1,2] [--steps N]
+    bench/compare_solvers.py [--solvers subadmm,canal,pgs|all] [--threads 1,2] [--steps N]
                              [--warmup W] [--repeat R] [--out FILE.md] [FILE.xml ...]
 
 For every scene, each repeat runs mjbench (MuJoCo through libmujoco, one thread) and then
@@ -11,6 +11,7 @@ on all of them alike:
   mjbench   FILE --warmup W --steps N --json
   physbench FILE --warmup W --steps N --threads T --no-sleep --solver S --json
 
+`--solvers all` runs every solver of libphys's table (`physbench --list-solvers`).
 Every program takes the same warm-up before its timed steps (the same phase of the same file).
 A solver keeps its default iteration cap and tolerance (physd's options, the file's <option>
 iterations where given), so the table reads as "what each solver costs for what it reaches":
@@ -19,7 +20,8 @@ accuracy metric of paper 002 sec. 7 that physd reached (physbench's residual_mea
 contact-weighted mean over islands, averaged over the timed steps). With --detail each cell also
 gives the Newton iterations per step (the solver's own count where it reports one: canal, sap,
 icf-*, nsn; else its iterations_mean) and the deepest penetration over the timed steps, and the
-MuJoCo column its penetration.
+MuJoCo column its penetration. With --by-solver the table has a row per scene and solver (and
+one for MuJoCo) and a column per thread count, for many solvers on few scenes.
 Default scenes: the peer piles and pyramid (../shared/peer-models, else bench/gen_scenes.py's),
 MuJoCo's humanoid and 22_humanoids, configs/worlds/quadrupeds8.xml. Prints a JSON document, then
 a Markdown table, on stdout; progress on stderr. Exit status 1 when a physbench run failed, 2 on
@@ -29,6 +31,7 @@ bad arguments.
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 
 import compare_mujoco as cm
@@ -41,7 +44,8 @@ SCENES_ARTICULATED = [os.path.join(cm.MUJOCO_MODELS, "humanoid", "humanoid.xml")
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenes", nargs="*", metavar="FILE.xml", help="scenes (default: see above)")
-    ap.add_argument("--solvers", default="subadmm,canal,pgs", help="comma-separated names")
+    ap.add_argument("--solvers", default="subadmm,canal,pgs",
+                    help="comma-separated names, or all (physbench --list-solvers)")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--warmup", type=int, default=1000)
@@ -49,19 +53,27 @@ def parse_args():
     cm.add_common_args(ap)
     ap.add_argument("--detail", action="store_true",
                     help="also iterations per step and the deepest penetration in each cell")
+    ap.add_argument("--by-solver", action="store_true",
+                    help="a table row per scene and solver, a column per thread count")
     args = ap.parse_args()
     args.solvers = [s for s in args.solvers.split(",") if s]
-    try:
-        args.threads = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        ap.error("--threads: comma-separated integers")
+    args.threads = cm.parse_threads(ap, args.threads)
     if args.steps < 1 or args.warmup < 0 or args.repeat < 1 or not args.solvers:
         ap.error("--steps and --repeat must be >= 1, --warmup >= 0, --solvers not empty")
     args.physbench = os.path.join(args.build_dir, "bench", "physbench")
     args.mjbench = os.path.join(args.build_dir, "bench", "mjbench")
+    if args.solvers == ["all"]:
+        args.solvers = list_solvers(args.physbench)
     if not args.scenes:
         args.scenes = cm.scene_set("piles", args.peer_models) + SCENES_ARTICULATED
     return args
+
+
+def list_solvers(physbench):
+    """The solver names of libphys's table, in its order (physbench --list-solvers)."""
+    out = subprocess.run([physbench, "--list-solvers"], capture_output=True, text=True,
+                         check=True).stdout
+    return [ln.split()[0] for ln in out.splitlines() if ln.strip() and not ln.startswith(" ")]
 
 
 def physbench(args, path, solver, threads):
@@ -110,7 +122,43 @@ def compare_scene(args, path, index, total):
     return row
 
 
+def cell_text(args, c):
+    """One physbench cell: ms (x MuJoCo), residual[, iterations, penetration]."""
+    ratio = " (%.2fx)" % c["ratio"] if c["ratio"] else ""
+    text = "%.3f%s, %.1e" % (c["ms"], ratio, c["residual_mean"])
+    if args.detail:
+        text += ", %.1f, %.1e" % (c["newton_per_step"], c["penetration_max_m"])
+    return text
+
+
+def mujoco_text(args, row):
+    """The MuJoCo cell: ms[, penetration], or n/a."""
+    if not row["mujoco_ms"]:
+        return "n/a"
+    p = row["mujoco_penetration_max_m"]
+    return "%.3f" % row["mujoco_ms"] + ((", %.1e" % p if p is not None else ", n/a")
+                                        if args.detail else "")
+
+
+def markdown_by_solver(args, rows):
+    """A row per scene and solver (MuJoCo first), a column per thread count."""
+    what = "ms (x MuJoCo), residual" + (", iterations, penetration" if args.detail else "")
+    head = ["scene", "solver"] + ["%dT %s" % (t, what) for t in args.threads]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        mj = mujoco_text(args, row)
+        lines.append("| " + " | ".join([row["scene"], "MuJoCo (1T)", mj] + [""] *
+                                        (len(args.threads) - 1)) + " |")
+        for s in args.solvers:
+            cells = [cell_text(args, row["%s_t%d" % (s, t)]) if row.get("%s_t%d" % (s, t))
+                     else "failed" for t in args.threads]
+            lines.append("| " + " | ".join([row["scene"], s] + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(args, rows):
+    if args.by_solver:
+        return markdown_by_solver(args, rows)
     head = ["scene", "MuJoCo ms, penetration" if args.detail else "MuJoCo ms"]
     for s in args.solvers:
         for t in args.threads:
@@ -118,21 +166,11 @@ def markdown(args, rows):
                         % (s, t, ", iterations, penetration" if args.detail else ""))
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        cells = [row["scene"], "%.3f" % row["mujoco_ms"] if row["mujoco_ms"] else "n/a"]
-        if args.detail and row["mujoco_ms"]:
-            p = row["mujoco_penetration_max_m"]
-            cells[1] += ", %.1e" % p if p is not None else ", n/a"
+        cells = [row["scene"], mujoco_text(args, row)]
         for s in args.solvers:
             for t in args.threads:
                 c = row.get("%s_t%d" % (s, t))
-                if not c:
-                    cells.append("failed")
-                    continue
-                ratio = " (%.2fx)" % c["ratio"] if c["ratio"] else ""
-                cell = "%.3f%s, %.1e" % (c["ms"], ratio, c["residual_mean"])
-                if args.detail:
-                    cell += ", %.1f, %.1e" % (c["newton_per_step"], c["penetration_max_m"])
-                cells.append(cell)
+                cells.append(cell_text(args, c) if c else "failed")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

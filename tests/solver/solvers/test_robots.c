@@ -262,8 +262,9 @@ static void test_quadrupeds_stand(void) {
 }
 
 /* The eight-quadruped world comes to rest within 3 s: every body slower than 1 cm/s, each foot
- * in contact (the paper's 80-100 contacts come from a different collision model: this one has
- * one sphere-plane contact per foot, 32 in all). The state is the same on 1 and 2 threads. */
+ * in contact (one sphere-plane contact per foot, 32 in all; the paper's 80-100 contacts are
+ * those of quadruped_drop_8.xml's three-pad feet, test_quadruped_drop.c). The state is the same
+ * on 1 and 2 threads. */
 static void test_quadrupeds_settle(void) {
   phys_world *w = load_world("quadrupeds8.xml");
   if (!w) return;
