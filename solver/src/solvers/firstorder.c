@@ -17,16 +17,23 @@
  * prepare and island solve), whose Hessian A + J^T D J is Mt = M + G^T S G of the paper on
  * the active rows: bilateral-only islands are one factorisation (the objective is quadratic).
  * The normals solve the exact per-row semantics (lam_n = max(0, sig_n), the LCP the spec
- * offers beside the min-norm QP); the friction disk's radius is lagged: the first solve uses
- * mu times the warm start's normal impulse, and after each solve two checks run per contact,
+ * offers beside the min-norm QP); the friction disk's radius is lagged: the first solve of a
+ * step has every frictional contact stuck (an unbounded disk: the plain damper, whose
+ * tangential potential is a quadratic), and after each solve two checks run per contact,
  *
  *   |gamma_t| <= (1 + eps) mu gamma_n        (the cone)
  *   gamma_n <= (1 + eps) max(0, sig_n)        (no inflation: the spec's zeta check)
  *
  * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved with
  * rho = mu gamma_n while the cone check fails or a disk that binds is smaller than the cone
- * allows (at most firstorder.max_resolves times; warm-started from the last solve). The
- * inflation check holds by construction (the normal law is max(0, sig_n) at the driver's
+ * allows (at most firstorder.max_resolves times; warm-started from the last solve).
+ * Why stuck first (issue 14): with a bounded disk the tangential potential is quadratic only in
+ * a zone |v_t| <= rho / firstorder.friction_gain (1e-5 m/s on a settled pile) and linear
+ * outside, so a Newton step from sliding contacts overshoots and the exact line search stops
+ * where the first few of them re-enter their zone; on a settled pile a step's solve then
+ * captured about 5 contacts per Newton step and ran to the cap (docs/engine.md). Leaving a
+ * zone only lowers the curvature (the potential is C1), so a solve that starts stuck releases
+ * the sliding contacts in few steps. The inflation check holds by construction (the normal law is max(0, sig_n) at the driver's
  * iterate); it is kept as a guard and reported in the stats. At the fixed
  * point gamma_n is its spring value exactly and the friction is Coulomb's with the cone's true
  * radius: the zeta -> infinity limit of the paper's problem (sec. 4), where the spec's replica
@@ -78,12 +85,11 @@ static void setup_row(const phys_world *w, const phys_problem *s, phys_newton_ro
     const phys_contact *ct = &w->contacts[c->src];
     double K = ct->stiffness > 0.0 ? ct->stiffness : o->contact_stiffness;
     double B = ct->tau_d >= 0.0 ? ct->tau_d * K : o->contact_damping;
-    double ln = c->lambda[2] > 0.0 ? c->lambda[2] : 0.0;
     phys__delassus_diag(w, s, rw->ci, dg, scratch);
     rw->type = FO_ROW_CONTACT;
     memset(rw->par, 0, sizeof rw->par);
     memset(rw->eps, 0, sizeof rw->eps);
-    rw->par[0] = rw->r0 ? 0.0 : c->mu * ln;
+    rw->par[0] = rw->r0 || !(c->mu > 0.0) ? 0.0 : INFINITY; /* the first solve: stuck */
     rw->par[1] = 1.0 / o->friction_gain;
     spring_row(h, K, B, dg[2], c->phi[2], &rw->par[2], &rw->eps[2]);
   } else if (c->kind == PHYS_CON_LIMIT || c->kind == PHYS_CON_TENDON_LIMIT) {

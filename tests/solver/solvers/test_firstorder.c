@@ -579,6 +579,50 @@ static void test_stack(void) {
   phys_world_destroy(w);
 }
 
+/* ---- 6b. a settled pile in one island (issue 14) ----------------------------------------- */
+
+/* 64 close-packed spheres (r = 0.1 m, mu 1; add_sphere_pile's 4 x 4 x 4 lattice in a bin of
+ * half width 0.4 m) settled by sap for 300 steps at h = 2 ms (one island of about 200
+ * contacts, left at sap's penetration), then 20 steps of firstorder: the same mechanism as
+ * the peer pile_spheres_512_settled.xml. Each step's first solve starts with every frictional
+ * contact stuck (unbounded disk); from the warm start's radii instead (before) every solve ran
+ * to the cap of 99 Newton steps and the pile sank: penetration 8e-5 m after one step, 1.3e-3 m
+ * after 15, 2.0e-2 m after 21. Asserted: the mean Newton steps per solve over the window below
+ * 30 and no solve at the cap (measured: 14 a solve, 20 at most), the deepest penetration
+ * below 1e-3 m (measured: 5.7e-4 m at the switch, falling to 3e-4 m) */
+static void test_settled_pile(void) {
+  phys_world_options o = fo_options();
+  o.solver = PHYS_SOLVER_SAP;
+  o.timestep = 0.002;
+  phys_world *w = make_world(&o);
+  add_ground(w, 1.0);
+  add_sphere_pile(w, 4, 0.1, 0.4, 0.12, 0.0, 0.0);
+  step_n(w, 300);
+  CU_ASSERT_EQUAL(phys_world_stats(w)->islands, 1);
+  o.solver = PHYS_SOLVER_FIRSTORDER;
+  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w, &o), PHYS_OK);
+  long newton = 0, solves = 0;
+  int at_cap = 0, most = 0;
+  double pen = 0.0;
+  for (int i = 0; i < 20; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    const phys_step_stats *st = phys_world_stats(w);
+    newton += st->firstorder.newton_iterations;
+    solves += st->firstorder.solves;
+    at_cap += st->iterations_max >= o.max_iterations;
+    most = st->iterations_max > most ? st->iterations_max : most;
+    pen = fmax(pen, st->penetration_max);
+  }
+  double per_solve = (double)newton / (double)(solves > 0 ? solves : 1);
+  printf("\n  %ld Newton steps in %ld solves (%.1f a solve, last solves at most %d), %d steps at "
+         "the cap, deepest penetration %.2e m", newton, solves, per_solve, most - 1, at_cap, pen);
+  CU_ASSERT_TRUE(per_solve < 30.0);
+  CU_ASSERT_EQUAL(at_cap, 0);
+  CU_ASSERT_TRUE(pen < 1e-3);
+  CU_ASSERT_TRUE(world_all_finite(w));
+  phys_world_destroy(w);
+}
+
 /* ---- 7. bit-identical for 1 and 2 threads -------------------------------------------------- */
 
 static void test_threads(void) {
@@ -655,6 +699,7 @@ int register_tests(void) {
       !CU_add_test(s, "soft joint limit rebound (sec. 5.3)", test_soft_limit) ||
       !CU_add_test(s, "incline mu 0..0.375 (sec. 5.5)", test_incline) ||
       !CU_add_test(s, "sphere stack (sec. 5.6)", test_stack) ||
+      !CU_add_test(s, "settled 64-sphere pile: solves converge, penetration bounded", test_settled_pile) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
       !CU_add_test(s, "options", test_options))
     return -1;

@@ -172,8 +172,14 @@ static void test_cone6_identical(void) {
       check_trace_vs_stats(on);
       if (phys_world_stats(on)->iterations_max > most) most = phys_world_stats(on)->iterations_max;
     }
-    /* PGS solves a lone sphere's contact block in one sweep: nothing past the first check */
-    if (v != PHYS_SOLVER_PGS) CU_ASSERT(most > 2);
+    /* PGS solves a lone sphere's contact block in one sweep: nothing past the first check;
+     * firstorder's solves here are one Newton step each (a stuck start is a quadratic, and a
+     * lone sliding contact's potential is linear along its fixed slip direction) */
+    if (v == PHYS_SOLVER_FIRSTORDER) {
+      CU_ASSERT(most == 2);
+    } else if (v != PHYS_SOLVER_PGS) {
+      CU_ASSERT(most > 2);
+    }
     CU_ASSERT(phys_world_stats(on)->contacts > 0);
     CU_ASSERT_EQUAL(phys_world_state_hash(off), phys_world_state_hash(on));
     phys_world_destroy(off);
