@@ -313,11 +313,11 @@ void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x) {
     double xk = x[k];
     for (int e = row[k]; e < row[k + 1]; e++) x[ii[e]] -= l[e] * xk;
   }
-  /* D z = y */
-  for (int k = 0; k < p->nv; k++) x[k] *= p->invd[k];
-  /* L x = z, root first: row k summed over its ancestors from the root down */
+  /* D z = y and L x = z together, root first: row k scaled, then summed over its ancestors
+   * from the root down (a separate scaling pass was vectorised into 16-byte loads of values the
+   * first pass had just stored 8 bytes at a time, which cannot be forwarded) */
   for (int k = 0; k < p->nv; k++) {
-    double xk = x[k];
+    double xk = x[k] * p->invd[k];
     for (int e = row[k + 1] - 1; e >= row[k]; e--) xk -= l[e] * x[ii[e]];
     x[k] = xk;
   }
