@@ -4,7 +4,9 @@
  * one-row spring), the one-step stiff limit, a connect pendulum with its stiffness from 1e3 to
  * 1e18 (K-independence, O(h^2) drift, no growth over 100 s; the spec's scene at h = 1e-4 within
  * 5e-8 m), redundant rows, the normals' per-row law against the paper's min-norm QP on
- * coincident contacts, the soft joint limit of sec. 5.3 (rebound, lam = 0
+ * coincident contacts (two concentric spheres; a box on its four corners with every contact
+ * twice: the law is the minimum-norm split at its own velocity, duplicates split equally and
+ * move as one row of 2K, 2B), the soft joint limit of sec. 5.3 (rebound, lam = 0
  * whenever phi1 > 0), the incline of sec. 5.5 at mu in {0, 0.125, 0.25, 0.375} against the
  * discrete Coulomb reference, a 100-sphere stack, bit-identical results for 1 and 2 threads,
  * and the refusal of bad options naming the option. */
@@ -254,51 +256,71 @@ static void test_redundant_rows(void) {
 
 /* ---- 3b. the normals: per-row law against the paper's min-norm QP ----------------------- */
 
-/* the paper's QP (83)-(85) for n <= 2 rows, exactly: min 1/2 |g|^2 s.t. P g >= c, g >= 0 (P
+/* x = a^T (a a^T)^-1 rhs, the min-norm point of {x : a x = rhs} (na <= 8 rows of length n <= 8,
+ * Gaussian elimination with partial pivoting on a a^T); 0 when a a^T is numerically singular */
+static int min_norm_point(int na, int n, double a[8][8], const double *rhs, double *x) {
+  double G[8][9], y[8];
+  for (int i = 0; i < na; i++) {
+    for (int k = 0; k < na; k++) {
+      G[i][k] = 0.0;
+      for (int l = 0; l < n; l++) G[i][k] += a[i][l] * a[k][l];
+    }
+    G[i][na] = rhs[i];
+  }
+  for (int c = 0; c < na; c++) {
+    int p = c;
+    for (int i = c + 1; i < na; i++)
+      if (fabs(G[i][c]) > fabs(G[p][c])) p = i;
+    if (fabs(G[p][c]) < 1e-13) return 0; /* G's diagonal is >= 1 here (rows of P or e_i) */
+    for (int k = 0; k <= na; k++) {
+      double t = G[c][k];
+      G[c][k] = G[p][k];
+      G[p][k] = t;
+    }
+    for (int i = c + 1; i < na; i++) {
+      double f = G[i][c] / G[c][c];
+      for (int k = c; k <= na; k++) G[i][k] -= f * G[c][k];
+    }
+  }
+  for (int i = na - 1; i >= 0; i--) {
+    y[i] = G[i][na];
+    for (int k = i + 1; k < na; k++) y[i] -= G[i][k] * y[k];
+    y[i] /= G[i][i];
+  }
+  for (int l = 0; l < n; l++) {
+    x[l] = 0.0;
+    for (int i = 0; i < na; i++) x[l] += a[i][l] * y[i];
+  }
+  return 1;
+}
+
+/* the paper's QP (83)-(85) for n <= 8 rows, exactly: min 1/2 |g|^2 s.t. P g >= c, g >= 0 (P
  * n x n row-major). The optimum of a strictly convex QP is the min-norm point of the affine set
- * of some active subset of its 2n constraints (KKT), so the feasible candidate of least norm
- * over all subsets of at most n constraints is it. Returns 0 when none is feasible. */
-static int min_norm_qp2(int n, const double *P, const double *c, double *g) {
-  double best = INFINITY;
+ * of some linearly independent subset of its active constraints (KKT), so the feasible
+ * candidate of least norm over all subsets of at most n of the 2n constraints is it. Returns 0
+ * when none is feasible. */
+static int min_norm_qp(int n, const double *P, const double *c, double *g) {
+  double best = INFINITY, cs = 0.0;
   int nc = 2 * n;
+  for (int i = 0; i < n; i++) cs = fmax(cs, fabs(c[i]));
   for (int mask = 0; mask < (1 << nc); mask++) {
-    int act[2], na = 0;
-    for (int j = 0; j < nc; j++)
+    if (__builtin_popcount((unsigned)mask) > n) continue;
+    double a[8][8], rhs[8], x[8];
+    int na = 0;
+    for (int j = 0; j < nc; j++) /* constraint j: row j of P, or e_{j-n} (g >= 0) */
       if (mask >> j & 1) {
-        if (na == n) { na = -1; break; }
-        act[na++] = j;
+        for (int k = 0; k < n; k++) a[na][k] = j < n ? P[j * n + k] : (k == j - n);
+        rhs[na++] = j < n ? c[j] : 0.0;
       }
-    if (na < 0) continue;
-    double a[2][2] = {{0}}, rhs[2] = {0}, x[2] = {0, 0};
-    for (int i = 0; i < na; i++) { /* constraint j: row j of P, or e_{j-n} (g >= 0) */
-      int j = act[i];
-      for (int k = 0; k < n; k++) a[i][k] = j < n ? P[j * n + k] : (k == j - n);
-      rhs[i] = j < n ? c[j] : 0.0;
-    }
-    /* x = a^T (a a^T)^-1 rhs */
-    double G[2][2], y[2] = {0, 0};
-    for (int i = 0; i < na; i++)
-      for (int k = 0; k < na; k++) {
-        G[i][k] = 0.0;
-        for (int l = 0; l < n; l++) G[i][k] += a[i][l] * a[k][l];
-      }
-    if (na == 1) y[0] = rhs[0] / G[0][0];
-    if (na == 2) {
-      double det = G[0][0] * G[1][1] - G[0][1] * G[1][0];
-      if (fabs(det) < 1e-300) continue;
-      y[0] = (G[1][1] * rhs[0] - G[0][1] * rhs[1]) / det;
-      y[1] = (G[0][0] * rhs[1] - G[1][0] * rhs[0]) / det;
-    }
-    for (int i = 0; i < na; i++)
-      for (int l = 0; l < n; l++) x[l] += a[i][l] * y[i];
+    if (!min_norm_point(na, n, a, rhs, x)) continue;
     int ok = 1;
+    double nx = 0.0;
     for (int i = 0; i < n && ok; i++) {
       double r = -c[i];
       for (int k = 0; k < n; k++) r += P[i * n + k] * x[k];
-      double sc = fabs(c[i]) + 1.0;
-      if (r < -1e-12 * sc || x[i] < -1e-15) ok = 0;
+      if (r < -1e-12 * (cs + 1.0) || x[i] < -1e-15 * (cs + 1.0)) ok = 0;
+      nx += x[i] * x[i];
     }
-    double nx = x[0] * x[0] + x[1] * x[1];
     if (ok && nx < best) {
       best = nx;
       memcpy(g, x, (size_t)n * sizeof(double));
@@ -356,7 +378,7 @@ static void test_min_norm_vs_per_row(void) {
     /* P = I + S W, c = S (v_hat - J v_free), v_hat = -h K phi0 / S */
     double P[4] = {1.0 + S / m, S / m, S / m, 1.0 + S / m};
     for (int i = 0; i < 2; i++) c[i] = -h * K * phi[i] - S * vfree;
-    CU_ASSERT_TRUE_FATAL(min_norm_qp2(2, P, c, qp));
+    CU_ASSERT_TRUE_FATAL(min_norm_qp(2, P, c, qp));
     /* physd's impulses against the per-row law at its own result v1 */
     double v1 = vfree + (gam[0] + gam[1]) / m, law = 0.0;
     for (int i = 0; i < 2; i++)
@@ -376,6 +398,199 @@ static void test_min_norm_vs_per_row(void) {
       CU_ASSERT_DOUBLE_EQUAL(qp[1] / gam[1], 1.0, 1e-7);
     }
   }
+}
+
+/* a 1 kg box (half extents 0.1, 0.1, 0.05 m; I = 0.01 kg m^2 about every axis, so W needs no
+ * rotation) of `dup` identical frictionless box geoms at (x, y), tilted by 0.01 rad about x
+ * and 0.005 rad about y (four different corner depths), its lowest corner 1e-4 m into the
+ * ground, at rest */
+static phys_id dup_box(phys_world *w, int dup, double x, double y) {
+  const double ax = 0.01, ay = 0.005;
+  phys_geom_desc g[2] = {phys_geom_desc_default(), phys_geom_desc_default()};
+  for (int i = 0; i < dup; i++) {
+    g[i].type = PHYS_GEOM_BOX;
+    g[i].size[0] = g[i].size[1] = 0.1;
+    g[i].size[2] = 0.05;
+    g[i].friction = 0.0;
+    g[i].condim = 1;
+  }
+  phys_body_desc bd = phys_body_desc_default();
+  double zmin = -0.1 * sin(ay) - 0.1 * cos(ay) * sin(ax) - 0.05 * cos(ay) * cos(ax);
+  bd.pos[0] = x;
+  bd.pos[1] = y;
+  bd.pos[2] = -zmin - 1e-4;
+  /* q = q_y(ay) q_x(ax) */
+  double cx = cos(ax / 2), sx = sin(ax / 2), cy = cos(ay / 2), sy = sin(ay / 2);
+  bd.quat[0] = cy * cx;
+  bd.quat[1] = cy * sx;
+  bd.quat[2] = sy * cx;
+  bd.quat[3] = -sy * sx;
+  bd.mass = 1.0;
+  bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.01;
+  phys_id b = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &bd, g, dup, &b), PHYS_OK);
+  return b;
+}
+
+/* a world of `nbox` dup_box bodies 1 m apart on the ground, contact spring K, B, h = 0.01, on
+ * `threads` fixed threads; *first (may be NULL) gets the first box */
+static phys_world *dup_box_world(int nbox, int dup, double K, double B, int threads,
+                                 phys_id *first) {
+  phys_world_options o = fo_options();
+  o.timestep = 0.01;
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  o.firstorder.contact_stiffness = K;
+  o.firstorder.contact_damping = B;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.0);
+  for (int i = 0; i < nbox; i++) {
+    phys_id b = dup_box(w, dup, 1.0 * i, 0.0);
+    if (first && i == 0) *first = b;
+  }
+  return w;
+}
+
+/* the normal rows of world w's contacts after a step that started with the box's COM at p0:
+ * n (the contact normals, all +z here), lever arms r = pos - p0, impulses gam, depths phi0 */
+static int box_rows(const phys_world *w, const double p0[3], double r[8][3], double gam[8],
+                    double phi[8], int geom[8]) {
+  int n = w->ncontacts;
+  CU_ASSERT_FATAL(n <= 8);
+  for (int c = 0; c < n; c++) {
+    const phys_contact *ct = &w->contacts[c];
+    CU_ASSERT_DOUBLE_EQUAL(ct->frame[8], 1.0, 1e-12);
+    for (int k = 0; k < 3; k++) r[c][k] = ct->pos[k] - p0[k];
+    gam[c] = ct->lambda[2];
+    phi[c] = ct->dist;
+    geom[c] = ct->geom_a; /* the box's (geom_b is the static ground's) */
+  }
+  return n;
+}
+
+/* coincident normals with duplicates (must-show 5 for contacts, and the normals' semantics):
+ * a box resting on its four corners with every corner contact twice (two identical geoms: 8
+ * rows, all normals +z, W of rank 3), K = 1e8, B = 1e3, h = 0.01, 1 s from a tilted touch.
+ * (a) Each row takes its spring value gamma_i = max(0, sig_i(v1)) at the result v1, on both
+ * sides. That makes it the minimum-norm impulse distribution among all that give the same
+ * velocity and that the paper's QP allows (g >= 0, g >= sig(v1)): any other is gamma + d with
+ * d >= 0 and J^T d = 0, and |gamma + d|^2 = |gamma|^2 + 2 gamma.d + |d|^2 > |gamma|^2 for d != 0.
+ * (b) The duplicates split equally and the box moves as one geom with 2K, 2B. (c) The paper's
+ * QP (83)-(85) on these 8 rows (solved exactly by enumeration) also splits each duplicate pair
+ * equally; at rest it is the per-row law, and at the first step it parts from it by changing
+ * the velocity (a larger net impulse), pushing also through corners still open at the step's
+ * end. (d) 1 and 2 threads bit-identical (4 boxes). */
+static void test_box_duplicates(void) {
+  const double K = 1e8, B = 1e3, h = 0.01, g0 = 9.81, S = h * h * K + h * B;
+  phys_id bd = PHYS_ID_NONE, bs = PHYS_ID_NONE;
+  phys_world *wd = dup_box_world(1, 2, K, B, 1, &bd);
+  phys_world *ws = dup_box_world(1, 1, 2 * K, 2 * B, 1, &bs);
+  double law = 0.0, split = 0.0, apart = 0.0, net_end = 0.0, pen_end = 0.0;
+  int pairs_min = 8;
+  for (int step = 0; step < 100; step++) {
+    double p0[3], v0[3], om0[3], pd[3], qd[4], ps[3], qs[4], v[3], om[3];
+    CU_ASSERT_EQUAL_FATAL(phys_body_get_state(wd, bd, p0, NULL, v0, om0), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(wd), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(ws), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_body_get_state(wd, bd, pd, qd, v, om), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_body_get_state(ws, bs, ps, qs, NULL, NULL), PHYS_OK);
+    for (int k = 0; k < 3; k++) apart = fmax(apart, fabs(pd[k] - ps[k]));
+    for (int k = 0; k < 4; k++) apart = fmax(apart, fabs(qd[k] - qs[k]));
+    double r[8][3], gam[8], phi[8], net = 0.0;
+    int geom[8], n = box_rows(wd, p0, r, gam, phi, geom), pairs = 0;
+    CU_ASSERT_EQUAL(n, 8);
+    for (int i = 0; i < n; i++) net += gam[i];
+    for (int i = 0; i < n; i++) {
+      /* J_i v1 = n . (v + om x r), n = +z */
+      double jv = v[2] + om[0] * r[i][1] - om[1] * r[i][0];
+      double sig = -h * K * phi[i] - S * jv;
+      law = fmax(law, fabs(gam[i] - fmax(0.0, sig)) / net);
+      for (int j = i + 1; j < n; j++)
+        if (geom[j] != geom[i] && fabs(r[j][0] - r[i][0]) + fabs(r[j][1] - r[i][1]) +
+                                          fabs(r[j][2] - r[i][2]) < 1e-12) {
+          pairs++;
+          split = fmax(split, fabs(gam[i] - gam[j]) / net);
+        }
+    }
+    if (pairs < pairs_min) pairs_min = pairs;
+    net_end = net;
+    pen_end = phys_world_stats(wd)->penetration_max;
+    /* (c) the paper's QP at the first and the last step: P = I + S W, c = S (v_hat - J
+     * v_free), v_free = v0 + (0, 0, -h g) (isotropic inertia: no gyroscopic term) */
+    if (step == 0 || step == 99) {
+      double P[64], c[8], qp[8], pn = 0.0, gn = 0.0, pq = 0.0, qsplit = 0.0, feas = 0.0;
+      double dev = 0.0, lo = INFINITY, hi = -INFINITY, open_push = 0.0;
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) /* W_ij = 1/m + (r_i x z).(r_j x z) / I */
+          P[i * n + j] = (i == j) + S * (1.0 + (r[i][1] * r[j][1] + r[i][0] * r[j][0]) / 0.01);
+        double jvf = v0[2] + om0[0] * r[i][1] - om0[1] * r[i][0] - h * g0;
+        c[i] = -h * K * phi[i] - S * jvf;
+      }
+      CU_ASSERT_TRUE_FATAL(min_norm_qp(n, P, c, qp));
+      for (int i = 0; i < n; i++) {
+        double pg = -c[i], wq = 0.0;
+        for (int j = 0; j < n; j++) pg += P[i * n + j] * gam[j];
+        for (int j = 0; j < n; j++) wq += (P[i * n + j] - (i == j)) / S * qp[j];
+        /* the QP's phi1 = phi0 + h J v1(qp): a row still open at the end of the step that the
+         * QP makes push */
+        double phi1 = phi[i] + h * (v0[2] + om0[0] * r[i][1] - om0[1] * r[i][0] - h * g0 + wq);
+        if (phi1 > 0.0) open_push = fmax(open_push, qp[i]);
+        feas = fmin(feas, fmin(pg / net, gam[i] / net)); /* gamma is feasible for the QP */
+        lo = fmin(lo, phi[i]);
+        hi = fmax(hi, phi[i]);
+        pn += qp[i] * qp[i];
+        gn += gam[i] * gam[i];
+        pq += qp[i];
+        dev = fmax(dev, fabs(qp[i] - gam[i]) / net);
+        for (int j = i + 1; j < n; j++)
+          if (geom[j] != geom[i] && fabs(r[j][0] - r[i][0]) + fabs(r[j][1] - r[i][1]) < 1e-12)
+            qsplit = fmax(qsplit, fabs(qp[i] - qp[j]) / net);
+      }
+      printf("\n  step %d (depths %.3e .. %.3e m): per-row |gamma| %.9g, net %.9g N s; the "
+             "paper's QP |g| %.9g, net %.9g, rows apart by up to %.2e of the net, duplicates "
+             "%.1e, largest QP impulse on a row open at its end %.3g N s; gamma QP-feasible to "
+             "%.1e",
+             step, lo, hi, sqrt(gn), net, sqrt(pn), pq, dev, qsplit, open_push, feas);
+      /* 1e-5 of the net is 1e-11 m/s in J v_free (/ S): the reported state's v0 against the
+       * solver's own */
+      CU_ASSERT_TRUE(feas > -1e-5);
+      CU_ASSERT_TRUE(pn <= gn * (1.0 + 1e-9));
+      CU_ASSERT_TRUE(qsplit <= 1e-9);
+      if (step == 0) { /* they part: the QP pushes harder, also through rows still open */
+        CU_ASSERT_TRUE(pq > 1.2 * net);
+        CU_ASSERT_TRUE(open_push > 0.1 * net);
+      } else { /* at rest they agree */
+        CU_ASSERT_TRUE(dev <= 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(pq / net, 1.0, 1e-9);
+      }
+    }
+  }
+  printf("\n  100 steps: per-row law off by at most %.1e of the net, duplicates apart by %.1e, "
+         "%d pairs every step; as one geom of 2K, 2B to %.1e; last net %.9g N s (m g h %.9g), "
+         "penetration %.3e m (m g / 8K %.3e)",
+         law, split, pairs_min, apart, net_end, h * g0, pen_end, g0 / (8 * K));
+  CU_ASSERT_TRUE(law <= 1e-7);
+  CU_ASSERT_TRUE(split <= 1e-12);
+  CU_ASSERT_EQUAL(pairs_min, 4);
+  CU_ASSERT_TRUE(apart <= 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(net_end / (h * g0), 1.0, 1e-6);
+  CU_ASSERT_TRUE(world_all_finite(wd));
+  phys_world_destroy(wd);
+  phys_world_destroy(ws);
+  /* (d) four such boxes (4 islands) on 1 and 2 threads */
+  phys_world *a = dup_box_world(4, 2, K, B, 1, NULL), *b = dup_box_world(4, 2, K, B, 2, NULL);
+  int same = 1;
+  for (int i = 0; i < 100; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    if (phys_world_state_hash(a) != phys_world_state_hash(b)) same = 0;
+  }
+  printf("\n  4 boxes, %d islands: 1 and 2 threads bit-identical %d", phys_world_island_count(a), same);
+  CU_ASSERT_TRUE(same);
+  CU_ASSERT_EQUAL(phys_world_island_count(a), 4);
+  CU_ASSERT_EQUAL(phys_world_stats(b)->threads_used, 2);
+  phys_world_destroy(a);
+  phys_world_destroy(b);
 }
 
 /* ---- 4. soft joint limit (sec. 5.3) -------------------------------------------------------- */
@@ -696,6 +911,7 @@ int register_tests(void) {
       !CU_add_test(s, "pendulum in the spec's scene: <= 5e-8 m at h = 1e-4", test_pendulum_spec_scene) ||
       !CU_add_test(s, "redundant rows: equal split, as one row of 2K", test_redundant_rows) ||
       !CU_add_test(s, "normals: per-row law against the min-norm QP", test_min_norm_vs_per_row) ||
+      !CU_add_test(s, "box on 4 corners x 2 duplicates: per-row = min-norm at its velocity, as 2K, vs QP", test_box_duplicates) ||
       !CU_add_test(s, "soft joint limit rebound (sec. 5.3)", test_soft_limit) ||
       !CU_add_test(s, "incline mu 0..0.375 (sec. 5.5)", test_incline) ||
       !CU_add_test(s, "sphere stack (sec. 5.6)", test_stack) ||
