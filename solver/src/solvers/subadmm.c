@@ -40,6 +40,9 @@
 /* stall detector window (iterations) and the progress it expects per window */
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
+/* how far rule (43) may move beta from the island's start, either way, in the No Body
+ * ablation (below) */
+#define PAPER_BETA_RANGE 1e6
 
 /* doubles from one piece's workspace to the next (body_gather reads the pulls f in place) */
 #define PC_STRIDE (sizeof(phys_subadmm_piece) / sizeof(double))
@@ -569,6 +572,17 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
       }
       best_prev_window = best;
       best = INFINITY;
+    }
+    /* the No Body ablation keeps beta within PAPER_BETA_RANGE of the island's start: rule
+     * (43) drives beta far up on standing robots (residuals near round-off), and its dense
+     * Cholesky of A + beta J^T J then lost A's digits (a residual of 9e2 on a step of the
+     * quadruped drops at 100 fixed iterations; 4.5e-4 with the range). SubADMM's tree LTDL
+     * keeps them, and a range there cost convergence (1e6: 20 of 240 standing steps at the
+     * cap against 1) */
+    if (factor != 1.0 && s->kind == PHYS_SOLVER_SUBADMM_NOBODY) {
+      double beta_start = subadmm_ws(s)->isl_beta[k], nb = ctl->beta * factor;
+      if (nb > beta_start * PAPER_BETA_RANGE) factor = beta_start * PAPER_BETA_RANGE / ctl->beta;
+      if (nb < beta_start / PAPER_BETA_RANGE) factor = beta_start / PAPER_BETA_RANGE / ctl->beta;
     }
     if (factor != 1.0) {
       ctl->beta *= factor;
