@@ -22,7 +22,10 @@
  * friction rows that stick (W ~ 0) leave the Schur complement singular, and undamped steps
  * along its null space (self-equilibrated friction impulses that move nothing) push impulses
  * out of the cone, where W jumps and the iteration cycles; L bounds those steps and leaves F,
- * hence the solutions, as they are (docs/engine.md, NSN).
+ * hence the solutions, as they are (docs/engine.md, NSN). Once the term is on, a frictional
+ * contact's normal impulse is updated with damping min(t, 2 / (1 + mu)) (normal_damping): the
+ * lagged friction bound mu lambda_n feeds back with a gain of up to about mu, and at mu = 5 a
+ * settling sphere pile cycled with the paper's t.
  * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
  * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
  * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
