@@ -90,10 +90,10 @@ static inline double step_n(phys_world *w, int n) {
   return pen;
 }
 
-/* a jittered n x n x n lattice of spheres (r, spacing 2.2 r) in a walled bin of half width
- * `half`, like the peer pile scenes; the lattice's lowest layer is at z0 */
-static inline void add_sphere_pile(phys_world *w, int n, double r, double half, double z0,
-                                   double cx, double cy) {
+/* a jittered n x n x n lattice of spheres (r, spacing 2.2 r, friction mu) in a walled bin of
+ * half width `half`, like the peer pile scenes; the lattice's lowest layer is at z0 */
+static inline void add_sphere_pile_mu(phys_world *w, int n, double r, double half, double z0,
+                                      double cx, double cy, double mu) {
   unsigned s = 42;
   double sp = 2.2 * r, off = -(n - 1) * sp / 2;
   for (int k = 0; k < n; k++)
@@ -105,7 +105,7 @@ static inline void add_sphere_pile(phys_world *w, int n, double r, double half, 
           jit[t] = (-0.05 + 0.1 * (s / (double)0x7FFFFFFF)) * r;
         }
         double p[3] = {cx + off + i * sp + jit[0], cy + off + j * sp + jit[1], z0 + k * sp};
-        add_sphere(w, p, r, 1000.0 * 4.0 / 3.0 * M_PI * r * r * r, 1.0);
+        add_sphere(w, p, r, 1000.0 * 4.0 / 3.0 * M_PI * r * r * r, mu);
       }
   double t = 0.1, hh = 1.5;
   double walls[4][6] = {{cx + half + t, cy, hh, t, half + 2 * t, hh},
@@ -113,6 +113,12 @@ static inline void add_sphere_pile(phys_world *w, int n, double r, double half, 
                         {cx, cy + half + t, hh, half, t, hh},
                         {cx, cy - half - t, hh, half, t, hh}};
   for (int i = 0; i < 4; i++) add_static_box(w, walls[i], walls[i][3], walls[i][4], walls[i][5]);
+}
+
+/* add_sphere_pile with friction 1 */
+static inline void add_sphere_pile(phys_world *w, int n, double r, double half, double z0,
+                                   double cx, double cy) {
+  add_sphere_pile_mu(w, n, r, half, z0, cx, cy, 1.0);
 }
 
 /* step n times and return the mean time between downward zero crossings of the joint position

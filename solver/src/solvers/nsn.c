@@ -22,7 +22,10 @@
  * friction rows that stick (W ~ 0) leave the Schur complement singular, and undamped steps
  * along its null space (self-equilibrated friction impulses that move nothing) push impulses
  * out of the cone, where W jumps and the iteration cycles; L bounds those steps and leaves F,
- * hence the solutions, as they are (docs/engine.md, NSN).
+ * hence the solutions, as they are (docs/engine.md, NSN). Once the term is on, a frictional
+ * contact's normal impulse is updated with damping min(t, 2 / (1 + mu)) (normal_damping): the
+ * lagged friction bound mu lambda_n feeds back with a gain of up to about mu, and at mu = 5 a
+ * settling sphere pile cycled with the paper's t.
  * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
  * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
  * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
@@ -166,6 +169,18 @@ static void island_lm_on(const phys_world *w, const phys_problem *s, int k) {
   }
 }
 
+/* the damping of record c's normal impulse once the island's Levenberg-Marquardt term is on:
+ * min(t, 2 / (1 + mu)) for a contact with friction, else t. The friction bound mu lambda_n is
+ * lagged (W frozen; the Newton matrix has no d(friction)/d(lambda_n) block), so a sliding
+ * contact's normal step moves its friction by up to mu times as much as the matrix assumed;
+ * through the normal velocities that friction changes, this feedback has a gain of up to about
+ * mu, and a damped fixed-point iteration of gain g converges only for t (1 + g) < 2. Below mu =
+ * 2 / t - 1 (5/3 at t = 0.75) the step is the paper's. */
+static double normal_damping(const phys_con *c, double t) {
+  if (c->kind != PHYS_CON_CONTACT || c->ang || c->dim != 3 || !(c->mu > 0.0)) return t;
+  return fmin(t, 2.0 / (1.0 + c->mu));
+}
+
 /* the island's velocity from con[].lambda, per subsystem */
 static void island_velocity(const phys_world *w, const phys_problem *s, int k) {
   phys_pgs_island *pisl = &nsn_ws(s)->pgs.isl[k];
@@ -223,9 +238,10 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
       for (int ci = c0; ci < c1; ci++) {
         double *lam = s->con[ci].lambda, *save = ws->save + 3 * (size_t)ci;
         const double *x = ws->x + 3 * (size_t)ci;
+        double tn = isl->lm ? normal_damping(&s->con[ci], t) : t;
         for (int r = 0; r < 3; r++) {
           save[r] = lam[r];
-          lam[r] += t * x[r];
+          lam[r] += (r == 2 ? tn : t) * x[r];
           if (!isfinite(lam[r])) bad = 1;
         }
       }
