@@ -40,9 +40,8 @@
 /* stall detector window (iterations) and the progress it expects per window */
 #define STALL_WINDOW 100
 #define STALL_PROGRESS 0.98
-/* how far rule (43) may move beta from the island's start, either way, in the No Body
- * ablation (below) */
-#define PAPER_BETA_RANGE 1e6
+/* how far rule (43) may move beta from the island's start, either way */
+#define PAPER_BETA_RANGE 1e4
 
 /* doubles from one piece's workspace to the next (body_gather reads the pulls f in place) */
 #define PC_STRIDE (sizeof(phys_subadmm_piece) / sizeof(double))
@@ -207,7 +206,7 @@ static void dual_residual_body(const phys_world *w, phys_problem *s, int sb) {
  * momenta): ||A qd - base - J^T lambda||, with the limits' impulses on their dofs, on its root
  * link's slot. Without it the rule saw only free bodies and never moved beta on an island of
  * trees: eight quadrupeds standing on redundant foot pads ran 84 of 100 steps to the iteration
- * cap (47.5 iterations a step), 1 with it (16.0; README, Table III). Uses t->rhs as scratch
+ * cap (47.5 iterations a step), 15 with it (27.8; docs/engine.md, SubADMM). Uses t->rhs as scratch
  * (every v-update rewrites it) and the pieces' slots of s->pforce. */
 static void dual_residual_tree(const phys_world *w, phys_problem *s, int k) {
   phys_tree_solve *t = &s->tree[k];
@@ -573,13 +572,13 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
       best_prev_window = best;
       best = INFINITY;
     }
-    /* the No Body ablation keeps beta within PAPER_BETA_RANGE of the island's start: rule
-     * (43) drives beta far up on standing robots (residuals near round-off), and its dense
-     * Cholesky of A + beta J^T J then lost A's digits (a residual of 9e2 on a step of the
-     * quadruped drops at 100 fixed iterations; 4.5e-4 with the range). SubADMM's tree LTDL
-     * keeps them, and a range there cost convergence (1e6: 20 of 240 standing steps at the
-     * cap against 1) */
-    if (factor != 1.0 && s->kind == PHYS_SOLVER_SUBADMM_NOBODY) {
+    /* rule (43) keeps beta within PAPER_BETA_RANGE of the island's start, either way: on
+     * standing robots (residuals near round-off) it drove beta without end, and a penalty
+     * 1e6 times the masses and more left the factors of A + beta J^T J without A's digits (No
+     * Body's dense Cholesky: a residual of 9e2 on a step of the eight quadrupeds; the tree
+     * LTDL: 27 quadrupeds failed at step 101 with 1e6 or no range). With 1e4: 15 of 100
+     * standing steps at the cap on the eight against 84 with no balancing on trees */
+    if (factor != 1.0) {
       double beta_start = subadmm_ws(s)->isl_beta[k], nb = ctl->beta * factor;
       if (nb > beta_start * PAPER_BETA_RANGE) factor = beta_start * PAPER_BETA_RANGE / ctl->beta;
       if (nb < beta_start / PAPER_BETA_RANGE) factor = beta_start / PAPER_BETA_RANGE / ctl->beta;
