@@ -207,6 +207,11 @@ void phys__split_islands_by_cost(const phys_problem *s, const int *list, int n, 
 
 /* ---- the accuracy metric of paper 002 sec. 7 (residual.c) ---- */
 
+/* t->rhs = base + J^T lambda of tree k in its generalised coordinates: every link's impulses
+ * (con[].lambda; pieces' slots of s->pforce as scratch) summed over subtrees and projected on
+ * the joints, the limits' impulses on their dofs. Thread-safe for distinct trees. */
+void phys__tree_impulse_rhs(const phys_world *w, phys_problem *s, int k);
+
 /* metric velocity of solver body sb: vm = A^-1 (base + J^T lambda) for a free body; for the
  * root link of a tree the whole tree (t->qdm and every link's vm); other links: nothing */
 void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb);

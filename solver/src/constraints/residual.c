@@ -29,23 +29,28 @@ static void metric_body(const phys_world *w, phys_problem *s, int sb) {
 }
 
 
-/* metric velocity of tree k: qdm = A^-1 (base + sum J^T lambda) through the unpenalised factor,
- * then every link's COM velocity into vm */
-static void metric_tree(const phys_world *w, phys_problem *s, int k) {
+void phys__tree_impulse_rhs(const phys_world *w, phys_problem *s, int k) {
   phys_tree_solve *t = &s->tree[k];
   const phys_artic *a = &w->artics[t->artic];
-  int nl = a->nlink, nv = t->nv;
 
   /* each link's impulses, as a spatial force about the world origin */
-  for (int l = 0; l < nl; l++) body_impulse_forces(s, s->sb_of_body[a->body[l]], s->pforce);
+  for (int l = 0; l < a->nlink; l++) body_impulse_forces(s, s->sb_of_body[a->body[l]], s->pforce);
   phys__tree_link_forces(w, s, k, s->pforce, 3);
 
-  /* subtree sums projected on each joint, the limits' impulses on their dofs, then A^-1 */
+  /* subtree sums projected on each joint, the limits' impulses on their dofs */
   phys__tree_gather_forces(a, t, t->rhs);
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
     phys__con_dof_add(c, c->lambda[2], t->rhs);
   }
+}
+
+/* metric velocity of tree k: qdm = A^-1 (base + sum J^T lambda) through the unpenalised factor,
+ * then every link's COM velocity into vm */
+static void metric_tree(const phys_world *w, phys_problem *s, int k) {
+  phys_tree_solve *t = &s->tree[k];
+  int nv = t->nv;
+  phys__tree_impulse_rhs(w, s, k);
   phys__tree_ltdl_solve_packed(&t->Afp, t->rhs);
   memcpy(t->qdm, t->rhs, (size_t)nv * sizeof(double));
   phys__tree_link_velocities(w, s, k, t->rhs, s->vm);

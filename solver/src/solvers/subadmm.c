@@ -209,16 +209,9 @@ static void dual_residual_body(const phys_world *w, phys_problem *s, int sb) {
  * cap (47.5 iterations a step), 15 with it (27.8; docs/engine.md, SubADMM). Uses t->rhs as scratch
  * (every v-update rewrites it) and the pieces' slots of s->pforce. */
 static void dual_residual_tree(const phys_world *w, phys_problem *s, int k) {
-  phys_tree_solve *t = &s->tree[k];
-  const phys_artic *a = &w->artics[t->artic];
+  const phys_tree_solve *t = &s->tree[k];
   int nv = t->nv;
-  for (int l = 0; l < a->nlink; l++) body_impulse_forces(s, s->sb_of_body[a->body[l]], s->pforce);
-  phys__tree_link_forces(w, s, k, s->pforce, 3);
-  phys__tree_gather_forces(a, t, t->rhs);
-  for (int i = 0; i < t->nlimits; i++) {
-    const phys_con *c = &s->con[t->limits[i]];
-    phys__con_dof_add(c, c->lambda[2], t->rhs);
-  }
+  phys__tree_impulse_rhs(w, s, k);
   double n2 = 0.0;
   for (int i = 0; i < nv; i++) {
     double r = -t->rhs[i];
