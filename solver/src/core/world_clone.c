@@ -47,6 +47,8 @@ static void clone_artic(phys_artic *w, const phys_artic *src, int *fail) {
   DUP(vnum, nl, nl);
   DUP(dof_parent, nv, nv);
   DUP(dof_body, nv, nv);
+  DUP(ltdl_row, nv, nv);
+  DUP(ltdl_i, src->ltdl_row ? (size_t)src->ltdl_row[src->t.nv] : 0, nv * (nv - 1) / 2 + 1);
   DUP(qpos, nq, nq);
   DUP(qvel, nv, nv);
   DUP(damping, nv, nv);

@@ -108,6 +108,7 @@ typedef struct phys_artic {
   phys_tree_body *tb;        /* link geometry, joints and mass properties (body frames) */
   phys_tree t;               /* index arrays below */
   int *qadr, *vadr, *vnum, *dof_parent, *dof_body;
+  int *ltdl_row, *ltdl_i;    /* the LTDL factor's sparsity (nv + 1; room for nv (nv - 1) / 2) */
   double *qpos, *qvel;       /* nq, nv */
   double *damping, *stiffness, *springref, *armature; /* per dof */
   int *limited;              /* per dof: hinge/slide limits on */
