@@ -128,6 +128,13 @@ phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
     phys_newton *nt = &ws->sap.isl[k].nt;
     for (int i = 0; i < nt->nrow; i++) setup_row(w, s, &nt->row[i], scratch);
+    /* the radius iteration's state (firstorder_radius.c) */
+    phys_fo_island *fi = &ws->isl[k];
+    size_t nr = (size_t)(nt->nrow > 0 ? nt->nrow : 1);
+    fi->rho = ARENA_NEW(&w->arena, double, 2 * nr);
+    if (!fi->rho || phys__fo_radius_init(&fi->radius, &w->arena, nt->nrow, o->anderson) != 0)
+      return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+    fi->g = fi->rho + nr;
   }
   return PHYS_OK;
 }
@@ -144,6 +151,7 @@ static int check_island(const phys_world *w, const phys_problem *s, int k, phys_
   fi->cone_excess = -1.0;
   for (int i = 0; i < nt->nrow; i++) {
     phys_newton_row *rw = &nt->row[i];
+    fi->rho[i] = fi->g[i] = 0.0;
     if (rw->type != FO_ROW_CONTACT) continue;
     const phys_con *c = &s->con[c0 + i];
     double jv[3];
@@ -162,8 +170,14 @@ static int check_island(const phys_world *w, const phys_problem *s, int k, phys_
     if (excess > fi->cone_excess) fi->cone_excess = excess;
     int binding = gt >= rho * (1.0 - 1e-9);
     if (gt > (1.0 + eps) * cone || (binding && rho < (1.0 - eps) * cone)) again = 1;
-    rw->par[0] = cone;
+    fi->rho[i] = rho;
+    fi->g[i] = cone;
   }
+  /* the next radii (firstorder_radius.c); the measure is reported either way */
+  fi->radius_residual = phys__fo_radius_update(&fi->radius, fi->rho, fi->g);
+  if (again)
+    for (int i = 0; i < nt->nrow; i++)
+      if (nt->row[i].type == FO_ROW_CONTACT && !nt->row[i].r0) nt->row[i].par[0] = fi->rho[i];
   return again;
 }
 
@@ -171,7 +185,9 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
   phys_fo_ws *ws = (phys_fo_ws *)s->ws;
   phys_fo_island *fi = &ws->isl[k];
   phys_newton *nt = &ws->sap.isl[k].nt;
-  memset(fi, 0, sizeof *fi);
+  fi->solves = fi->resolves = fi->unresolved = 0;
+  fi->inflation = fi->cone_excess = fi->radius_residual = 0.0;
+  phys__fo_radius_reset(&fi->radius);
   for (;;) {
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;
@@ -201,5 +217,6 @@ void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st) {
     fs->unresolved_islands += fi->unresolved;
     if (fi->inflation > fs->inflation_max) fs->inflation_max = fi->inflation;
     if (fi->cone_excess > fs->cone_excess_max) fs->cone_excess_max = fi->cone_excess;
+    if (fi->radius_residual > fs->radius_residual) fs->radius_residual = fi->radius_residual;
   }
 }
