@@ -24,9 +24,11 @@
  *   |gamma_t| <= (1 + eps) mu gamma_n        (the cone)
  *   gamma_n <= (1 + eps) max(0, sig_n)        (no inflation: the spec's zeta check)
  *
- * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved with
- * rho = mu gamma_n while the cone check fails or a disk that binds is smaller than the cone
- * allows (at most firstorder.max_resolves times; warm-started from the last solve).
+ * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved while
+ * the cone check fails or a disk that binds is smaller than the cone allows (at most
+ * firstorder.max_resolves times; warm-started from the last solve). The radii solve the fixed
+ * point rho = mu gamma_n(rho); the next radii come from Anderson mixing of the last iterates
+ * (firstorder_radius.c, depth firstorder.anderson; 0: rho = mu gamma_n of the last solve).
  * Why stuck first (issue 14): with a bounded disk the tangential potential is quadratic only in
  * a zone |v_t| <= rho / firstorder.friction_gain (1e-5 m/s on a settled pile) and linear
  * outside, so a Newton step from sliding contacts overshoots and the exact line search stops
@@ -140,8 +142,9 @@ phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
 }
 
 /* the post-solve checks over island k's contacts at the result (s->con[].lambda and the
- * driver's v): sets each contact's disk radius to mu gamma_n and returns 1 when the cone check
- * failed or a binding disk was smaller than the cone (the island must be solved again);
+ * driver's v): returns 1 when the cone check failed or a binding disk was smaller than the
+ * cone (the island must be solved again), and then sets the disk radii to the next iterate of
+ * rho = mu gamma_n (firstorder_radius.c); fi->radius_residual gets that update's measure;
  * fi->inflation and fi->cone_excess get the worst figures of the inflation and cone checks */
 static int check_island(const phys_world *w, const phys_problem *s, int k, phys_newton *nt,
                         phys_fo_island *fi) {
