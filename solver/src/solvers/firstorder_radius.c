@@ -9,7 +9,9 @@
  * (dF, dG: the last m differences of f and G between iterates) is the secant (multisecant
  * Broyden) version of the same map and settles them in a fraction of the re-solves. Safeguards:
  * the history is dropped (a plain step taken) when |f| grew by more than FO_AA_GROWTH over the
- * last iterate or the small least-squares system is not solvable, and radii are clipped at 0.
+ * last iterate or the small least-squares system is not solvable, and each radius is kept
+ * within a factor FO_AA_CLIP of its G (an extrapolation clipped at 0 gave binding contacts a
+ * disk of radius 0, and one above a G of 0 friction without a normal impulse).
  * Every operation is a fixed-order loop over the island's rows: the same result whatever thread
  * runs the island. */
 #include <math.h>
@@ -22,6 +24,8 @@
 /* Tikhonov term of the normal equations, relative to their trace */
 #define FO_AA_REG 1e-10
 #define FO_AA_MAXM 16
+/* an accelerated radius stays within [G / FO_AA_CLIP, FO_AA_CLIP G] */
+#define FO_AA_CLIP 2.0
 
 int phys__fo_radius_init(phys_fo_radius *r, phys_arena *a, int n, int m) {
   memset(r, 0, sizeof *r);
@@ -128,8 +132,9 @@ double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g) {
   for (int i = 0; i < n; i++) {
     double x = g[i];
     for (int p = 0; p < k; p++) x -= c[p] * r->dG[(size_t)p * n + i];
-    rho[i] = x > 0.0 ? x : 0.0;
     ok &= isfinite(x);
+    double lo = g[i] / FO_AA_CLIP, hi = FO_AA_CLIP * g[i];
+    rho[i] = x < lo ? lo : (x > hi ? hi : x);
   }
   if (!ok) {
     memcpy(rho, g, (size_t)n * sizeof(double));
