@@ -21,8 +21,8 @@
  * (contact_cluster.c) keeping the force and torque balance.
  *
  * Two non-convex meshes: the one with the larger bound keeps its triangles and the other
- * collides as its hull (docs/engine.md, Geometry). Features: the clipped point's id or 0x8000
- * (GJK's closest points) mixed with the triangle index (warm starts keep their 16 low bits).
+ * collides as its hull (docs/engine.md, Geometry). Features: see tm_feature (warm starts keep
+ * their 16 low bits).
  */
 #include <math.h>
 #include <string.h>
@@ -77,8 +77,13 @@ static void tm_push(tm_query *q, const phys_contact_point *c) {
   if (c->dist < q->raw[worst].dist) q->raw[worst] = *c;
 }
 
-static uint32_t tm_feature(int tri, uint32_t local) {
-  return (local & 0xffffu) ^ ((uint32_t)tri * 2654435761u);
+/* a point's feature: an incident vertex (clip id < 64) keeps the other geom's face and vertex
+ * alone, so that its warm start follows it from one triangle to the next; other points (edge
+ * crossings, triangle corners, GJK's closest points) mix in the triangle */
+static uint32_t tm_feature(int tri, uint32_t clip) {
+  uint32_t id = clip & 0x3fffu, inc_face = (clip >> 14) & 0xffu;
+  if (id < 64u) return 0xc000u | (inc_face & 0xffu) << 6 | id;
+  return (clip & 0xffffu) ^ ((uint32_t)tri * 2654435761u);
 }
 
 /* 1 when x, the closest point of triangle t (world corners) to a separated geom, needs a
@@ -169,7 +174,7 @@ static int tm_visit(void *ctx, int t) {
   /* one point: the closest points of the separated core and triangle */
   if (!tm_point_own(q, &tri, t, ct)) return 0;
   phys_contact_point c;
-  np_emit(&c, ct, n, d - ro, tm_feature(t, 0x8000u));
+  np_emit(&c, ct, n, d - ro, tm_feature(t, 0x3fffu));
   tm_push(q, &c);
   return 0;
 }

@@ -329,6 +329,38 @@ static void test_ball_in_bowl(void) {
   CU_ASSERT(fabs(hlo - (BOWL_RIM + 0.02)) < 1e-3 && fabs(hhi - (BOWL_RIM + 0.02)) < 1e-3);
 }
 
+/* a ball rolling around the bowl's wall crosses hundreds of triangle edges: no kick from an
+ * edge (its energy never grows), no sinking (penetration) */
+static void test_ball_rolls_around_wall(void) {
+  static tmesh bowl;
+  make_bowl(&bowl, 32);
+  phys_world_options o = scene_options(1);
+  phys_world *w = make_world(&o);
+  add_mesh_geom(w, &bowl, 1, 0.0, 0.6);
+  const double r = 0.02, m = 0.05, g = 9.81, s = sqrt(0.5);
+  /* touching the 45-degree wall at radius 0.08 (z 0.04), 1 mm off it, moving around it */
+  phys_id ball = add_sphere(w, (double[3]){0.08 - r * s, 0.0, 0.04 + r * s + 0.001}, r, m, 0.6);
+  CU_ASSERT_EQUAL(phys_body_set_state(w, ball, NULL, NULL, (double[3]){0.0, 0.35, 0.0}, NULL), PHYS_OK);
+  double p[3], v[3], om[3];
+  body_pos(w, ball, p);
+  double e0 = m * g * p[2] + 0.5 * m * 0.35 * 0.35, gain = 0.0, pen = 0.0, travel = 0.0;
+  double prev[3] = {p[0], p[1], p[2]};
+  for (int i = 0; i < (int)(2.0 / o.timestep); i++) {
+    pen = fmax(pen, step_n(w, 1));
+    CU_ASSERT_EQUAL(phys_body_get_state(w, ball, p, NULL, v, om), PHYS_OK);
+    double e = m * g * p[2] + 0.5 * m * v3_dot(v, v) + 0.5 * 0.4 * m * r * r * v3_dot(om, om);
+    gain = fmax(gain, e - e0);
+    travel += hypot(p[0] - prev[0], p[1] - prev[1]);
+    memcpy(prev, p, sizeof prev);
+  }
+  printf("\n  ball around the wall: %.3f m travelled, energy gain at most %.2e J (of %.2e), "
+         "penetration %.2e m", travel, gain, e0, pen);
+  CU_ASSERT(travel > 0.2);
+  CU_ASSERT(gain < 1e-3 * e0);
+  CU_ASSERT(pen < 1e-3);
+  phys_world_destroy(w);
+}
+
 /* a box pushed along and across the channel: it slides into a wall and along it, on the floor
  * between the walls; the same channel as a hull holds it on top (placed there at rest) */
 static void box_in_channel(int nonconvex, double *z_lo, double *z_hi, double *y_hi, double *pen,
@@ -376,6 +408,72 @@ static void test_box_in_channel(void) {
   CU_ASSERT(fabs(hlo - 0.11) < 1e-3 && fabs(hhi - 0.11) < 1e-3);
 }
 
+/* geom g (a body of mass m) dropped onto the bowl's flat bottom from 3 cm above `rest`: its
+ * height over the last 0.3 s of 1.5 s and the deepest penetration then */
+static void shape_in_bowl(phys_world *w, phys_geom_desc g, double m, double rest, double *z_lo,
+                          double *z_hi, double *pen) {
+  static tmesh bowl;
+  make_bowl(&bowl, 32);
+  add_mesh_geom(w, &bowl, 1, 0.0, 0.6);
+  g.friction = 0.6;
+  g.mass = m;
+  phys_body_desc b = phys_body_desc_default();
+  b.pos[0] = 0.005;
+  b.pos[2] = rest + 0.03;
+  phys_id id = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, &id), PHYS_OK);
+  double dt = phys_world_get_options(w).timestep;
+  step_n(w, (int)(1.2 / dt));
+  *z_lo = INFINITY;
+  *z_hi = -INFINITY;
+  *pen = 0.0;
+  for (int i = 0; i < (int)(0.3 / dt); i++) {
+    double p[3];
+    *pen = fmax(*pen, step_n(w, 1));
+    body_pos(w, id, p);
+    *z_lo = fmin(*z_lo, p[2]);
+    *z_hi = fmax(*z_hi, p[2]);
+  }
+}
+
+static void test_every_shape_in_bowl(void) {
+  static tmesh small;
+  make_bowl(&small, 16);
+  for (int i = 0; i < small.nv * 3; i++) small.v[i] *= 0.25;
+  static const double cube[24] = {-0.02, -0.02, -0.02, 0.02, -0.02, -0.02, 0.02, 0.02, -0.02,
+                                  -0.02, 0.02, -0.02, -0.02, -0.02, 0.02, 0.02, -0.02, 0.02,
+                                  0.02, 0.02, 0.02, -0.02, 0.02, 0.02};
+  const char *names[] = {"cylinder", "ellipsoid", "box", "capsule", "hull cube", "small bowl"};
+  /* the rest height of each: its half height above the bottom z = 0 (the small bowl: its
+   * own bottom is 0.25 cm below its origin) */
+  const double rest[] = {0.015, 0.015, 0.02, 0.025, 0.02, 0.0025};
+  for (int k = 0; k < 6; k++) {
+    phys_world_options o = scene_options(1);
+    phys_world *w = make_world(&o);
+    phys_geom_desc g = phys_geom_desc_default();
+    switch (k) {
+    case 0: g.type = PHYS_GEOM_CYLINDER; g.size[0] = 0.02; g.size[1] = 0.015; break;
+    case 1: g.type = PHYS_GEOM_ELLIPSOID; g.size[0] = g.size[1] = 0.02; g.size[2] = 0.015; break;
+    case 2: g.type = PHYS_GEOM_BOX; g.size[0] = g.size[1] = g.size[2] = 0.02; break;
+    case 3: g.type = PHYS_GEOM_CAPSULE; g.size[0] = 0.015; g.size[1] = 0.01; break;
+    case 4:
+      g.type = PHYS_GEOM_MESH;
+      CU_ASSERT_EQUAL_FATAL(phys_world_add_mesh(w, cube, 8, "cube", &g.mesh), PHYS_OK);
+      break;
+    default:
+      g.type = PHYS_GEOM_MESH;
+      CU_ASSERT_EQUAL_FATAL(phys_world_add_trimesh(w, small.v, small.nv, small.t, small.nt, "small", &g.mesh), PHYS_OK);
+    }
+    double lo, hi, pen;
+    shape_in_bowl(w, g, 0.05, rest[k], &lo, &hi, &pen);
+    printf("\n  %-10s in the bowl: z %.5f .. %.5f (rests at %.5f), penetration %.2e", names[k], lo,
+           hi, rest[k], pen);
+    CU_ASSERT(fabs(lo - rest[k]) < 1e-3 && fabs(hi - rest[k]) < 1e-3);
+    CU_ASSERT(pen < 1e-3);
+    phys_world_destroy(w);
+  }
+}
+
 /* a capsule lying across a triangulated ground and on a plane: the same height and contacts */
 static void capsule_rest(int mesh, double *z, int *contacts, double *pen) {
   static tmesh grid;
@@ -408,6 +506,35 @@ static void capsule_rest(int mesh, double *z, int *contacts, double *pen) {
   *z = p[2];
   *contacts = phys_world_stats(w)->contacts;
   phys_world_destroy(w);
+}
+
+/* a box sliding across the grid's edges and on a plane: the same path (no edge catches it) */
+static void box_slide(int mesh, double end[3], double *pen) {
+  static tmesh grid;
+  make_grid(&grid, 12, 1.0);
+  phys_world_options o = scene_options(1);
+  phys_world *w = make_world(&o);
+  if (mesh) add_mesh_geom(w, &grid, 1, 0.0, 0.3);
+  else add_ground(w, 0.3);
+  phys_id box = add_box(w, (double[3]){-0.4, -0.2, 0.05}, NULL, 0.05, 0.5, 0.3);
+  CU_ASSERT_EQUAL(phys_body_set_state(w, box, NULL, NULL, (double[3]){1.2, 0.7, 0.0}, NULL), PHYS_OK);
+  *pen = step_n(w, (int)(0.8 / o.timestep));
+  body_pos(w, box, end);
+  phys_world_destroy(w);
+}
+
+static void test_box_slides_as_on_plane(void) {
+  double em[3], ep[3], pm, pp;
+  box_slide(1, em, &pm);
+  box_slide(0, ep, &pp);
+  double d = sqrt((em[0] - ep[0]) * (em[0] - ep[0]) + (em[1] - ep[1]) * (em[1] - ep[1]) +
+                  (em[2] - ep[2]) * (em[2] - ep[2]));
+  printf("\n  box sliding across a 12 x 12 grid: ends at (%.5f, %.5f, %.5f), on a plane at "
+         "(%.5f, %.5f, %.5f): %.2e m apart; penetration %.2e (plane %.2e)", em[0], em[1], em[2],
+         ep[0], ep[1], ep[2], d, pm, pp);
+  CU_ASSERT(ep[0] > -0.2); /* it slid */
+  CU_ASSERT(d < 1e-6);
+  CU_ASSERT(pm < 1e-3);
 }
 
 static void test_capsule_on_grid_as_on_plane(void) {
@@ -607,8 +734,11 @@ int register_tests(void) {
       !CU_add_test(s, "mass properties of closed meshes", test_mass_properties) ||
       !CU_add_test(s, "sphere and box on a triangulated ground", test_sphere_on_grid_contacts) ||
       !CU_add_test(s, "ball rests at the bottom of a bowl", test_ball_in_bowl) ||
+      !CU_add_test(s, "ball rolls around the bowl's wall", test_ball_rolls_around_wall) ||
       !CU_add_test(s, "box slides in a U-channel", test_box_in_channel) ||
+      !CU_add_test(s, "every convex shape rests in the bowl", test_every_shape_in_bowl) ||
       !CU_add_test(s, "capsule on triangles as on a plane", test_capsule_on_grid_as_on_plane) ||
+      !CU_add_test(s, "box slides across triangles as on a plane", test_box_slides_as_on_plane) ||
       !CU_add_test(s, "one thread and two identical", test_threads_identical) ||
       !CU_add_test(s, "API errors", test_api_errors) ||
       !CU_add_test(s, "loader mark and errors", test_loader_mark_and_errors) ||
