@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cunit_main.h"
 #include "scene_util.h"
 #include "loader_util.h"
@@ -598,6 +599,108 @@ static void test_threads_identical(void) {
   CU_ASSERT(finite);
 }
 
+/* ---- mesh files ---- */
+
+/* the cube [-1, 1]^3 of cube_asset below as a file of each kind in dir: ASCII and binary STL
+ * (facets, vertices repeated), OBJ with quads, "v/vt/vn" corners and negative indices */
+static const int cube_tri[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                    {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+static const double cube_v[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                    {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+
+static void write_cube_files(const char *dir) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/cube_ascii.stl", dir);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "solid cube\n");
+  for (int t = 0; t < 12; t++) {
+    fprintf(f, " facet normal 0 0 0\n  outer loop\n");
+    for (int k = 0; k < 3; k++) {
+      const double *v = cube_v[cube_tri[t][k]];
+      fprintf(f, "   vertex %g %g %g\n", v[0], v[1], v[2]);
+    }
+    fprintf(f, "  endloop\n endfacet\n");
+  }
+  fprintf(f, "endsolid cube\n");
+  fclose(f);
+  snprintf(path, sizeof path, "%s/cube_binary.stl", dir);
+  f = fopen(path, "wb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  unsigned char head[84] = {0};
+  head[80] = 12;
+  fwrite(head, 1, 84, f);
+  for (int t = 0; t < 12; t++) {
+    float rec[12] = {0};
+    for (int k = 0; k < 3; k++)
+      for (int j = 0; j < 3; j++) rec[3 + 3 * k + j] = (float)cube_v[cube_tri[t][k]][j];
+    unsigned char attr[2] = {0, 0};
+    fwrite(rec, sizeof(float), 12, f); /* little-endian hosts (as the suite's other STL) */
+    fwrite(attr, 1, 2, f);
+  }
+  fclose(f);
+  snprintf(path, sizeof path, "%s/cube.obj", dir);
+  f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "# a cube\no cube\n");
+  for (int i = 0; i < 8; i++) fprintf(f, "v %g %g %g\n", cube_v[i][0], cube_v[i][1], cube_v[i][2]);
+  fprintf(f, "vt 0 0\nvn 0 0 1\n"
+             "f 1/1/1 4/1/1 3/1/1 2/1/1\nf -4//1 -3//1 -2//1 -1//1\nf 1 2 6 5\n"
+             "f 2/1 3/1 7/1 6/1\nf 3 4 8 7\nf 4 1 5 8\n");
+  fclose(f);
+}
+
+static void test_mesh_files(void) {
+  char dir[] = "/tmp/physd_trimesh_XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  write_cube_files(dir);
+  const char *names[] = {"cube_ascii.stl", "cube_binary.stl", "cube.obj"};
+  for (int i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    for (int mirror = 0; mirror < 2; mirror++) {
+      double *v = NULL, scale[3] = {mirror ? -0.5 : 0.5, 0.5, 0.5};
+      int *t = NULL, nv = 0, nt = 0;
+      phys_error e;
+      phys_status st = phys_mesh_read_triangles(path, scale, &v, &nv, &t, &nt, &e);
+      if (st) printf("\n  %s", e.message);
+      CU_ASSERT_EQUAL_FATAL(st, PHYS_OK);
+      CU_ASSERT_EQUAL(nv, 8); /* STL's 36 corners merged */
+      CU_ASSERT_EQUAL(nt, 12);
+      phys_world *w = make_world(NULL);
+      int id = -1;
+      CU_ASSERT_EQUAL_FATAL(phys_world_add_trimesh(w, v, nv, t, nt, "cube", &id), PHYS_OK);
+      /* closed and outward (mirrored too): the solid's volume, not the hull's fallback sign */
+      const phys_hull *h = phys__mesh_hull(w, id);
+      CU_ASSERT(fabs(h->volume - 1.0) < 1e-12);
+      CU_ASSERT(fabs(h->unit_inertia[0] - 1.0 / 6.0) < 1e-12);
+      phys_world_destroy(w);
+      free(v);
+      free(t);
+    }
+    remove(path);
+  }
+  /* errors: a face index past the vertices (with the line), no faces */
+  char path[512];
+  snprintf(path, sizeof path, "%s/bad.obj", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
+  fclose(f);
+  double *v = NULL;
+  int *t = NULL, nv, nt;
+  phys_error e;
+  CU_ASSERT_EQUAL(phys_mesh_read_triangles(path, NULL, &v, &nv, &t, &nt, &e), PHYS_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "bad.obj:4: 'f' index 4 outside the 3 vertices"));
+  f = fopen(path, "w");
+  fprintf(f, "v 0 0 0\nv 1 0 0\nv 0 1 0\n");
+  fclose(f);
+  CU_ASSERT_EQUAL(phys_mesh_read_triangles(path, NULL, &v, &nv, &t, &nt, &e), PHYS_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "no 'f' faces"));
+  CU_ASSERT_PTR_NULL(v);
+  remove(path);
+  rmdir(dir);
+}
+
 /* ---- the API's and the loader's errors ---- */
 
 static void test_api_errors(void) {
@@ -740,6 +843,7 @@ int register_tests(void) {
       !CU_add_test(s, "capsule on triangles as on a plane", test_capsule_on_grid_as_on_plane) ||
       !CU_add_test(s, "box slides across triangles as on a plane", test_box_slides_as_on_plane) ||
       !CU_add_test(s, "one thread and two identical", test_threads_identical) ||
+      !CU_add_test(s, "mesh files with triangles", test_mesh_files) ||
       !CU_add_test(s, "API errors", test_api_errors) ||
       !CU_add_test(s, "loader mark and errors", test_loader_mark_and_errors) ||
       !CU_add_test(s, "published scene file", test_published_scene))
