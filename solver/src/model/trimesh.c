@@ -77,38 +77,6 @@ static void bvh_node(bvh_build *b, int id, int first, int count) {
   bvh_node(b, left + 1, first + half, count - half);
 }
 
-/* 1 when every edge is run once in each direction by two triangles (a closed, consistently
- * oriented surface); edges as (low, high, direction) sorted */
-typedef struct edge_key {
-  int lo, hi, dir;
-} edge_key;
-
-static int edge_cmp(const void *pa, const void *pb) {
-  const edge_key *a = pa, *b = pb;
-  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
-  return (a->dir > b->dir) - (a->dir < b->dir);
-}
-
-static int mesh_closed(const int *tri, int ntri) {
-  edge_key *e = phys__xmalloc((size_t)3 * (size_t)ntri * sizeof *e);
-  if (!e) return 0;
-  for (int t = 0; t < ntri; t++)
-    for (int k = 0; k < 3; k++) {
-      int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
-      e[3 * t + k] = (edge_key){a < b ? a : b, a < b ? b : a, a < b};
-    }
-  qsort(e, (size_t)3 * (size_t)ntri, sizeof *e, edge_cmp);
-  int closed = 1;
-  for (int i = 0; i < 3 * ntri && closed; i += 2) {
-    closed = i + 1 < 3 * ntri && e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi &&
-             e[i].dir == 0 && e[i + 1].dir == 1 && e[i].lo != e[i].hi &&
-             (i + 2 >= 3 * ntri || e[i + 2].lo != e[i].lo || e[i + 2].hi != e[i].hi);
-  }
-  phys__xfree(e);
-  return closed;
-}
-
 /* volume, centre and unit inertia of the solid a closed surface bounds: signed tetrahedra
  * from the origin, int x x^T dV = det/120 (a a^T + b b^T + c c^T + s s^T), s = a + b + c */
 static void mesh_massprops(phys_trimesh_data *d) {
@@ -168,8 +136,9 @@ static void dedge_find(const dedge *e, int n, int a, int b, int *lo, int *hi) {
 }
 
 /* edge_own flags: an edge run once each way by two triangles is covered by the neighbour when
- * the neighbour's third corner is not behind this triangle's plane (flat or concave) */
-static int edge_flags(phys_trimesh_data *d) {
+ * the neighbour's third corner is not behind this triangle's plane (flat or concave); *closed
+ * gets 1 when every edge is so shared (a closed, consistently oriented surface) */
+static int edge_flags(phys_trimesh_data *d, int *closed) {
   int ne = 3 * d->ntri;
   dedge *e = phys__xmalloc((size_t)ne * sizeof *e);
   if (!e) return -1;
@@ -177,6 +146,7 @@ static int edge_flags(phys_trimesh_data *d) {
     for (int k = 0; k < 3; k++)
       e[3 * t + k] = (dedge){d->tri[3 * t + k], d->tri[3 * t + (k + 1) % 3], t, k};
   qsort(e, (size_t)ne, sizeof *e, dedge_cmp);
+  *closed = 1;
   for (int t = 0; t < d->ntri; t++) {
     const double *p0 = d->vert + 3 * d->tri[3 * t], *p1 = d->vert + 3 * d->tri[3 * t + 1],
                  *p2 = d->vert + 3 * d->tri[3 * t + 2];
@@ -190,7 +160,9 @@ static int edge_flags(phys_trimesh_data *d) {
       int a = d->tri[3 * t + k], b = d->tri[3 * t + (k + 1) % 3], lo, hi, lo2, hi2;
       dedge_find(e, ne, b, a, &lo, &hi);
       dedge_find(e, ne, a, b, &lo2, &hi2);
-      int own = !(len > 0.0) || hi - lo != 1 || hi2 - lo2 != 1;
+      int shared = a != b && hi - lo == 1 && hi2 - lo2 == 1;
+      *closed &= shared;
+      int own = !(len > 0.0) || !shared;
       if (!own) {
         const int *u = d->tri + 3 * e[lo].tri;
         int c = u[(e[lo].k + 2) % 3];
@@ -242,11 +214,12 @@ int phys__trimesh_build(const double *vert, int nvert, const int *tri, int ntri,
   for (int t = 0; t < ntri; t++) memcpy(out->tri + 3 * t, tri + 3 * order[t], 3 * sizeof(int));
   phys__xfree(order);
   phys__xfree(keys);
-  if (edge_flags(out)) {
+  int closed = 0;
+  if (edge_flags(out, &closed)) {
     phys__trimesh_data_free(out);
     return snprintf(err, errlen, "out of memory"), -1;
   }
-  if (mesh_closed(out->tri, ntri)) mesh_massprops(out);
+  if (closed) mesh_massprops(out);
   return 0;
 }
 

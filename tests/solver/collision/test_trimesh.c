@@ -475,14 +475,22 @@ static void test_every_shape_in_bowl(void) {
   }
 }
 
+/* a world (one thread, awake) with the ground z = 0 as an n x n triangulated square of half
+ * width 1 (mesh) or as a plane, friction mu */
+static phys_world *ground_world(int mesh, int n, double mu, phys_world_options *o) {
+  static tmesh grid;
+  make_grid(&grid, n, 1.0);
+  *o = scene_options(1);
+  phys_world *w = make_world(o);
+  if (mesh) add_mesh_geom(w, &grid, 1, 0.0, mu);
+  else add_ground(w, mu);
+  return w;
+}
+
 /* a capsule lying across a triangulated ground and on a plane: the same height and contacts */
 static void capsule_rest(int mesh, double *z, int *contacts, double *pen) {
-  static tmesh grid;
-  make_grid(&grid, 10, 1.0);
-  phys_world_options o = scene_options(1);
-  phys_world *w = make_world(&o);
-  if (mesh) add_mesh_geom(w, &grid, 1, 0.0, 0.8);
-  else add_ground(w, 0.8);
+  phys_world_options o;
+  phys_world *w = ground_world(mesh, 10, 0.8, &o);
   phys_geom_desc g = phys_geom_desc_default();
   g.type = PHYS_GEOM_CAPSULE;
   g.size[0] = 0.04;
@@ -511,12 +519,8 @@ static void capsule_rest(int mesh, double *z, int *contacts, double *pen) {
 
 /* a box sliding across the grid's edges and on a plane: the same path (no edge catches it) */
 static void box_slide(int mesh, double end[3], double *pen) {
-  static tmesh grid;
-  make_grid(&grid, 12, 1.0);
-  phys_world_options o = scene_options(1);
-  phys_world *w = make_world(&o);
-  if (mesh) add_mesh_geom(w, &grid, 1, 0.0, 0.3);
-  else add_ground(w, 0.3);
+  phys_world_options o;
+  phys_world *w = ground_world(mesh, 12, 0.3, &o);
   phys_id box = add_box(w, (double[3]){-0.4, -0.2, 0.05}, NULL, 0.05, 0.5, 0.3);
   CU_ASSERT_EQUAL(phys_body_set_state(w, box, NULL, NULL, (double[3]){1.2, 0.7, 0.0}, NULL), PHYS_OK);
   *pen = step_n(w, (int)(0.8 / o.timestep));
