@@ -3,17 +3,24 @@
  * same contacts: a half-space only touches extreme vertices), an SDF samples the hull.
  *
  * The other geom's world box, grown by the margin and turned into the mesh frame, is queried in
- * the mesh's tree (model/trimesh.c); each triangle it reaches is a flat convex set:
- *  - GJK between it and the other geom's core (a sphere's centre, a capsule's segment, other
- *    shapes whole): when apart, the exact closest points give the normal and distance;
- *  - when that normal is within ~18 degrees of the triangle's, or the cores overlap (a box or
- *    hull penetrating, or a sphere or capsule sunk past its radius), the triangle is a reference
- *    face: its normal (on the other geom's side) and the other geom's feature facing it clipped
- *    to its edges (phys__np_face_contacts), exact for flat contacts. A feature outside the
- *    triangle leaves it to the triangle next to it, so an edge between coplanar triangles never
- *    pushes sideways; a single GJK point stands in when a separated feature clips to nothing,
- *    unless that point is on an edge that is flat or concave (trimesh.h, edge_own): the
- *    neighbouring triangle's face contact covers it.
+ * the mesh's tree (model/trimesh.c); each triangle it reaches is a flat convex set, met by the
+ * other geom's core (a sphere's centre, a capsule's segment, other shapes whole):
+ *  - apart (GJK): the exact closest points give the normal and distance; when that normal is
+ *    within ~18 degrees of the triangle's, the triangle is a reference face: its normal and the
+ *    other geom's feature facing it clipped to its edges (phys__np_face_contacts), exact for
+ *    flat contacts; else (or when the feature clips to nothing) one point, the closest points,
+ *    unless it lies on an edge that is flat or concave (trimesh.h, edge_own): the neighbouring
+ *    triangle's face contact covers it, so an edge between coplanar triangles never pushes
+ *    sideways. Face points deeper than the margin are dropped (apart, none can be; a nearly
+ *    touching pair's direction is rounding and may pick a face whose plane runs past it);
+ *  - overlapping (a box, cylinder, ellipsoid or hull penetrating, a sphere or capsule sunk past
+ *    its radius): EPA (epa.c) gives the least translation. The triangle is a reference face as
+ *    above, on EPA's side, unless EPA leaves across an edge or corner of its own (convex or open)
+ *    while the face would push more than twice as far: then one point at that corner or edge
+ *    along EPA's direction (a box under a wall's bottom edge meets the slab's face, not a 30 cm
+ *    one of the wall's). Face points deeper than twice EPA's depth (or than the margin when EPA
+ *    cannot start, or its translation does not clear the triangle: a touch) are dropped: a
+ *    face's plane reaching past its triangle is no overlap.
  * The points of all triangles are then reduced: points sharing a plane (normal and offset, as
  * coplanar triangles give) keep the corners of their outline in that plane (the points inside
  * add nothing for a flat feature; equal points from two triangles become one), at most 4 of
@@ -29,6 +36,7 @@
 #include "collision/narrowphase_internal.h"
 #include "collision/contact_cluster.h"
 #include "collision/gjk.h"
+#include "collision/epa.h"
 #include "model/hull.h"
 #include "model/trimesh.h"
 
@@ -36,6 +44,12 @@
 #define TM_FACE_ALIGN 0.95
 /* raw points held before the reduction (compacted by it when full) */
 #define TM_RAW_MAX 256
+/* overlapping: across an edge or corner of its own EPA's direction wins over the face's normal
+ * when the face would push the other geom more than this many times as far, and face points
+ * deeper than this many times EPA's depth are dropped */
+#define TM_FACE_DEEPER 2.0
+/* EPA stops when a support point gains less than this share of the pair's size */
+#define TM_EPA_TOL 1e-7
 
 /* one triangle in world coordinates, a support function's object */
 typedef struct tm_tri {
@@ -56,7 +70,7 @@ static void tm_tri_support(const void *obj, const double d[3], double out[3]) {
 /* a query in progress: the shapes, the raw points (normals from the triangles to `other`) */
 typedef struct tm_query {
   const phys_shape *mesh, *other;
-  double margin, scale;
+  double margin, scale, size; /* size: half the diagonal of the other geom's box */
   int n;
   phys_contact_point raw[TM_RAW_MAX];
 } tm_query;
@@ -86,33 +100,58 @@ static uint32_t tm_feature(int tri, uint32_t clip) {
   return (clip & 0xffffu) ^ ((uint32_t)tri * 2654435761u);
 }
 
-/* 1 when x, the closest point of triangle t (world corners) to a separated geom, needs a
- * contact of its own: inside the triangle, or on an edge or corner with an edge the neighbour
- * does not cover (phys_trimesh.edge_own: convex or open); 0 on a flat or concave edge, whose
- * neighbour's face contact stands for it (no sideways push from an edge between coplanar
- * triangles) */
-static int tm_point_own(const tm_query *q, const tm_tri *tri, int t, const double x[3]) {
-  int own = q->mesh->trimesh->edge_own[t];
-  if (own == 7) return 1;
+/* 1 when the triangle's feature made of the corners in `mask` (bit j: corner j) needs a contact
+ * of its own: the whole triangle, or an edge or corner with an edge the neighbour does not cover
+ * (phys_trimesh.edge_own: convex or open); 0 on a flat or concave edge, whose neighbour's face
+ * contact stands for it (no sideways push from an edge between coplanar triangles) */
+static int tm_feature_own(int own, int mask) {
+  switch (mask) {
+  case 1: return (own & 1) | ((own >> 2) & 1);        /* corner 0: edges 0 and 2 */
+  case 2: return (own & 1) | ((own >> 1) & 1);        /* corner 1: edges 0 and 1 */
+  case 4: return ((own >> 1) & 1) | ((own >> 2) & 1); /* corner 2: edges 1 and 2 */
+  case 3: return own & 1;                             /* edge 0: corners 0, 1 */
+  case 6: return (own >> 1) & 1;                      /* edge 1: corners 1, 2 */
+  case 5: return (own >> 2) & 1;                      /* edge 2: corners 2, 0 */
+  default: return 1;
+  }
+}
+
+/* the corners of the triangle's feature holding its point x (barycentric weights above 1e-7) */
+static int tm_point_mask(const tm_tri *tri, const double x[3]) {
   double e1[3], e2[3], x0[3];
   v3_sub(e1, tri->p[1], tri->p[0]);
   v3_sub(e2, tri->p[2], tri->p[0]);
   v3_sub(x0, x, tri->p[0]);
   double d00 = v3_dot(e1, e1), d01 = v3_dot(e1, e2), d11 = v3_dot(e2, e2);
   double d20 = v3_dot(x0, e1), d21 = v3_dot(x0, e2), den = d00 * d11 - d01 * d01;
-  if (!(den > 0.0)) return 1;
+  if (!(den > 0.0)) return 7;
   double l[3];
   l[1] = (d11 * d20 - d01 * d21) / den;
   l[2] = (d00 * d21 - d01 * d20) / den;
   l[0] = 1.0 - l[1] - l[2];
-  int zeros = 0, j = -1, nz = -1;
-  for (int k = 0; k < 3; k++) {
-    if (l[k] < 1e-7) { zeros++; j = k; }
-    else nz = k;
-  }
-  if (zeros == 0) return 1;
-  if (zeros == 1) return (own >> ((j + 1) % 3)) & 1;             /* the edge opposite corner j */
-  return ((own >> nz) & 1) | ((own >> ((nz + 2) % 3)) & 1);       /* the two edges at corner nz */
+  int mask = 0;
+  for (int k = 0; k < 3; k++)
+    if (l[k] >= 1e-7) mask |= 1 << k;
+  return mask ? mask : 7;
+}
+
+/* the corners of the triangle's feature farthest along n (within 1e-9 of its size) */
+static int tm_support_mask(const tm_tri *tri, const double n[3], double size) {
+  double h[3], top = -INFINITY;
+  for (int k = 0; k < 3; k++) top = fmax(top, h[k] = v3_dot(tri->p[k], n));
+  int mask = 0;
+  for (int k = 0; k < 3; k++)
+    if (h[k] >= top - 1e-9 * size) mask |= 1 << k;
+  return mask;
+}
+
+/* how far the other geom must move along the unit u to clear the triangle's extent along u */
+static double tm_overlap_along(const phys_shape *o, double ro, const tm_tri *tri, const double u[3]) {
+  double nu[3], sp[3];
+  v3_scale(nu, u, -1.0);
+  phys__np_core_support(o, nu, sp);
+  double top = fmax(v3_dot(tri->p[0], u), fmax(v3_dot(tri->p[1], u), v3_dot(tri->p[2], u)));
+  return top - (v3_dot(sp, u) - ro);
 }
 
 /* the contacts of triangle t with the other geom (tree query callback) */
@@ -134,26 +173,48 @@ static int tm_visit(void *ctx, int t) {
   if (!(area2 > 1e-24 * q->scale * q->scale)) return 0; /* no area, no normal */
   v3_scale(nt, nt, 1.0 / area2);
 
-  /* GJK on the other geom's core */
+  /* GJK on the other geom's core; EPA when they overlap */
   double ro = phys__np_core_radius(o), dir[3], co[3], ct[3];
   v3_sub(dir, o->pos, tri.p[0]);
   v3_madd(dir, dir, 1.0, nt); /* never zero unless o->pos = p0 - nt exactly */
   if (!(v3_norm(dir) > 0.0)) v3_copy(dir, nt);
-  double d = phys__np_gjk_distance(phys__np_core_support, o, tm_tri_support, &tri, dir, co, ct);
-  double n[3];
+  np_gjk_vert simplex[4];
+  int ns = 0, own = m->trimesh->edge_own[t];
+  double d = phys__np_gjk(phys__np_core_support, o, tm_tri_support, &tri, dir, co, ct, simplex, &ns);
+  double n[3], depth = -1.0, deepest = INFINITY; /* face points deeper than this are dropped */
   int face = 0;
   if (d > 1e-9 * (1.0 + ro)) {
     if (!(d - ro < q->margin)) return 0;
     v3_sub(n, co, ct);
     v3_scale(n, n, 1.0 / d);
     face = fabs(v3_dot(n, nt)) >= TM_FACE_ALIGN;
+    /* apart: no point of the other geom lies far behind the face over the triangle (a nearly
+     * touching pair's direction is rounding, and may pick a face whose plane runs past it) */
+    deepest = q->margin + 1e-9 * (q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2)));
   } else {
-    /* overlapping cores: the triangle's normal, on the side of the other geom's centre */
-    double c[3];
+    /* overlapping cores: EPA's least translation n; along the face (or across an edge its
+     * neighbour covers) the face's contacts, across an edge or corner of its own one point */
+    double size = q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2));
+    depth = phys__np_epa(phys__np_core_support, o, tm_tri_support, &tri, simplex, ns,
+                         TM_EPA_TOL * size, n);
+    /* the face, on the side of n (of the other geom's centre when n lies in the plane) */
+    double c[3], fn[3];
     v3_sub(c, o->pos, tri.p[0]);
-    v3_copy(n, nt);
-    face = 1;
-    if (v3_dot(c, nt) < 0.0) v3_scale(n, n, -1.0);
+    double side = depth >= 0.0 && fabs(v3_dot(n, nt)) > 1e-6 ? v3_dot(n, nt) : v3_dot(c, nt);
+    v3_scale(fn, nt, side < 0.0 ? -1.0 : 1.0);
+    double tol = q->margin + 1e-9 * size;
+    /* EPA on a flat set can stop on a wrong face: its translation must clear the triangle */
+    if (depth >= 0.0 && tm_overlap_along(o, 0.0, &tri, n) > TM_FACE_DEEPER * depth + tol)
+      depth = -1.0;
+    /* face points deeper than EPA's overlap allows (or than the margin when EPA could not
+     * start or missed: they touch) are a face's plane reaching past its triangle, not overlap */
+    deepest = (depth >= 0.0 ? TM_FACE_DEEPER * (depth + ro) : 0.0) + tol;
+    if (!(depth >= 0.0) || fabs(v3_dot(n, nt)) >= TM_FACE_ALIGN ||
+        !tm_feature_own(own, tm_support_mask(&tri, n, size)) ||
+        tm_overlap_along(o, ro, &tri, fn) <= deepest) {
+      v3_copy(n, fn);
+      face = 1;
+    }
   }
   if (face) {
     /* the triangle as a reference face, its corners counter-clockwise around fn */
@@ -166,15 +227,29 @@ static int tm_visit(void *ctx, int t) {
     phys_contact_point pts[NP_FACE_CONTACTS_MAX];
     int k = phys__np_face_contacts(o, (const double (*)[3])poly, 3, fn, 0, q->margin, pts);
     for (int i = 0; i < k; i++) {
+      if (!(pts[i].dist >= -deepest)) continue;
       pts[i].feature = tm_feature(t, pts[i].feature);
       tm_push(q, &pts[i]);
     }
-    if (k > 0 || !(d > 1e-9 * (1.0 + ro))) return 0;
+    if (k > 0 || depth >= 0.0 || !(d > 1e-9 * (1.0 + ro))) return 0;
   }
-  /* one point: the closest points of the separated core and triangle */
-  if (!tm_point_own(q, &tri, t, ct)) return 0;
   phys_contact_point c;
-  np_emit(&c, ct, n, d - ro, tm_feature(t, 0x3fffu));
+  if (depth >= 0.0) {
+    /* EPA across an edge or corner of its own: at that corner, or that edge's middle */
+    double pb[3] = {0.0, 0.0, 0.0}, size = q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2));
+    int mask = tm_support_mask(&tri, n, size), cnt = 0;
+    for (int k = 0; k < 3; k++)
+      if ((mask >> k) & 1) {
+        v3_add(pb, pb, tri.p[k]);
+        cnt++;
+      }
+    v3_scale(pb, pb, 1.0 / cnt);
+    np_emit(&c, pb, n, -(depth + ro), tm_feature(t, 0x3ff0u | (uint32_t)mask));
+  } else {
+    /* the closest points of the separated core and triangle */
+    if (!tm_feature_own(own, tm_point_mask(&tri, ct))) return 0;
+    np_emit(&c, ct, n, d - ro, tm_feature(t, 0x3fffu));
+  }
   tm_push(q, &c);
   return 0;
 }
@@ -294,6 +369,7 @@ int phys__np_trimesh_pair(const phys_shape *a, const phys_shape *b, double margi
     c[k] = 0.5 * (lo[k] + hi[k]) - q.mesh->pos[k];
     e[k] = 0.5 * (hi[k] - lo[k]);
   }
+  q.size = v3_norm(e);
   m3_tmulv(lc, q.mesh->rot, c);
   const double *r = q.mesh->rot;
   for (int k = 0; k < 3; k++) {

@@ -239,6 +239,14 @@ static void test_mass_properties(void) {
 
 /* ---- contacts ---- */
 
+static phys_world_options scene_options(int threads) {
+  phys_world_options o = phys_world_options_default();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  o.sleep_enabled = 0; /* measured over a window: awake, in the solve */
+  return o;
+}
+
 /* a sphere of radius r at p against a grid mesh geom at z = 0: one point, exact distance */
 static void test_sphere_on_grid_contacts(void) {
   static tmesh grid;
@@ -284,15 +292,41 @@ static void test_sphere_on_grid_contacts(void) {
   phys_world_destroy(w);
 }
 
-/* ---- scenes ---- */
-
-static phys_world_options scene_options(int threads) {
-  phys_world_options o = phys_world_options_default();
-  o.threads = threads;
-  o.adaptive_threads = 0;
-  o.sleep_enabled = 0; /* measured over a window: awake, in the solve */
-  return o;
+/* a box pressed onto a bumpy ground (every vertex of a fine grid raised at random by up to
+ * 2 mm: every triangle its own plane): more points than a pair holds, clustered to 16 */
+static void test_many_points_clustered(void) {
+  static tmesh grid;
+  make_grid(&grid, 40, 0.5);
+  uint64_t st = 9;
+  for (int i = 0; i < grid.nv; i++) grid.v[3 * i + 2] = rnd(&st, 0.0, 0.002);
+  phys_world *w = make_world(NULL);
+  add_mesh_geom(w, &grid, 1, 0.0, 0.5);
+  phys_shape b = shape(PHYS_GEOM_BOX, 0.1, 0.1, 0.05, 0.0123, 0.0071, 0.0515); /* off the lines */
+  phys_contact_point c[PHYS_TRIMESH_MAX_PAIR_CONTACTS];
+  int n = phys__collide(&b, &w->geoms[0].shape, 0.002, c);
+  double fz = 0.0;
+  for (int i = 0; i < n; i++) fz += c[i].normal[2];
+  printf("\n  box on a bumpy ground: %d points (mean normal z %.3f)", n, n ? fz / n : 0.0);
+  CU_ASSERT_EQUAL(n, PHYS_TRIMESH_MAX_PAIR_CONTACTS);
+  CU_ASSERT(n > 0 && fz / n > 0.9);
+  phys_world_destroy(w);
+  /* a box dropped on it comes to rest on its clustered contacts */
+  phys_world_options o = scene_options(1);
+  w = make_world(&o);
+  add_mesh_geom(w, &grid, 1, 0.0, 0.5);
+  phys_id box = add_box(w, (double[3]){0.01, -0.02, 0.07}, NULL, 0.05, 0.5, 0.5);
+  step_n(w, (int)(1.0 / o.timestep));
+  double pen = step_n(w, (int)(0.2 / o.timestep)), v[3], om[3], p[3];
+  CU_ASSERT_EQUAL(phys_body_get_state(w, box, p, NULL, v, om), PHYS_OK);
+  printf("; a box dropped on it: z %.5f, speed %.1e m/s, %.1e rad/s, penetration %.2e m", p[2],
+         v3_norm(v), v3_norm(om), pen);
+  CU_ASSERT(v3_norm(v) < 1e-3 && v3_norm(om) < 1e-2);
+  CU_ASSERT(pen < 1e-3);
+  CU_ASSERT(p[2] > 0.05 && p[2] < 0.052);
+  phys_world_destroy(w);
 }
+
+/* ---- scenes ---- */
 
 /* a ball dropped into the bowl (non-convex, or its hull): its height and the deepest
  * penetration over the last half second of 2 s */
@@ -487,6 +521,43 @@ static phys_world *ground_world(int mesh, int n, double mu, phys_world_options *
   return w;
 }
 
+/* a non-convex U-channel as a moving body (mass of its solid) dropped onto a static box: it rests
+ * on its slab's underside; a ball dropped into it rests on its floor */
+static void test_moving_channel(void) {
+  static tmesh ch;
+  const double wd = 0.06, th = 0.02, h = 0.08, l = 0.2;
+  make_channel(&ch, wd, th, h, l);
+  phys_world_options o = scene_options(1);
+  phys_world *w = make_world(&o);
+  add_static_box(w, (double[3]){0, 0, -0.05}, 0.4, 0.4, 0.05);
+  int id = -1;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_trimesh(w, ch.v, ch.nv, ch.t, ch.nt, "channel", &id), PHYS_OK);
+  phys_geom_desc g = phys_geom_desc_default();
+  g.type = PHYS_GEOM_MESH;
+  g.mesh = id;
+  g.density = 500.0;
+  phys_body_desc b = phys_body_desc_default();
+  b.pos[2] = th + 0.01;
+  phys_id body = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &g, 1, &body), PHYS_OK);
+  phys_id ball = add_sphere(w, (double[3]){0.01, 0.0, 0.1}, 0.02, 0.05, 0.5);
+  step_n(w, (int)(1.0 / o.timestep));
+  double pen = step_n(w, (int)(0.2 / o.timestep)), pc[3], pb[3];
+  body_pos(w, body, pc);
+  body_pos(w, ball, pb);
+  double mass = 0.0;
+  CU_ASSERT_EQUAL(phys_body_get_mass(w, body, &mass, NULL), PHYS_OK);
+  double vol = (2 * (wd + th) * th + 2 * th * h) * 2 * l;
+  printf("\n  moving channel (%.4f kg, solid %.4f kg) rests at z %.5f (slab %.5f), the ball in it "
+         "at %.5f (floor + r %.5f), penetration %.2e m", mass, 500.0 * vol, pc[2], th, pb[2],
+         pc[2] + 0.02, pen);
+  CU_ASSERT(fabs(mass - 500.0 * vol) < 1e-9);
+  CU_ASSERT(fabs(pc[2] - th) < 1e-3);
+  CU_ASSERT(fabs(pb[2] - (pc[2] + 0.02)) < 1e-3);
+  CU_ASSERT(pen < 1e-3);
+  phys_world_destroy(w);
+}
+
 /* a capsule lying across a triangulated ground and on a plane: the same height and contacts */
 static void capsule_rest(int mesh, double *z, int *contacts, double *pen) {
   phys_world_options o;
@@ -578,6 +649,8 @@ static void threads_scene(int threads, double *state, int *nstate) {
     ids[n++] = add_box(w, (double[3]){0.5 + 0.07 * (i % 6 - 2.5), 0.0, 0.05 + 0.07 * (i / 6)}, NULL,
                        0.025, 0.05, 0.4);
   step_n(w, 300);
+  printf("\n  %d threads: %d pairs, %d contacts", threads, w->npairs, phys_world_stats(w)->contacts);
+  CU_ASSERT(w->npairs >= 64); /* the narrowphase's parallel path (contact.c) */
   *nstate = 0;
   for (int i = 0; i < n; i++) {
     double p[3], q[4], v[3], om[3];
@@ -840,10 +913,12 @@ int register_tests(void) {
   if (!s || !CU_add_test(s, "tree query against brute force", test_query_matches_brute_force) ||
       !CU_add_test(s, "mass properties of closed meshes", test_mass_properties) ||
       !CU_add_test(s, "sphere and box on a triangulated ground", test_sphere_on_grid_contacts) ||
+      !CU_add_test(s, "many points clustered to the pair's room", test_many_points_clustered) ||
       !CU_add_test(s, "ball rests at the bottom of a bowl", test_ball_in_bowl) ||
       !CU_add_test(s, "ball rolls around the bowl's wall", test_ball_rolls_around_wall) ||
       !CU_add_test(s, "box slides in a U-channel", test_box_in_channel) ||
       !CU_add_test(s, "every convex shape rests in the bowl", test_every_shape_in_bowl) ||
+      !CU_add_test(s, "a moving non-convex mesh", test_moving_channel) ||
       !CU_add_test(s, "capsule on triangles as on a plane", test_capsule_on_grid_as_on_plane) ||
       !CU_add_test(s, "box slides across triangles as on a plane", test_box_slides_as_on_plane) ||
       !CU_add_test(s, "one thread and two identical", test_threads_identical) ||
