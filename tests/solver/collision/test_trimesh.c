@@ -808,6 +808,15 @@ static void test_api_errors(void) {
   CU_ASSERT_EQUAL(nt, grid.nt);
   CU_ASSERT_EQUAL(phys_world_get_mesh_surface(w, 99, NULL, 0, &nv, NULL, 0, &nt), PHYS_E_NOT_FOUND);
   phys_world_destroy(w);
+  /* the model hash tells a non-convex mesh from the hull of the same vertices */
+  static tmesh bowl;
+  make_bowl(&bowl, 16);
+  phys_world *hw = make_world(NULL), *tw = make_world(NULL);
+  add_mesh_geom(hw, &bowl, 0, 0.0, 0.5);
+  add_mesh_geom(tw, &bowl, 1, 0.0, 0.5);
+  CU_ASSERT_NOT_EQUAL(phys_world_model_hash(hw), phys_world_model_hash(tw));
+  phys_world_destroy(hw);
+  phys_world_destroy(tw);
 }
 
 /* an inline bowl-like mesh (a cube with its top face left out would be open: a closed cube) */
