@@ -172,6 +172,7 @@ static int tm_visit(void *ctx, int t) {
   double area2 = v3_norm(nt);
   if (!(area2 > 1e-24 * q->scale * q->scale)) return 0; /* no area, no normal */
   v3_scale(nt, nt, 1.0 / area2);
+  double size = q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2)); /* of the pair */
 
   /* GJK on the other geom's core; EPA when they overlap */
   double ro = phys__np_core_radius(o), dir[3], co[3], ct[3];
@@ -190,11 +191,10 @@ static int tm_visit(void *ctx, int t) {
     face = fabs(v3_dot(n, nt)) >= TM_FACE_ALIGN;
     /* apart: no point of the other geom lies far behind the face over the triangle (a nearly
      * touching pair's direction is rounding, and may pick a face whose plane runs past it) */
-    deepest = q->margin + 1e-9 * (q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2)));
+    deepest = q->margin + 1e-9 * size;
   } else {
     /* overlapping cores: EPA's least translation n; along the face (or across an edge its
      * neighbour covers) the face's contacts, across an edge or corner of its own one point */
-    double size = q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2));
     depth = phys__np_epa(phys__np_core_support, o, tm_tri_support, &tri, simplex, ns,
                          TM_EPA_TOL * size, n);
     /* the face, on the side of n (of the other geom's centre when n lies in the plane) */
@@ -236,7 +236,7 @@ static int tm_visit(void *ctx, int t) {
   phys_contact_point c;
   if (depth >= 0.0) {
     /* EPA across an edge or corner of its own: at that corner, or that edge's middle */
-    double pb[3] = {0.0, 0.0, 0.0}, size = q->size + sqrt(v3_dot(e1, e1)) + sqrt(v3_dot(e2, e2));
+    double pb[3] = {0.0, 0.0, 0.0};
     int mask = tm_support_mask(&tri, n, size), cnt = 0;
     for (int k = 0; k < 3; k++)
       if ((mask >> k) & 1) {
