@@ -183,8 +183,8 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if (!slot_start) return -1;
   slot_start[0] = 0;
   for (int p = 0; p < npairs; p++)
-    slot_start[p + 1] = slot_start[p] + (size_t)phys__pair_capacity(w->geoms[w->pairs[p].a].type,
-                                                                    w->geoms[w->pairs[p].b].type);
+    slot_start[p + 1] = slot_start[p] + (size_t)phys__pair_capacity(&w->geoms[w->pairs[p].a].shape,
+                                                                    &w->geoms[w->pairs[p].b].shape);
   phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point, slot_start[npairs]);
   int *counts = ARENA_NEW(ar, int, npairs);
   if ((npairs && !slots) || (npairs && !counts)) return -1;
