@@ -5,11 +5,11 @@ Regenerates the committed quadruped drops (quadruped_drop_8, quadruped_drop_27) 
 tasks (pour_9, pour_45) into a temporary directory and checks that each is byte for byte the
 committed file (a hand edit, or a generator change without regenerating, fails here with the
 first differing line); also that every other scene of the generator is written, that an unknown
-name is a usage error (exit 2, naming it; pour_N outside 1 .. 150 too), that the drops hold what their header says (robots,
-hinges with limits, three foot pads per leg, one servo per hinge), and the pours theirs (the
-balls, two arms of seven hinges and a finger slide, one servo per joint, SDF profiles for the
-bottle and the cup, keys pour_0, pour_1, ... at increasing times with a control per servo; and
-pour_18, written on request).
+name is a usage error (exit 2, naming it; pour_N outside 1 .. 150 too), that the drops hold what
+their header says (robots, hinges with limits, three foot pads per leg, one servo per hinge),
+and the pours theirs (the balls, two arms of seven hinges and a finger slide, one servo per
+joint, SDF profiles for the bottle and the cup, keys pour_0, pour_1, ... at increasing times
+with a control per servo; and pour_18, written on request).
 
     test_gen_scenes.py GEN_SCENES.PY WORLDS_DIR
 """

@@ -1,12 +1,12 @@
 /* test_pour.c - paper 002's pouring task (configs/worlds/pour_9.xml and pour_45.xml, written by
- * bench/gen_scenes.py, played by bench/pour_task.c): a dual-arm robot squeezes an SDF bottle of
- * 5 mm balls between its finger pads and tips it over a cup along the file's keyframe schedule.
- * With the default solver on pour_9: the pads hold the bottle through the move and the tilt
- * (its pose in each pad's frame drifts under 5 mm and turns under 0.05 rad from 0.4 s to 3 s),
- * at least 8 of the 9 balls leave the bottle and land in the cup by 3 s and stay there, none
- * bouncing, at 3.6 s; no contact penetrates 2.5 mm; 1 and 2 threads give the same state through the pour; the
- * schedule is linear between keys; pour_45 loads with its 45 balls; a world without the task's
- * bodies is refused naming what is missing. Without PHYS_WORLDS every test skips. */
+ * bench/gen_scenes.py, played by bench/pour_task.c): a dual-arm robot squeezes an SDF bottle of 5
+ * mm balls between its finger pads and tips it over a cup along the file's keyframe schedule. With
+ * the default solver on pour_9: the pads hold the bottle through the move and the tilt (its pose
+ * in each pad's frame drifts under 5 mm and turns under 0.05 rad from 0.4 s to 3 s), at least 8 of
+ * the 9 balls leave the bottle and land in the cup by 3 s and stay there, none bouncing, at 3.6 s;
+ * no contact penetrates 2.5 mm; 1 and 2 threads give the same state through the pour; the schedule
+ * is linear between keys; pour_45 loads with its 45 balls; a world without the task's bodies is
+ * refused naming what is missing. Without PHYS_WORLDS every test skips. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
