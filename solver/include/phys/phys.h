@@ -353,6 +353,11 @@ const char *phys_actuator_get_name(const phys_world *w, int id);
  * Non-finite values are rejected. */
 phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
 
+/* The actuator's control input as held now (after clamping; a keyframe's controls once it is
+ * applied) into *ctrl (not NULL). Rejected: unknown id (PHYS_E_NOT_FOUND), NULL ctrl
+ * (PHYS_E_INVALID). Reads only; not thread-safe with a step of the same world. */
+phys_status phys_actuator_get_ctrl(const phys_world *w, int id, double *ctrl);
+
 /* The actuator's force f (before gear) in the last step, and the link it drives. Outputs
  * nullable. */
 phys_status phys_actuator_get(const phys_world *w, int id, double *force, phys_id *body);
