@@ -125,15 +125,21 @@ static void test_crba_vs_rnea(void) {
   }
 }
 
+/* the random tree of trial `trial` of the LTDL tests (3 to 14 links, a free root on every
+ * third) in b and ws; returns its link count */
+static int trial_tree(int trial, phys_tree_body *b, tree_ws *ws) {
+  int n = 3 + trial % 12;
+  random_tree(b, n, trial % 3 == 0);
+  ws_init(ws, b, n);
+  return n;
+}
+
 /* the LTDL factor solves like LAPACKE's dense Cholesky to 1e-10, also with SubADMM's H_b */
 static void test_ltdl_vs_lapacke(void) {
   for (int trial = 0; trial < 20; trial++) {
     phys_tree_body b[MAXB];
-    int n = 3 + trial % 12;
-    random_tree(b, n, trial % 3 == 0);
     tree_ws ws;
-    ws_init(&ws, b, n);
-    int nv = ws.t.nv;
+    int n = trial_tree(trial, b, &ws), nv = ws.t.nv;
     double q[7 * MAXB], H[MAXV * MAXV], A[MAXV * MAXV], x[MAXV], y[MAXV];
     random_qpos(&ws, q);
     ws_kin(&ws, q);
@@ -183,11 +189,8 @@ static void test_ltdl_vs_lapacke(void) {
 static void test_ltdl_packed_factor(void) {
   for (int trial = 0; trial < 20; trial++) {
     phys_tree_body b[MAXB];
-    int n = 3 + trial % 12;
-    random_tree(b, n, trial % 3 == 0);
     tree_ws ws;
-    ws_init(&ws, b, n);
-    int nv = ws.t.nv, nnz = phys__tree_ltdl_nnz(&ws.t);
+    int n = trial_tree(trial, b, &ws), nv = ws.t.nv, nnz = phys__tree_ltdl_nnz(&ws.t);
     double q[7 * MAXB], H[MAXV * MAXV];
     random_qpos(&ws, q);
     ws_kin(&ws, q);
