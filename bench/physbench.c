@@ -83,6 +83,8 @@ typedef struct run_result {
   long fo_newton, fo_solves, fo_resolves; /* the first-order solver's, summed */
   int fo_unresolved;
   double fo_inflation_max;   /* its worst lam_n / max(0, sig_n) - 1 */
+  double fo_radius_res_max;  /* its worst distance of the lagged radii from their fixed point */
+  double fo_cone_excess_max; /* its worst |lam_t| / (mu lam_n) - 1 */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -559,6 +561,10 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->fo_unresolved += s->firstorder.unresolved_islands;
   if (s->firstorder.inflation_max > r->fo_inflation_max)
     r->fo_inflation_max = s->firstorder.inflation_max;
+  if (s->firstorder.radius_residual > r->fo_radius_res_max)
+    r->fo_radius_res_max = s->firstorder.radius_residual;
+  if (s->firstorder.cone_excess_max > r->fo_cone_excess_max)
+    r->fo_cone_excess_max = s->firstorder.cone_excess_max;
   if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
   if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
@@ -701,6 +707,8 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->fo_newton = r->fo_solves = r->fo_resolves = 0;
   r->fo_unresolved = 0;
   r->fo_inflation_max = 0.0;
+  r->fo_radius_res_max = 0.0;
+  r->fo_cone_excess_max = -INFINITY;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
@@ -809,6 +817,8 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_num(&j, "resolves_per_step", (double)r->fo_resolves / (double)n);
     json_int(&j, "unresolved_islands", r->fo_unresolved);
     json_num(&j, "inflation_max", r->fo_inflation_max);
+    json_num(&j, "radius_residual_max", r->fo_radius_res_max);
+    json_num(&j, "cone_excess_max", r->fo_cone_excess_max);
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);

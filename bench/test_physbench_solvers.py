@@ -3,7 +3,8 @@
 
 For each name `physbench --list-solvers` prints, runs a settling box stack with that solver and
 checks: exit 0, the JSON names the solver, the residual it reached (residual_mean, residual_max)
-is finite and below 1e-2, and the stack stands (penetration_max_m under 5 mm). A --set option
+is finite and below 1e-2, and the stack stands (penetration_max_m under 5 mm); firstorder's
+solver_stats carry its radius residual and cone excess. A --set option
 the solver reads appears among its solver_options; `--set` of a bad value is a usage error.
 
     test_physbench_solvers.py PHYSBENCH
@@ -42,6 +43,14 @@ def main():
               f"{name}: reports its residual {rmean:.2e} (worst {rmax:.2e}), penetration "
               f"{pen:.1e} m" if d.get("solver") == name and rmax is not None
               else f"{name}: the JSON names the solver and its residual ({d.get('solver')})")
+        if name == "firstorder":
+            # its own figures: how far the lagged friction radii ended from their fixed point,
+            # and the worst cone excess (<= 0 inside the cone) of a settling stack
+            st = d.get("solver_stats", {})
+            rr, ce = st.get("radius_residual_max"), st.get("cone_excess_max")
+            check(isinstance(rr, (int, float)) and 0.0 <= rr < 1e-2 and
+                  isinstance(ce, (int, float)) and ce < 1e-3,
+                  f"firstorder: solver_stats radius_residual_max {rr}, cone_excess_max {ce}")
     run = subprocess.run([exe, "builtin:box_stack_10", "--solver", "canal", "--steps", "2", "--threads", "1",
                           "--set", "canal.kappa=20", "--json"],
                          capture_output=True, text=True, timeout=120)
