@@ -144,14 +144,17 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   }
 }
 
-/* narrowphase of pair p into its slots (from slot_start[p]), less the speculative points its
- * motion cannot reach (contact_sweep.c); its contact count into counts[p] */
+/* narrowphase of pair p into its slots (from slot_start[p]), with the predicted point of a pair
+ * that turns fast on one point (contact_predict.c), less the speculative points its motion
+ * cannot reach (contact_sweep.c); its contact count into counts[p] */
 static void collide_pair(const phys_world *w, const double *geom_margin, const phys_pair *pairs,
                          int p, phys_contact_point *slots, const size_t *slot_start, int *counts) {
   int ga = pairs[p].a, gb = pairs[p].b;
   phys_contact_point *pts = slots + slot_start[p];
-  int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                        pair_margin(w, geom_margin, ga, gb), pts);
+  double margin = pair_margin(w, geom_margin, ga, gb);
+  int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, margin, pts);
+  n = phys__add_predicted(w, ga, gb, margin, pts, n,
+                          phys__pair_capacity(w->geoms[ga].type, w->geoms[gb].type));
   const phys_contact_pair *cpair = w->ncpairs ? phys__contact_pair_find(w, ga, gb) : NULL;
   counts[p] = phys__drop_unreachable(w, ga, gb, contact_offset(w, ga, gb, cpair), pts, n);
 }
