@@ -11,9 +11,13 @@
  * more than PREDICT_MIN_TRAVEL at its bound over the step, the pair is collided once more at its
  * free-motion poses after the step (each side's pose advanced by h v and h w about its centre of
  * mass). The deepest predicted point's two surface points are carried back to the start poses
- * with their bodies; when the point on the turning side is another material point than the
- * contact's (PREDICT_APART of its bound away), it becomes a second contact: normal n' of the
- * prediction, gap n' . (p_a - p_b) measured between those material points now. Its constraint
+ * with their bodies; when the free motion brings the pair into overlap and the point on the
+ * turning side is another material point than the contact's (PREDICT_APART of its bound away),
+ * it becomes a second contact: normal n' of the prediction, gap n' . (p_a - p_b) measured
+ * between those material points now, but never below the contact's own distance (two material
+ * points of separated shapes can lie "below" each other along n', and a negative gap there
+ * would be a penetration that is not: cylinders 5 mm apart in humanoid100 showed -18 mm, and
+ * the position pass pushed on it). Its constraint
  * v_n >= -gap / h lets them close that gap in the step and no more: exact for the free motion,
  * and a point the motion keeps clear of never binds (gap over the margin: not added).
  *
@@ -117,7 +121,7 @@ int phys__add_predicted(const phys_world *w, int ga, int gb, double margin,
   unmove_point(xa, &pa, qa);
   unmove_point(xb, &pb, qb);
   v3_sub(d, qa, qb);
-  double gap = v3_dot(d, nn);
+  double gap = fmax(v3_dot(d, nn), pts[0].dist); /* never deeper than the pair is */
   if (!(gap < margin)) return n;
 
   /* a new material point on the turning side, not the contact's own */
