@@ -7,7 +7,9 @@
  *   4 + 4e + p where incident edge e crosses reference side plane p, 20 + 4q + p where side
  *   planes q and p meet (a reference face corner), 36 + v for the fallback incident vertex v.
  * - box-box edge contact: 0x8000 | (edge_a * 12 + edge_b), an edge being 4k + corner for the edge
- *   along axis k at the corner (bit 0: - side of axis k+1, bit 1: - side of axis k+2).
+ *   along axis k at the corner (bit 0: - side of axis k+1, bit 1: - side of axis k+2); the face
+ *   contact's points clear of the face come with it as speculative points, with their face
+ *   contact features.
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
