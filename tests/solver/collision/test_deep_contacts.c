@@ -109,11 +109,13 @@ static void test_no_ghost(void) {
     CU_ASSERT_EQUAL(phys_body_get_state(w, id, NULL, NULL, vel, rot), PHYS_OK);
     contacts += phys_world_contact_count(w);
     side = fmax(side, hypot(vel[1], vel[2]));
-    off = fmax(off, fmax(fabs(vel[0] - v0[0]), fabs(sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]) - 40.0)));
+    double spin = sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]);
+    off = fmax(off, fmax(fabs(vel[0] - v0[0]), fabs(spin - 40.0)));
   }
   printf("\n  ellipsoid beside a box: sideways %.3g m/s, off free flight %.3g, contacts %d\n",
          side, off, contacts);
-  CU_ASSERT(contacts >= 100); /* the case has its contacts */
+  /* the case has its contacts: the face's point every step and predicted ones (100 without) */
+  CU_ASSERT(contacts > 150);
   CU_ASSERT(side < 1e-9);
   CU_ASSERT(off < 1e-9);
   phys_world_destroy(w);
