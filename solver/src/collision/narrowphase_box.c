@@ -9,7 +9,7 @@
  * - box-box edge contact: 0x8000 | (edge_a * 12 + edge_b), an edge being 4k + corner for the edge
  *   along axis k at the corner (bit 0: - side of axis k+1, bit 1: - side of axis k+2); the face
  *   contact's points clear of the face come with it as speculative points, with their face
- *   contact features.
+ *   contact features | PHYS_FEATURE_SPECULATIVE.
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
@@ -251,7 +251,8 @@ static int np_face_speculative(const phys_contact_point *edge, phys_contact_poin
     v3_sub(d, face[i].pos, edge->pos);
     int fallback = (face[i].feature & 63u) >= 36u; /* a vertex not over the face: not exact */
     if (fallback || !(face[i].dist >= 0.0) || v3_norm(d) < NP_SPEC_APART * hmin) continue;
-    face[kept++] = face[i];
+    face[kept] = face[i];
+    face[kept++].feature |= PHYS_FEATURE_SPECULATIVE;
   }
   return kept;
 }

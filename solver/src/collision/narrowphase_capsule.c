@@ -5,7 +5,7 @@
  * for segment end e (a's 0, 1, b's 2, 3) against the other segment, a speculative point within
  * the margin; box-capsule uses 0/1 for the two ends of the segment clipped to a box face and 2
  * for a single point against an edge or a vertex (which brings the nearest face's clipped ends
- * clear of it, 0/1, as speculative points).
+ * clear of it, 0/1, as speculative points). Speculative points carry PHYS_FEATURE_SPECULATIVE.
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
@@ -100,8 +100,9 @@ int phys__np_capsule_capsule(const phys_shape *a, const phys_shape *b, double ma
     double y[3], sd[3];
     v3_sub(sd, s1, s0);
     v3_madd(y, s0, phys__np_segment_param(x, s0, s1), sd);
-    nc += e < 2 ? phys__np_sphere_pair(x, ra, y, rb, fb, margin, (uint32_t)(2 + e), &cand[nc])
-                : phys__np_sphere_pair(y, ra, x, rb, fb, margin, (uint32_t)(2 + e), &cand[nc]);
+    uint32_t f = PHYS_FEATURE_SPECULATIVE | (uint32_t)(2 + e);
+    nc += e < 2 ? phys__np_sphere_pair(x, ra, y, rb, fb, margin, f, &cand[nc])
+                : phys__np_sphere_pair(y, ra, x, rb, fb, margin, f, &cand[nc]);
   }
   double apart = NP_SPEC_APART * fmin(ra, rb);
   while (nc > 0 && count < PHYS_MAX_PAIR_CONTACTS) {
@@ -203,7 +204,9 @@ static int np_capsule_face_speculative(const double p0[3], const double p1[3], c
   for (int i = 0; i < nf; i++) {
     double d[3];
     v3_sub(d, face[i].pb, pts[0].pb);
-    if (face[i].dist >= 0.0 && v3_norm(d) >= apart) pts[count++] = face[i];
+    if (!(face[i].dist >= 0.0 && v3_norm(d) >= apart)) continue;
+    pts[count] = face[i];
+    pts[count++].feature |= PHYS_FEATURE_SPECULATIVE;
   }
   return count;
 }
