@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the triangles of mesh `mesh` as 9 doubles each into out (room for `cap` triangles); their
+/* the triangles mesh `mesh` collides as (hull, or a non-convex mesh's own) as 9 doubles each into out (room for `cap` triangles); their
  * count, or -1 when the mesh cannot be read */
-static int hull_triangles(const phys_world *w, int mesh, double *out, int cap) {
+static int surface_triangles(const phys_world *w, int mesh, double *out, int cap) {
   int nv = 0, nt = 0;
-  if (phys_world_get_mesh_hull(w, mesh, NULL, 0, &nv, NULL, 0, &nt) != PHYS_OK) return -1;
+  if (phys_world_get_mesh_surface(w, mesh, NULL, 0, &nv, NULL, 0, &nt) != PHYS_OK) return -1;
   if (!out) return nt;
   double *v = malloc((size_t)(nv > 0 ? nv : 1) * 3 * sizeof *v);
   int *t = malloc((size_t)(nt > 0 ? nt : 1) * 3 * sizeof *t);
   int n = -1;
-  if (v && t && nt <= cap && phys_world_get_mesh_hull(w, mesh, v, nv, &nv, t, nt, &nt) == PHYS_OK) {
+  if (v && t && nt <= cap && phys_world_get_mesh_surface(w, mesh, v, nv, &nv, t, nt, &nt) == PHYS_OK) {
     for (int i = 0; i < 3 * nt; i++) memcpy(out + 3 * i, v + 3 * t[i], 3 * sizeof(double));
     n = nt;
   }
@@ -93,7 +93,7 @@ scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen) {
   for (int i = 0; i < s->n; i++) {
     const phys_geom_info *g = &s->geoms[i];
     if (g->type == PHYS_GEOM_MESH && g->mesh >= 0 && s->mesh_tri_start[g->mesh] < 0) {
-      int nt = hull_triangles(w, g->mesh, NULL, 0);
+      int nt = surface_triangles(w, g->mesh, NULL, 0);
       s->mesh_tri_start[g->mesh] = nt > 0 ? nt : 0;
     }
   }
@@ -108,7 +108,7 @@ scene_snap *scene_snap_capture(const phys_world *w, uint64_t world_gen) {
   if (!s->tri_pts) goto oom;
   for (int m = 0; m < s->nmesh; m++) {
     int want = s->mesh_tri_start[m + 1] - s->mesh_tri_start[m];
-    if (want && hull_triangles(w, m, s->tri_pts + 9 * (size_t)s->mesh_tri_start[m], want) != want)
+    if (want && surface_triangles(w, m, s->tri_pts + 9 * (size_t)s->mesh_tri_start[m], want) != want)
       goto oom;
   }
   if (capture_sdfs(s, w)) goto oom;

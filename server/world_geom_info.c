@@ -1,6 +1,7 @@
 /* world_geom_info.c - the protocol 1.8 part of ModelInfo: every geom (body, type, size, pose)
- * and the convex hull of each mesh the geoms use, from libphys's read-only geometry queries
- * (phys_world_get_geom, phys_world_get_mesh_hull; see world.h).
+ * and the surface each mesh the geoms use collides as (its convex hull, or its triangles for a
+ * non-convex mesh), from libphys's read-only geometry queries (phys_world_get_geom,
+ * phys_world_get_mesh_surface; see world.h).
  * An SDF geom (PHYS_GEOM_SDF, a revolved profile) has no type of its own in protocol 1.9: it
  * is sent as GEOM_MESH whose MeshInfo, after the world's meshes, is its triangulated surface
  * (phys_world_get_sdf_surface; not convex, docs/protocol.md). */
@@ -46,19 +47,19 @@ typedef struct geom_cell {
   int sdf_geom;   /* an SDF geom: its mesh is its profile's surface */
 } geom_cell;
 
-/* mesh m's hull (sdf: SDF profile m's surface) into a MeshInfo (arrays malloc'd); 0 or -1
+/* mesh m's collision surface (sdf: SDF profile m's surface) into a MeshInfo (arrays malloc'd); 0 or -1
  * when out of memory */
 static int fill_mesh(const phys_world *w, int m, int sdf, Physd__V1__MeshInfo *mi) {
   int nv = 0, nt = 0;
   if ((sdf ? phys_world_get_sdf_surface(w, m, SDF_SEGMENTS, NULL, 0, &nv, NULL, 0, &nt)
-           : phys_world_get_mesh_hull(w, m, NULL, 0, &nv, NULL, 0, &nt)) != PHYS_OK)
+           : phys_world_get_mesh_surface(w, m, NULL, 0, &nv, NULL, 0, &nt)) != PHYS_OK)
     return 0;
   double *v = malloc((size_t)(nv > 0 ? nv : 1) * 3 * sizeof *v);
   int32_t *t = malloc((size_t)(nt > 0 ? nt : 1) * 3 * sizeof *t);
   int *ti = malloc((size_t)(nt > 0 ? nt : 1) * 3 * sizeof *ti);
   if (!v || !t || !ti ||
       (sdf ? phys_world_get_sdf_surface(w, m, SDF_SEGMENTS, v, nv, &nv, ti, nt, &nt)
-           : phys_world_get_mesh_hull(w, m, v, nv, &nv, ti, nt, &nt)) != PHYS_OK) {
+           : phys_world_get_mesh_surface(w, m, v, nv, &nv, ti, nt, &nt)) != PHYS_OK) {
     free(v);
     free(t);
     free(ti);

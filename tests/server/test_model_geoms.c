@@ -5,7 +5,8 @@
  * the world's plane), type, the size values of its type and its pose; ModelInfo.meshes holds
  * each used mesh's hull once (the cube: 8 vertices, 12 triangles; the tetrahedron: 4 and 4),
  * both closed with outward triangles (the divergence theorem gives volume 1 and 1/6); and
- * AddBody refuses a type it cannot add (a plane) naming the geom, the world unchanged. */
+ * AddBody refuses a type it cannot add (a plane) naming the geom, the world unchanged. Also an
+ * SDF geom's surface and a non-convex mesh's own triangles (physd:nonconvex). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,33 @@ static void test_geoms(void) {
   rmdir(dir);
 }
 
+/* a daemon serving one world and its ModelInfo reply (model_world_start, model_world_stop) */
+typedef struct model_world {
+  char dir[32], path[64];
+  wc_daemon d;
+  wc_conn c;
+  Physd__V1__Envelope *r;
+} model_world;
+
+/* starts a daemon on `xml` and asks its ModelInfo; NULL (a failed assertion) when it cannot */
+static const Physd__V1__ModelInfo *model_world_start(model_world *m, const char *xml) {
+  strcpy(m->dir, "/tmp/physd_geomsXXXXXX");
+  m->r = NULL;
+  CU_ASSERT_EQUAL_FATAL(start_world(xml, m->dir, m->path, sizeof m->path, &m->d, &m->c), 0);
+  m->r = wc_req_empty(&m->c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m->r);
+  CU_ASSERT_EQUAL_FATAL(m->r->msg_case, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
+  return m->r->model_info;
+}
+
+static void model_world_stop(model_world *m) {
+  wc_free(m->r);
+  wc_close(&m->c);
+  CU_ASSERT_EQUAL(wc_daemon_stop(&m->d), 0);
+  unlink(m->path);
+  rmdir(m->dir);
+}
+
 /* an SDF geom (a plate profile, physd:sdf) beside a mesh: it comes as GEOM_MESH without sizes,
  * its mesh after the world's one, a closed outward surface enclosing the profile's volume (within
  * the 24-step triangulation's 2 %) */
@@ -152,14 +180,8 @@ static void test_sdf_geom(void) {
       "<body pos='3 3 2'><freejoint/><geom type='mesh' mesh='tet'/></body>"
       "<body pos='0 0 0.1'><freejoint/><geom name='plate' type='cylinder' size='0.11 0.01'/>"
       "</body></worldbody></mujoco>";
-  char dir[] = "/tmp/physd_geomsXXXXXX", path[64];
-  wc_daemon d;
-  wc_conn c;
-  CU_ASSERT_EQUAL_FATAL(start_world(xml, dir, path, sizeof path, &d, &c), 0);
-  Physd__V1__Envelope *r = wc_req_empty(&c, PHYSD__V1__ENVELOPE__MSG_GET_MODEL_INFO);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT_EQUAL_FATAL(r->msg_case, PHYSD__V1__ENVELOPE__MSG_MODEL_INFO);
-  const Physd__V1__ModelInfo *mi = r->model_info;
+  model_world w;
+  const Physd__V1__ModelInfo *mi = model_world_start(&w, xml);
   CU_ASSERT_EQUAL_FATAL(mi->n_geoms, 3);
   const Physd__V1__GeomInfo *g = mi->geoms[2];
   CU_ASSERT_EQUAL(g->type, PHYSD__V1__GEOM_TYPE__GEOM_MESH);
@@ -174,18 +196,38 @@ static void test_sdf_geom(void) {
          mi->meshes[1]->n_vertices / 3, mi->meshes[1]->n_triangles / 3, v);
   CU_ASSERT(v > 0.0);
   CU_ASSERT(fabs(v / 1.6832e-4 - 1.0) < 0.02);
-  wc_free(r);
-  wc_close(&c);
-  CU_ASSERT_EQUAL(wc_daemon_stop(&d), 0);
-  unlink(path);
-  rmdir(dir);
+  model_world_stop(&w);
+}
+
+/* a non-convex mesh (physd:nonconvex: a unit cube with its top dented to its centre) comes as
+ * its own 14 triangles enclosing the dented volume 5/6, not as its hull (12 triangles, 1) */
+static void test_nonconvex_mesh(void) {
+  static const char *xml =
+      "<mujoco><asset><mesh name='dent' vertex='0 0 0  1 0 0  1 1 0  0 1 0  0 0 1  1 0 1  1 1 1  "
+      "0 1 1  0.5 0.5 0.5' face='0 2 1  0 3 2  0 1 5  0 5 4  1 2 6  1 6 5  2 3 7  2 7 6  3 0 4  "
+      "3 4 7  4 5 8  5 6 8  6 7 8  7 4 8'/></asset>"
+      "<custom><text name='physd:nonconvex' data='dent'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 0.1'/>"
+      "<body pos='0 0 1'><freejoint/><geom type='mesh' mesh='dent'/></body></worldbody></mujoco>";
+  model_world w;
+  const Physd__V1__ModelInfo *mi = model_world_start(&w, xml);
+  CU_ASSERT_EQUAL_FATAL(mi->n_meshes, 1);
+  const Physd__V1__MeshInfo *m = mi->meshes[0];
+  double v = volume(m);
+  printf("\n    non-convex mesh: %zu vertices, %zu triangles, volume %.6f (dented cube 5/6)\n",
+         m->n_vertices / 3, m->n_triangles / 3, v);
+  CU_ASSERT_EQUAL(m->n_vertices, 3 * 9);
+  CU_ASSERT_EQUAL(m->n_triangles, 3 * 14);
+  CU_ASSERT(fabs(v - 5.0 / 6.0) < 1e-12);
+  model_world_stop(&w);
 }
 
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("server_model_geoms", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "ModelInfo's geoms and meshes; AddBody refuses a plane", test_geoms) ||
-      !CU_add_test(s, "an SDF geom comes as a mesh of its surface", test_sdf_geom))
+      !CU_add_test(s, "an SDF geom comes as a mesh of its surface", test_sdf_geom) ||
+      !CU_add_test(s, "a non-convex mesh comes as its triangles", test_nonconvex_mesh))
     return -1;
   return 0;
 }

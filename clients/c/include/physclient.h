@@ -457,8 +457,8 @@ typedef struct physclient_geom_info {
                                 else -1 */
 } physclient_geom_info;
 
-/* 1.8: the convex hull a mesh collides as, in the mesh (= its geoms') frame; empty for a mesh
- * no geom uses. */
+/* 1.8: the convex hull a mesh collides as, in the mesh (= its geoms') frame (a non-convex
+ * mesh: its own triangles); empty for a mesh no geom uses. */
 typedef struct physclient_mesh_info {
   double *vertices;          /* x, y, z per vertex: 3 * n_vertices doubles */
   size_t n_vertices;

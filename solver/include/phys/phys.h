@@ -171,6 +171,27 @@ phys_status phys_world_add_static_geom(phys_world *w, const phys_geom_desc *desc
 phys_status phys_world_add_mesh(phys_world *w, const double *vertices, int nvert, const char *name,
                                 int *out_mesh);
 
+/* Register a non-convex mesh for PHYS_GEOM_MESH geoms: geoms collide with its `ntri` triangles
+ * (`triangles`: 3 vertex indices into `vertices` each, counter-clockwise seen from outside;
+ * `vertices`: 3 * nvert doubles in the mesh frame; both copied) instead of their convex hull,
+ * through a bounding-volume tree built here (docs/engine.md, Geometry: which pairs, and what a
+ * non-convex mesh against another one does). Mass properties (volume, centre, inertia) are
+ * those of the solid the triangles bound when they are closed (every edge shared by two
+ * triangles running it in opposite directions), else of the vertices' hull; a flat mesh (a
+ * triangulated ground) gets a hull 1e-6 of its size thick, so give its body an explicit mass.
+ * `name` as phys_world_add_mesh. Rejected (world unchanged, PHYS_E_INVALID): NULL arrays, fewer
+ * than 3 vertices or 1 triangle, an index outside 0..nvert-1, non-finite values, a taken name.
+ * Zero-area triangles are kept but never touch anything. On success *out_mesh (nullable)
+ * receives the mesh id (shared numbering with phys_world_add_mesh). Not thread-safe with other
+ * calls on w. */
+phys_status phys_world_add_trimesh(phys_world *w, const double *vertices, int nvert,
+                                   const int *triangles, int ntri, const char *name,
+                                   int *out_mesh);
+
+/* 1 when mesh `mesh` was registered by phys_world_add_trimesh (it collides as its triangles),
+ * 0 for a hull mesh or an unknown id (or a NULL w). Reads only. */
+int phys_world_mesh_is_nonconvex(const phys_world *w, int mesh);
+
 /* Id of the mesh called `name`, or -1 (also for NULL or ""). */
 int phys_world_find_mesh(const phys_world *w, const char *name);
 
@@ -197,6 +218,18 @@ phys_status phys_world_get_sdf(const phys_world *w, int sdf, phys_sdf_desc *out)
  * the polyline itself, where the gradient is not unique, one of its values is given. Returns
  * NAN for a NULL desc. Pure and thread-safe. */
 double phys_sdf_distance(const phys_sdf_desc *desc, const double p[3], double grad[3]);
+
+/* Read the vertices and triangles of a mesh file, for phys_world_add_trimesh: OBJ `v` and `f`
+ * lines (indices 1-based or negative from the end, "v", "v/vt", "v//vn" or "v/vt/vn" corners,
+ * polygons fanned from their first corner) when the name ends in .obj, else STL as
+ * phys_mesh_read_file with equal vertices merged (so that a closed STL surface is closed).
+ * Scale as phys_mesh_read_file (a scale with an odd number of negative entries mirrors the
+ * mesh, so every triangle's corners are then reversed to keep it facing outward). On success
+ * *vertices (3 * *nvert doubles) and *triangles (3 * *ntri ints) are malloc'd arrays the caller
+ * free()s. Errors (nothing allocated) as phys_mesh_read_file, plus PHYS_E_INVALID for a file
+ * with no triangles or a face index outside the vertices (err names the line). Thread-safe. */
+phys_status phys_mesh_read_triangles(const char *path, const double scale[3], double **vertices,
+                                     int *nvert, int **triangles, int *ntri, phys_error *err);
 
 /* Read the vertices of a mesh file: Wavefront OBJ (its `v` lines) when the name ends in .obj,
  * else STL, binary or ASCII by content (every facet's 3 vertices, duplicates kept; a file whose
@@ -319,6 +352,11 @@ const char *phys_actuator_get_name(const phys_world *w, int id);
 /* Set an actuator's control input, held until changed (clamped to ctrlrange when limited).
  * Non-finite values are rejected. */
 phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl);
+
+/* The actuator's control input as held now (after clamping; a keyframe's controls once it is
+ * applied) into *ctrl (not NULL). Rejected: unknown id (PHYS_E_NOT_FOUND), NULL ctrl
+ * (PHYS_E_INVALID). Reads only; not thread-safe with a step of the same world. */
+phys_status phys_actuator_get_ctrl(const phys_world *w, int id, double *ctrl);
 
 /* The actuator's force f (before gear) in the last step, and the link it drives. Outputs
  * nullable. */
@@ -521,6 +559,15 @@ phys_status phys_world_get_geom(const phys_world *w, phys_id geom, phys_geom_inf
  * counts. Unknown mesh: PHYS_E_NOT_FOUND, nothing written. Reads only; keeps no pointer. */
 phys_status phys_world_get_mesh_hull(const phys_world *w, int mesh, double *vert, int vert_cap,
                                      int *nvert, int *tri, int tri_cap, int *ntri);
+
+/* The surface mesh `mesh` collides as, for viewers and exporters: its triangles for a
+ * non-convex mesh (phys_world_add_trimesh; vertices as registered, triangles in the order of
+ * its tree), else its hull exactly as phys_world_get_mesh_hull. Arrays, caps, counts and
+ * errors as phys_world_get_mesh_hull (a first call with NULL arrays asks the sizes). Reads
+ * only; keeps no pointer. */
+phys_status phys_world_get_mesh_surface(const phys_world *w, int mesh, double *vert,
+                                        int vert_cap, int *nvert, int *tri, int tri_cap,
+                                        int *ntri);
 
 /* The surface of SDF profile `sdf` (phys_world_add_sdf) as triangles, for viewers and
  * exporters, in the geom frame: the outline of the thickened profile (polyline offsets, round

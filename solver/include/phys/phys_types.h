@@ -449,7 +449,10 @@ typedef struct phys_firstorder_options {
                                so that the implicit phi1 acts before penetration; default 0.01 */
   double cone_tol;          /* eps of the post-solve checks |lam_t| <= (1 + eps) mu lam_n and
                                lam_n <= (1 + eps) max(0, sig_n), in (0, 1); default 1e-6 */
-  int max_resolves;         /* re-solves of an island when a check fails, >= 0; default 20 */
+  int max_resolves;         /* re-solves of an island when a check fails, >= 0; default 40 */
+  int anderson;             /* depth m in [0, 16] of the Anderson acceleration of the lagged
+                               friction radii between re-solves; 0: the plain iteration
+                               rho = mu lam_n of the last solve; default 5 */
   double rel_tol;           /* eps_r of the Newton stop test (sap's eq. 20), >= 0; default 1e-8 */
   double abs_tol;           /* eps_a of the stop test, >= 0; default 1e-14 */
 } phys_firstorder_options;
@@ -627,6 +630,9 @@ typedef struct phys_firstorder_stats {
   double inflation_max;      /* max over contacts of lam_n / max(0, sig_n) - 1 at the result
                                 (0: every normal impulse equals its spring value) */
   double cone_excess_max;    /* max over contacts of |lam_t| / (mu lam_n) - 1 (<= 0 inside) */
+  double radius_residual;    /* worst island's max over contacts of |mu lam_n - rho| / max mu
+                                lam_n after its last solve (rho the radius that solve used): how
+                                far the lagged radii are from their fixed point (0: settled) */
 } phys_firstorder_stats;
 
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and

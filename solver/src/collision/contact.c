@@ -175,7 +175,7 @@ static void collide_pair(const phys_world *w, const double *geom_margin, const p
   int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, margin, pts);
   if (phys__solver_def(w->opt.solver)->position_pass)
     n = phys__add_predicted(w, ga, gb, margin, pts, n,
-                            phys__pair_capacity(w->geoms[ga].type, w->geoms[gb].type));
+                            phys__pair_capacity(&w->geoms[ga].shape, &w->geoms[gb].shape));
   else n = drop_speculative(w, ga, gb, pts, n);
   const phys_contact_pair *cpair = w->ncpairs ? phys__contact_pair_find(w, ga, gb) : NULL;
   counts[p] = phys__drop_unreachable(w, ga, gb, contact_offset(w, ga, gb, cpair), pts, n);
@@ -208,8 +208,8 @@ int phys__build_contacts(phys_world *w, const double *geom_margin) {
   if (!slot_start) return -1;
   slot_start[0] = 0;
   for (int p = 0; p < npairs; p++)
-    slot_start[p + 1] = slot_start[p] + (size_t)phys__pair_capacity(w->geoms[w->pairs[p].a].type,
-                                                                    w->geoms[w->pairs[p].b].type);
+    slot_start[p + 1] = slot_start[p] + (size_t)phys__pair_capacity(&w->geoms[w->pairs[p].a].shape,
+                                                                    &w->geoms[w->pairs[p].b].shape);
   phys_contact_point *slots = ARENA_NEW(ar, phys_contact_point, slot_start[npairs]);
   int *counts = ARENA_NEW(ar, int, npairs);
   if ((npairs && !slots) || (npairs && !counts)) return -1;

@@ -21,6 +21,7 @@
  * v_n >= -gap / h lets them close that gap in the step and no more: exact for the free motion,
  * and a point the motion keeps clear of never binds (gap over the margin: not added).
  *
+ * SDF geoms and non-convex meshes (many points of their own) are left alone.
  * Feature: PREDICT_FEATURE (its low 16 bits, which the warm-start key uses, are no other
  * point's). Pure; each pair alone (any thread, any order). */
 #include <math.h>
@@ -92,7 +93,9 @@ static double turn_travel(const phys_world *w, const phys_geom *g) {
 int phys__add_predicted(const phys_world *w, int ga, int gb, double margin,
                         phys_contact_point *pts, int n, int cap) {
   const phys_geom *A = &w->geoms[ga], *B = &w->geoms[gb];
-  if (n != 1 || cap < 2 || A->type == PHYS_GEOM_SDF || B->type == PHYS_GEOM_SDF) return n;
+  if (n != 1 || cap < 2 || A->type == PHYS_GEOM_SDF || B->type == PHYS_GEOM_SDF ||
+      A->shape.trimesh || B->shape.trimesh)
+    return n;
   double ta = turn_travel(w, A), tb = turn_travel(w, B);
   if (!(fmax(ta, tb) > PREDICT_MIN_TRAVEL)) return n;
 

@@ -3,7 +3,9 @@
  *
  * Only plane-plane has no routine (0 contacts). Pairs with a cylinder, an ellipsoid or a mesh
  * that have no dedicated routine go to phys__np_convex_pair (narrowphase_convex.c); every pair
- * with an SDF geom to phys__np_sdf_pair (narrowphase_sdf.c).
+ * with an SDF geom to phys__np_sdf_pair (narrowphase_sdf.c), which sees a non-convex mesh as its
+ * hull; every other pair with a non-convex mesh (phys_shape.trimesh) but against a plane to
+ * phys__np_trimesh_pair (narrowphase_trimesh.c).
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
@@ -49,6 +51,15 @@ int phys__collide(const phys_shape *a, const phys_shape *b, double margin, phys_
   int swap = a->type < b->type;
   const phys_shape *first = swap ? b : a, *second = swap ? a : b;
   np_pair_fn fn = np_table[first->type][second->type];
+  phys_shape as_hull;
+  if (first->type == PHYS_GEOM_SDF && second->trimesh) {
+    /* the SDF samples a mesh's hull (with room for PHYS_MAX_PAIR_CONTACTS per sample) */
+    as_hull = *second;
+    as_hull.trimesh = NULL;
+    second = &as_hull;
+  } else if ((first->trimesh || second->trimesh) && second->type != PHYS_GEOM_PLANE) {
+    fn = phys__np_trimesh_pair;
+  }
   if (!fn) return 0;
   int n = fn(first, second, margin, out);
   if (swap)

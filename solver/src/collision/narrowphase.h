@@ -21,6 +21,9 @@
 /* most contact points of a pair with a PHYS_GEOM_SDF geom (narrowphase_sdf.c: up to 120 as
  * found, more are clustered to 32) */
 #define PHYS_SDF_MAX_PAIR_CONTACTS 120
+/* most contact points of a pair with a non-convex mesh (narrowphase_trimesh.c: the triangles'
+ * points, each coplanar patch reduced to its outline, more clustered to this many) */
+#define PHYS_TRIMESH_MAX_PAIR_CONTACTS 16
 
 /* A primitive placed in the world. */
 typedef struct phys_shape {
@@ -30,6 +33,8 @@ typedef struct phys_shape {
   double rot[9];   /* world rotation, row-major; column k is the shape's local axis k */
   const struct phys_hull *hull; /* PHYS_GEOM_MESH: its convex hull (hull.h), else NULL */
   const struct phys_sdf_shape *sdf; /* PHYS_GEOM_SDF: its profile (model/sdf.h), else NULL */
+  const struct phys_trimesh *trimesh; /* a non-convex PHYS_GEOM_MESH: its triangles
+                                       * (model/trimesh.h), else NULL (it collides as `hull`) */
 } phys_shape;
 
 typedef struct phys_contact_point {
@@ -45,16 +50,17 @@ typedef struct phys_contact_point {
  * "may close in this step and no more" (collision/contact.c). */
 #define PHYS_FEATURE_SPECULATIVE (1u << 28)
 
-/* Room a pair of these types needs in phys__collide's `out`: PHYS_SDF_MAX_PAIR_CONTACTS when
- * either is an SDF, else PHYS_MAX_PAIR_CONTACTS. */
-static inline int phys__pair_capacity(phys_geom_type a, phys_geom_type b) {
-  return a == PHYS_GEOM_SDF || b == PHYS_GEOM_SDF ? PHYS_SDF_MAX_PAIR_CONTACTS
-                                                  : PHYS_MAX_PAIR_CONTACTS;
+/* Room a pair of these shapes needs in phys__collide's `out`: PHYS_SDF_MAX_PAIR_CONTACTS when
+ * either is an SDF, else PHYS_TRIMESH_MAX_PAIR_CONTACTS when either is a non-convex mesh, else
+ * PHYS_MAX_PAIR_CONTACTS. */
+static inline int phys__pair_capacity(const phys_shape *a, const phys_shape *b) {
+  if (a->type == PHYS_GEOM_SDF || b->type == PHYS_GEOM_SDF) return PHYS_SDF_MAX_PAIR_CONTACTS;
+  if (a->trimesh || b->trimesh) return PHYS_TRIMESH_MAX_PAIR_CONTACTS;
+  return PHYS_MAX_PAIR_CONTACTS;
 }
 
 /* Contact points between a and b whose signed distance is below `margin` (margin >= 0 keeps
- * near-contacts for speculative constraints). Writes at most phys__pair_capacity(a->type,
- * b->type) points to `out` and returns their number (0 if the shapes are farther apart than margin). Any type
+ * near-contacts for speculative constraints). Writes at most phys__pair_capacity(a, b) points to `out` and returns their number (0 if the shapes are farther apart than margin). Any type
  * order is accepted: the dispatcher swaps and flips normals so the convention above holds for
  * (a, b) as given. Plane-plane returns 0. */
 int phys__collide(const phys_shape *a, const phys_shape *b, double margin, phys_contact_point *out);

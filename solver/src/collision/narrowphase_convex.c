@@ -667,3 +667,18 @@ int phys__np_mesh_plane(const phys_shape *a, const phys_shape *b, double margin,
   for (int i = 0; i < count; i++) out[i] = pts[i];
   return count;
 }
+
+int phys__np_face_contacts(const phys_shape *a, const double (*poly)[3], int cnt,
+                           const double fn[3], int face, double margin, phys_contact_point *out) {
+  np_feature ref, inc;
+  double nn[3];
+  if (cnt < 3 || cnt > NP_FEAT_MAX) return 0;
+  ref.cnt = cnt;
+  for (int i = 0; i < cnt; i++) v3_copy(ref.p[i], poly[i]);
+  v3_copy(ref.fn, fn);
+  ref.face = face;
+  ref.radius = 0.0;
+  v3_scale(nn, fn, -1.0);
+  np_feature_of(a, nn, &inc);
+  return np_clip_contacts(&ref, &inc, 1, margin, out);
+}

@@ -3,7 +3,8 @@
  * Every pair routine takes its shapes in canonical order, a->type >= b->type (so a plane is
  * always b), and follows the conventions of narrowphase.h for that order; phys__collide() swaps
  * and flips normals for the other order. Each writes at most PHYS_MAX_PAIR_CONTACTS points
- * (phys__np_sdf_pair: PHYS_SDF_MAX_PAIR_CONTACTS).
+ * (phys__np_sdf_pair: PHYS_SDF_MAX_PAIR_CONTACTS, phys__np_trimesh_pair:
+ * PHYS_TRIMESH_MAX_PAIR_CONTACTS).
  */
 #ifndef PHYS_NARROWPHASE_INTERNAL_H
 #define PHYS_NARROWPHASE_INTERNAL_H
@@ -70,6 +71,22 @@ void phys__np_core_support(const void *obj, const double d[3], double out[3]);
 /* narrowphase_sdf.c: an SDF geom (a) against any geom, by sampling and projection */
 int phys__np_sdf_pair(const phys_shape *a, const phys_shape *b, double margin,
                       phys_contact_point *out);
+
+/* Contacts of convex shape a (not a plane or an SDF) against a reference face of shape b: the
+ * polygon poly[0 .. cnt) (world points, 3 <= cnt <= 64, counter-clockwise around fn), fn its
+ * outward unit normal towards a. a's feature facing -fn is clipped to the polygon's side planes
+ * and each point's depth measured from its plane (as the clipped points of
+ * phys__np_convex_pair, with ref_face = face & 0xff); normal fn (b -> a). Writes at most 160
+ * points with dist < margin to out and returns their count (0 when a's feature lies outside the
+ * polygon's side planes). */
+#define NP_FACE_CONTACTS_MAX 160
+int phys__np_face_contacts(const phys_shape *a, const double (*poly)[3], int cnt,
+                           const double fn[3], int face, double margin, phys_contact_point *out);
+
+/* narrowphase_trimesh.c: a non-convex mesh against any geom but a plane or an SDF, the
+ * triangles of the mesh with .trimesh set (a when both are; see the file) */
+int phys__np_trimesh_pair(const phys_shape *a, const phys_shape *b, double margin,
+                          phys_contact_point *out);
 
 /* narrowphase.c: shared geometry */
 

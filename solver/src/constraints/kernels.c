@@ -133,10 +133,7 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
 static double tree_quad(const phys_problem *s, int k, const double *g, double *x) {
   const phys_tree_solve *t = &s->tree[k];
   memcpy(x, g, (size_t)t->nv * sizeof(double));
-  phys__tree_ltdl_solve_packed(&t->Afp, x);
-  double q = 0.0;
-  for (int i = 0; i < t->nv; i++) q += g[i] * x[i];
-  return q;
+  return phys__tree_ltdl_quad_packed(&t->Afp, x);
 }
 
 int phys__problem_max_nv(const phys_problem *s) {

@@ -89,6 +89,11 @@ uint64_t phys_world_model_hash(const phys_world *w) {
   /* mesh hulls: their vertices */
   h = phys__fnv1a(h, &w->nmesh_vert, sizeof w->nmesh_vert);
   if (w->nmesh_vert) h = phys__fnv1a(h, w->mesh_vert, 3 * sizeof(double) * (size_t)w->nmesh_vert);
+  if (w->nmesh_tri) { /* non-convex meshes' triangles, only when any: older models keep their hash */
+    h = phys__fnv1a(h, &w->nmesh_tri, sizeof w->nmesh_tri);
+    h = phys__fnv1a(h, w->mesh_tri, 3 * sizeof(int) * (size_t)w->nmesh_tri);
+    h = phys__fnv1a(h, w->mesh_tri_vert, 3 * sizeof(double) * (size_t)w->nmesh_tv);
+  }
   h = phys__fnv1a(h, &w->nartics, sizeof w->nartics);
   for (int i = 0; i < w->nartics; i++) {
     const phys_artic *a = &w->artics[i];

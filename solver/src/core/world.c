@@ -169,6 +169,10 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->mesh_face_vert);
   phys__xfree(w->mesh_vadj);
   phys__xfree(w->mesh_adj);
+  phys__xfree(w->mesh_tri_vert);
+  phys__xfree(w->mesh_tri);
+  phys__xfree(w->mesh_edge_own);
+  phys__xfree(w->mesh_node);
   phys__xfree(w->sdfs);
   phys__xfree(w->sites);
   phys__xfree(w->sensors);

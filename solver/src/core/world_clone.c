@@ -47,6 +47,8 @@ static void clone_artic(phys_artic *w, const phys_artic *src, int *fail) {
   DUP(vnum, nl, nl);
   DUP(dof_parent, nv, nv);
   DUP(dof_body, nv, nv);
+  DUP(ltdl_row, nv, nv);
+  DUP(ltdl_i, src->ltdl_row ? (size_t)src->ltdl_row[src->t.nv] : 0, nv * (nv - 1) / 2 + 1);
   DUP(qpos, nq, nq);
   DUP(qvel, nv, nv);
   DUP(damping, nv, nv);
@@ -109,6 +111,10 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
   DUP(mesh_face_vert, src->nmesh_fv, src->mesh_fv_cap);
   DUP(mesh_vadj, 2 * src->nmesh_vert, src->mesh_vadj_cap);
   DUP(mesh_adj, src->nmesh_fv, src->mesh_adj_cap);
+  DUP(mesh_tri_vert, 3 * src->nmesh_tv, src->mesh_tv_cap);
+  DUP(mesh_tri, 3 * src->nmesh_tri, src->mesh_tri_cap);
+  DUP(mesh_edge_own, src->nmesh_tri, src->mesh_eo_cap);
+  DUP(mesh_node, src->nmesh_node, src->mesh_node_cap);
   DUP(sdfs, src->nsdfs, src->sdfs_cap);
   DUP(excludes, src->nexcludes, src->excludes_cap);
   DUP(cpairs, src->ncpairs, src->cpairs_cap);

@@ -18,6 +18,7 @@
 #include "collision/narrowphase.h"
 #include "dynamics/tree.h"
 #include "model/hull.h"
+#include "model/trimesh.h"
 #include "model/sdf.h"
 #include "core/threads.h"
 
@@ -46,13 +47,20 @@ typedef struct phys_geom {
 } phys_geom;
 
 /* a registered mesh (phys_world_add_mesh): its convex hull, stored in the world's flat mesh
- * arrays at the given offsets; `hull` views them and is re-linked whenever the arrays move */
+ * arrays at the given offsets; `hull` views them and is re-linked whenever the arrays move. A
+ * non-convex mesh (phys_world_add_trimesh) also has its triangles and their tree, viewed by
+ * `trimesh` (nonconvex = 1). */
 typedef struct phys_mesh {
   char name[64];
   int vert_adr, nvert;  /* into mesh_vert (3 doubles per vertex) and mesh_vadj (2 ints) */
   int face_adr, nface;  /* into mesh_plane (4 doubles per face) and mesh_face (2 ints per face) */
   int fv_adr, nfv;      /* into mesh_face_vert and mesh_adj (as many edges as face corners) */
   phys_hull hull;
+  int nonconvex;        /* 1: collides as its triangles, 0: as its hull */
+  int tv_adr, ntv;      /* into mesh_tri_vert (3 doubles per vertex) */
+  int tri_adr, ntri;    /* into mesh_tri (3 vertex indices per triangle), mesh_edge_own (1) */
+  int node_adr, nnode;  /* into mesh_node */
+  phys_trimesh trimesh;
 } phys_mesh;
 
 /* a registered SDF profile (phys_world_add_sdf): fixed-size plain data; geoms' shapes point at
@@ -108,6 +116,7 @@ typedef struct phys_artic {
   phys_tree_body *tb;        /* link geometry, joints and mass properties (body frames) */
   phys_tree t;               /* index arrays below */
   int *qadr, *vadr, *vnum, *dof_parent, *dof_body;
+  int *ltdl_row, *ltdl_i;    /* the LTDL factor's sparsity (nv + 1; room for nv (nv - 1) / 2) */
   double *qpos, *qvel;       /* nq, nv */
   double *damping, *stiffness, *springref, *armature; /* per dof */
   int *limited;              /* per dof: hinge/slide limits on */
@@ -259,6 +268,10 @@ struct phys_world {
   int *mesh_face, *mesh_face_vert, *mesh_vadj, *mesh_adj;
   int nmesh_vert, mesh_vert_cap, nmesh_face, mesh_plane_cap, mesh_face_cap, nmesh_fv, mesh_fv_cap;
   int mesh_vadj_cap, mesh_adj_cap;
+  double *mesh_tri_vert; /* non-convex meshes' triangles and trees (mesh.c, trimesh.c) */
+  int *mesh_tri, *mesh_edge_own;
+  phys_bvh_node *mesh_node;
+  int nmesh_tv, mesh_tv_cap, nmesh_tri, mesh_tri_cap, nmesh_node, mesh_node_cap, mesh_eo_cap;
   phys_sdf *sdfs;        /* registered SDF profiles (sdf.c) */
   int nsdfs, sdfs_cap;
   uint64_t *excludes;    /* contact-excluded body pairs (min << 32 | max), sorted, unique */
@@ -418,6 +431,8 @@ void phys__artic_free(phys_artic *a);
 
 /* hull of mesh id, or NULL when the id is unknown */
 const phys_hull *phys__mesh_hull(const phys_world *w, int mesh);
+/* triangles and tree of a non-convex mesh, or NULL (unknown id, or a mesh that is a hull) */
+const phys_trimesh *phys__mesh_trimesh(const phys_world *w, int mesh);
 
 /* ---- sdf.c ---- */
 

@@ -27,6 +27,8 @@ void phys__artic_free(phys_artic *a) {
   phys__xfree(a->vnum);
   phys__xfree(a->dof_parent);
   phys__xfree(a->dof_body);
+  phys__xfree(a->ltdl_row);
+  phys__xfree(a->ltdl_i);
   phys__xfree(a->qpos);
   phys__xfree(a->qvel);
   phys__xfree(a->damping);
@@ -63,6 +65,8 @@ void phys__artic_reindex(phys_artic *a) {
   a->t.vnum = a->vnum;
   a->t.dof_parent = a->dof_parent;
   a->t.dof_body = a->dof_body;
+  a->t.ltdl_row = a->ltdl_row;
+  a->t.ltdl_i = a->ltdl_i;
   phys__tree_index(&a->t);
 }
 
@@ -75,7 +79,9 @@ static int artic_reserve(phys_artic *a, int jnq, int jnv) {
   if (grow((void **)&a->body, nl, sizeof(int)) || grow((void **)&a->tb, nl, sizeof(phys_tree_body)) ||
       grow((void **)&a->qadr, nl, sizeof(int)) || grow((void **)&a->vadr, nl, sizeof(int)) ||
       grow((void **)&a->vnum, nl, sizeof(int)) || grow((void **)&a->dof_parent, nv, sizeof(int)) ||
-      grow((void **)&a->dof_body, nv, sizeof(int)) || grow((void **)&a->qpos, nq, sizeof(double)) ||
+      grow((void **)&a->dof_body, nv, sizeof(int)) || grow((void **)&a->ltdl_row, nv, sizeof(int)) ||
+      grow((void **)&a->ltdl_i, nv * (nv - 1) / 2 + 1, sizeof(int)) ||
+      grow((void **)&a->qpos, nq, sizeof(double)) ||
       grow((void **)&a->qvel, nv, sizeof(double)) || grow((void **)&a->damping, nv, sizeof(double)) ||
       grow((void **)&a->stiffness, nv, sizeof(double)) ||
       grow((void **)&a->springref, nv, sizeof(double)) ||

@@ -58,6 +58,10 @@ int phys__tree_index(phys_tree *t) {
   }
   t->nq = nq;
   t->nv = nv;
+  if (t->ltdl_row && t->ltdl_i && t->dof_parent) {
+    phys_ltdl_packed p = {.row = t->ltdl_row, .i = t->ltdl_i};
+    phys__tree_ltdl_structure(t, &p);
+  }
   return 0;
 }
 
@@ -303,6 +307,67 @@ void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed
   p->row[nv] = e;
   p->nnz = e;
   for (int k = 0; k < nv; k++) p->invd[k] = 1.0 / LD[(size_t)k * nv + k];
+}
+
+void phys__tree_ltdl_structure(const phys_tree *t, phys_ltdl_packed *p) {
+  int nv = t->nv, e = 0;
+  p->nv = nv;
+  for (int k = 0; k < nv; k++) {
+    p->row[k] = e;
+    for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) p->i[e++] = i;
+  }
+  p->row[nv] = e;
+  p->nnz = e;
+}
+
+void phys__tree_ltdl_gather(const double *H, phys_ltdl_packed *p) {
+  int nv = p->nv;
+  for (int k = 0; k < nv; k++) {
+    for (int e = p->row[k]; e < p->row[k + 1]; e++) p->l[e] = H[(size_t)k * nv + p->i[e]];
+    p->invd[k] = H[(size_t)k * nv + k];
+  }
+}
+
+void phys__ltdl_packed_copy_values(phys_ltdl_packed *dst, const phys_ltdl_packed *src) {
+  memcpy(dst->l, src->l, (size_t)src->nnz * sizeof(double));
+  memcpy(dst->invd, src->invd, (size_t)src->nv * sizeof(double));
+}
+
+int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p) {
+  const int *row = p->row, *ii = p->i;
+  double *l = p->l, *d = p->invd;
+  /* the operations of phys__tree_ltdl in the same order: row k's ancestors are the chain
+   * i_0 (parent), i_1, ... and ancestor i_a's own row is the rest of the chain, i_{a+1}, ...,
+   * so the update of row i_a by row k runs over contiguous entries of both */
+  for (int k = p->nv - 1; k >= 0; k--) {
+    double dk = d[k];
+    if (!(dk > 0.0)) return -1;
+    double *lk = l + row[k];
+    int m = row[k + 1] - row[k];
+    for (int a = 0; a < m; a++) {
+      int i = ii[row[k] + a];
+      double f = lk[a] / dk, *li = l + row[i] - (a + 1);
+      d[i] -= f * lk[a];
+      for (int b = a + 1; b < m; b++) li[b] -= f * lk[b];
+      lk[a] = f;
+    }
+  }
+  for (int k = 0; k < p->nv; k++) d[k] = 1.0 / d[k];
+  return 0;
+}
+
+double phys__tree_ltdl_quad_packed(const phys_ltdl_packed *p, double *x) {
+  const int *row = p->row, *ii = p->i;
+  const double *l = p->l;
+  /* y = L^-T g (the solve's first pass; rows still zero push nothing), then y^T D^-1 y */
+  for (int k = p->nv - 1; k >= 0; k--) {
+    double xk = x[k];
+    if (xk == 0.0) continue;
+    for (int e = row[k]; e < row[k + 1]; e++) x[ii[e]] -= l[e] * xk;
+  }
+  double q = 0.0;
+  for (int k = 0; k < p->nv; k++) q += x[k] * x[k] * p->invd[k];
+  return q;
 }
 
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x) {

@@ -40,6 +40,10 @@ typedef struct phys_tree {
   int *qadr, *vadr, *vnum;  /* per body: first qpos, first dof, dof count */
   int *dof_parent;          /* per dof: the previous dof on the path to the root, -1 at the root */
   int *dof_body;            /* per dof: its body */
+  int *ltdl_row, *ltdl_i;   /* optional (NULL: not kept): the sparsity of the LTDL factor as
+                               phys__tree_ltdl_structure writes it (nv + 1 entries in ltdl_row,
+                               at most nv (nv - 1) / 2 in ltdl_i), filled by phys__tree_index;
+                               packed factors of the tree share them */
 } phys_tree;
 
 /* dofs and qpos size of a joint type */
@@ -47,7 +51,8 @@ int phys__joint_nv(int joint);
 int phys__joint_nq(int joint);
 
 /* Fill the index arrays of `t` (caller-allocated with nbody entries for qadr/vadr/vnum and nv
- * entries for dof_parent/dof_body: call with those pointers NULL first to get nq and nv).
+ * entries for dof_parent/dof_body: call with those pointers NULL first to get nq and nv), and
+ * the factor's sparsity where ltdl_row and ltdl_i are set.
  * Returns 0, or -1 if the bodies are not in topological order. */
 int phys__tree_index(phys_tree *t);
 
@@ -98,9 +103,31 @@ int phys__tree_ltdl_nnz(const phys_tree *t);
 /* Pack the factor LD (from phys__tree_ltdl) into p, whose arrays are sized by the caller. */
 void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p);
 
+/* The sparsity of the tree's L into p's row and i, and p's nv and nnz (once per tree: the
+ * values change, the structure does not). p's arrays are the caller's, sized as above. */
+void phys__tree_ltdl_structure(const phys_tree *t, phys_ltdl_packed *p);
+
+/* The values of a symmetric H (nv x nv, row-major; its lower part along each dof's ancestor
+ * chain and its diagonal are read) into p, whose structure is set (phys__tree_ltdl_structure):
+ * the off-diagonal entries into l, the diagonal into invd until it is factorised. */
+void phys__tree_ltdl_gather(const double *H, phys_ltdl_packed *p);
+
+/* Copy the values (l and invd) of src into dst, packed for the same tree. */
+void phys__ltdl_packed_copy_values(phys_ltdl_packed *dst, const phys_ltdl_packed *src);
+
+/* Factor a gathered matrix in place in its packed form: afterwards l holds L and invd holds
+ * 1 / D, as phys__tree_ltdl followed by phys__tree_ltdl_pack leaves them, bit for bit (the same
+ * operations in the same order, on contiguous entries). Returns 0, or -1 if a pivot is not
+ * positive (p is then partly factorised). */
+int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p);
+
 /* Solve (L^T D L) x = b in place with a packed factor: the same arithmetic as
  * phys__tree_ltdl_solve except that the second pass sums each row from the root down. Each
  * row's value is held in a register over its entries (no store and reload per entry). */
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x);
+
+/* g^T H^-1 g with a packed factor (H = L^T D L): y = L^-T g in place on x (given g), then
+ * y^T D^-1 y; half a solve, and a sparse g (a unit row) touches only its dofs' ancestors. */
+double phys__tree_ltdl_quad_packed(const phys_ltdl_packed *p, double *x);
 
 #endif

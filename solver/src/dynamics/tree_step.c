@@ -13,12 +13,22 @@
 #include "core/math3.h"
 
 int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packed *pk) {
-  int nnz = phys__tree_ltdl_nnz(tr);
-  pk->row = ARENA_NEW(ar, int, (size_t)tr->nv + 1);
-  pk->i = ARENA_NEW(ar, int, nnz);
-  pk->l = ARENA_NEW(ar, double, nnz);
+  if (tr->ltdl_row && tr->ltdl_i) {
+    /* the tree keeps its sparsity: shared, read-only */
+    pk->row = tr->ltdl_row;
+    pk->i = tr->ltdl_i;
+    pk->nv = tr->nv;
+    pk->nnz = tr->ltdl_row[tr->nv];
+  } else {
+    int nnz = phys__tree_ltdl_nnz(tr);
+    pk->row = ARENA_NEW(ar, int, (size_t)tr->nv + 1);
+    pk->i = ARENA_NEW(ar, int, nnz);
+    if (!pk->row || (nnz && !pk->i)) return -1;
+    phys__tree_ltdl_structure(tr, pk);
+  }
+  pk->l = ARENA_NEW(ar, double, pk->nnz);
   pk->invd = ARENA_NEW(ar, double, tr->nv);
-  return !pk->row || (nnz && (!pk->i || !pk->l)) || !pk->invd ? -1 : 0;
+  return (pk->nnz && !pk->l) || !pk->invd ? -1 : 0;
 }
 
 int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t) {
@@ -31,7 +41,6 @@ int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t
   size_t nn = (size_t)nv * (size_t)nv;
   t->Iw = ARENA_NEW(ar, double, 36 * (size_t)nl);
   t->A = ARENA_NEW(ar, double, nn);
-  t->Afac = ARENA_NEW(ar, double, nn);
   t->base = ARENA_NEW(ar, double, nv);
   t->qd = ARENA_NEW(ar, double, nv);
   t->jdiag = ARENA_NEW(ar, double, nv);
@@ -43,9 +52,9 @@ int phys__tree_step_alloc(phys_world *w, int ai, int root_sb, phys_tree_solve *t
   t->cmd_kd = ARENA_NEW(ar, double, nv);
   t->cmd_ref = ARENA_NEW(ar, double, nv);
   t->qmid = ARENA_NEW(ar, double, nv);
-  if (!t->Iw || !t->A || !t->Afac || !t->base || !t->qd || !t->jdiag || !t->rhs || !t->force ||
+  if (!t->Iw || !t->A || !t->base || !t->qd || !t->jdiag || !t->rhs || !t->force ||
       !t->scratch || !t->qdm || !t->cmd_kp || !t->cmd_kd || !t->cmd_ref || !t->qmid ||
-      phys__ltdl_packed_alloc(ar, &a->t, &t->Afp))
+      phys__ltdl_packed_alloc(ar, &a->t, &t->Afp) || phys__ltdl_packed_alloc(ar, &a->t, &t->Ap))
     return -1;
   t->nlimits = 0;
   return 0;
@@ -55,7 +64,6 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   double h = w->opt.timestep;
   phys_artic *a = &w->artics[t->artic];
   int ai = t->artic, nv = t->nv, nl = a->nlink;
-  size_t nn = (size_t)nv * (size_t)nv;
 
   /* the mass matrix first: its diagonal with the passive implicit terms is each dof's inertia
    * for the saturation test of commands and actuators (jdiag is scratch until set below) */
@@ -212,10 +220,11 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
       }
   }
 
-  /* the unpenalised factor and the start of the iterate */
-  memcpy(t->Afac, t->A, nn * sizeof(double));
-  if (phys__tree_ltdl(&a->t, t->Afac)) return -2; /* not SPD: a massless leaf link */
-  phys__tree_ltdl_pack(&a->t, t->Afac, &t->Afp);
+  /* A packed (the solvers' penalised factors start from it), the unpenalised factor and the
+   * start of the iterate */
+  phys__tree_ltdl_gather(t->A, &t->Ap);
+  phys__ltdl_packed_copy_values(&t->Afp, &t->Ap);
+  if (phys__tree_ltdl_factor_packed(&t->Afp)) return -2; /* not SPD: a massless leaf link */
   /* velocity-dependent forces at the mid-step velocity: predict the unconstrained end
    * velocity with the unpenalised factor and replace the bias at qd_k (in t->rhs) by the bias
    * at (qd_k + qd_free) / 2; gravity cancels in the difference. With the bias at qd_k alone
@@ -223,7 +232,7 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
    * 0.55 % with this); the cost is one tree solve and one RNEA per tree and step */
   double *qmid = t->qd, *bias_mid = t->qdm; /* free until the iterate starts below */
   memcpy(qmid, t->base, (size_t)nv * sizeof(double));
-  phys__tree_ltdl_solve(&a->t, t->Afac, qmid);
+  phys__tree_ltdl_solve_packed(&t->Afp, qmid);
   for (int i = 0; i < nv; i++) qmid[i] = 0.5 * (a->qvel[i] + qmid[i]);
   memcpy(t->qmid, qmid, (size_t)nv * sizeof(double));
   phys__tree_rnea(&a->t, a->S, t->Iw, qmid, NULL, w->opt.gravity, bias_mid, t->scratch);

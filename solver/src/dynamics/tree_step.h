@@ -14,8 +14,9 @@ typedef struct phys_tree_solve {
   int nv;
   double *Iw;            /* 36 per link: true spatial inertias about the world origin */
   double *A;             /* nv x nv: M + armature + h (damping + kd) + h^2 (stiffness + kp) */
-  double *Afac;          /* its LTDL factor (A^-1 solves: free motion, the accuracy metric) */
-  phys_ltdl_packed Afp;  /* Afac packed for repeated solves */
+  phys_ltdl_packed Afp;  /* its LTDL factor, packed (A^-1 solves: free motion, the accuracy
+                            metric, the solvers) */
+  phys_ltdl_packed Ap;   /* A itself packed (not factorised): lower part and diagonal */
   double *base;          /* nv: (M + armature) qd_k
                             + h (tau_ext + tau_cmd - bias - k (q - q_ref)) */
   double *qd;            /* nv: the solver's iterate, the new joint velocity at the end */

@@ -587,6 +587,7 @@ static phys_status build(mj_ctx *c, const xmlNode *root, const phys_world_option
                          werr.message);
   }
   if ((st = each_section(c, root, "asset", phys__mj_assets))) return st;
+  if ((st = phys__mj_nonconvex_check(c))) return st;
   if ((st = each_section(c, root, "worldbody", phys__mj_worldbody))) return st;
   if ((st = phys__mj_contact_params_check(c))) return st;
   /* names: sorted for lookup; duplicates are errors */
@@ -660,6 +661,7 @@ phys_status phys__mj_load(const char *buf, size_t len, const char *file, int fro
   phys__xfree(c.gnames);
   phys__xfree(c.gparams);
   phys__xfree(c.sdfs);
+  phys__xfree(c.nonconvex);
   phys__xfree(c.qjoints);
   phys__xfree(c.mocaps);
   for (int i = 0; i < c.nfile; i++) phys__xfree(c.files[i]);

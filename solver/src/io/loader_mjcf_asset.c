@@ -1,5 +1,6 @@
 /* loader_mjcf_asset.c - MJCF <asset><mesh>: mesh files (STL, OBJ) or inline vertices become
- * world meshes (convex hulls), and geoms of type "mesh" find them by name.
+ * world meshes (convex hulls, or triangles for the meshes physd:nonconvex names:
+ * loader_mjcf_nonconvex.c), and geoms of type "mesh" find them by name.
  *
  * Paths: an absolute `file` is used as is; a relative one is taken from the compiler's meshdir
  * (itself relative to the model file's directory) or the model file's directory. A mesh whose
@@ -90,7 +91,47 @@ static phys_status mesh_inline(mj_ctx *c, const xmlNode *m, const char *text, do
   return PHYS_OK;
 }
 
-/* One <mesh>: read its vertices and register the hull; a missing file is left for the geoms. */
+/* Inline triangles of a non-convex mesh: its 'face' attribute, 3 vertex indices per triangle
+ * (checked against the vertices when the mesh is registered). *tri is malloc'd. */
+static phys_status mesh_faces(mj_ctx *c, const xmlNode *m, int **tri, int *ntri) {
+  const char *p = phys__mj_attr(m, "face");
+  if (!p)
+    return phys__mj_fail(c, m, PHYS_E_PARSE,
+                         "an inline mesh named in physd:nonconvex needs attribute 'face'");
+  int n = 0, cap = 64;
+  int *buf = malloc((size_t)cap * sizeof *buf);
+  if (!buf) return phys__mj_fail(c, m, PHYS_E_NOMEM, "out of memory");
+  for (;;) {
+    char *end;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (!*p) break;
+    long x = strtol(p, &end, 10);
+    if (end == p || x < 0 || x > (1L << 30)) {
+      free(buf);
+      return phys__mj_fail(c, m, PHYS_E_PARSE, "attribute 'face': bad vertex index");
+    }
+    if (n == cap) {
+      int *nb = realloc(buf, (size_t)(cap *= 2) * sizeof *buf);
+      if (!nb) {
+        free(buf);
+        return phys__mj_fail(c, m, PHYS_E_NOMEM, "out of memory");
+      }
+      buf = nb;
+    }
+    buf[n++] = (int)x;
+    p = end;
+  }
+  if (n == 0 || n % 3) {
+    free(buf);
+    return phys__mj_fail(c, m, PHYS_E_PARSE, "attribute 'face': needs 3 indices per triangle, got %d", n);
+  }
+  *tri = buf;
+  *ntri = n / 3;
+  return PHYS_OK;
+}
+
+/* One <mesh>: read its vertices (and triangles when physd:nonconvex names it) and register it;
+ * a missing file is left for the geoms. */
 static phys_status mesh_parse(mj_ctx *c, const xmlNode *m) {
   phys_status st;
   if ((st = phys__mj_check_attrs(c, m, mesh_attrs))) return st;
@@ -106,8 +147,9 @@ static phys_status mesh_parse(mj_ctx *c, const xmlNode *m) {
   mesh_name(m, name, sizeof name);
   if (phys_world_find_mesh(c->world, name) >= 0)
     return phys__mj_fail(c, m, PHYS_E_PARSE, "duplicate mesh name '%s'", name);
+  int nonconvex = name[0] && phys__mj_nonconvex_take(c, name);
   double *v = NULL;
-  int nv = 0;
+  int nv = 0, *tri = NULL, ntri = 0;
   if (file) {
     char path[4096];
     phys_error e;
@@ -118,15 +160,22 @@ static phys_status mesh_parse(mj_ctx *c, const xmlNode *m) {
     mesh_path(c, file, path, sizeof path);
     if (phys__path_inside(path, c->roots, c->nroots) == -2)
       return phys__mj_fail(c, m, PHYS_E_IO, "mesh file '%s' is outside the allowed roots", path);
-    st = phys_mesh_read_file(path, scale, &v, &nv, &e);
+    st = nonconvex ? phys_mesh_read_triangles(path, scale, &v, &nv, &tri, &ntri, &e)
+                   : phys_mesh_read_file(path, scale, &v, &nv, &e);
     if (st == PHYS_E_IO) return PHYS_OK; /* missing: reported by the geoms that use it */
     if (st) return phys__mj_fail(c, m, st, "%s", e.message);
   } else {
     if ((st = mesh_inline(c, m, vert, &v, &nv))) return st;
     for (int i = 0; i < 3 * nv; i++) v[i] *= scale[i % 3];
+    if (nonconvex && (st = mesh_faces(c, m, &tri, &ntri))) {
+      free(v);
+      return st;
+    }
   }
-  st = phys_world_add_mesh(c->world, v, nv, name[0] ? name : NULL, NULL);
+  st = nonconvex ? phys_world_add_trimesh(c->world, v, nv, tri, ntri, name, NULL)
+                 : phys_world_add_mesh(c->world, v, nv, name[0] ? name : NULL, NULL);
   free(v);
+  free(tri);
   if (st) return phys__mj_fail(c, m, st, "%s", phys_world_last_error(c->world));
   return PHYS_OK;
 }

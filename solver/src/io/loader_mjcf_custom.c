@@ -19,7 +19,10 @@
  * A signed-distance-field geom (PHYS_GEOM_SDF, docs/mjcf.md) is a primitive geom that MuJoCo
  * loads as a stand-in, turned into a revolved profile by
  *   <numeric name="physd:sdf:GEOM" data="thickness r0 z0 r1 z1 ..."/>
- * (the polyline's (r, z) points in the geom frame, 2 to 16 of them). */
+ * (the polyline's (r, z) points in the geom frame, 2 to 16 of them).
+ *
+ * Meshes that collide as their triangles: <text name="physd:nonconvex" data="MESH ..."/>
+ * (loader_mjcf_nonconvex.c). */
 #include <math.h>
 #include <string.h>
 #include "io/loader_mjcf_internal.h"
@@ -80,7 +83,8 @@ static phys_status custom_theta(mj_ctx *c, const xmlNode *node, const char *data
 static const struct {
   const char *name;
   phys_status (*apply)(mj_ctx *c, const xmlNode *node, const char *data);
-} extensions[] = {{"physd:solver", custom_solver}, {"physd:theta", custom_theta}};
+} extensions[] = {{"physd:solver", custom_solver}, {"physd:theta", custom_theta},
+                  {"physd:nonconvex", phys__mj_nonconvex_text}};
 #define NEXT ((int)(sizeof extensions / sizeof extensions[0]))
 
 /* one <text>: a physd setting, or user data */

@@ -150,6 +150,13 @@ typedef struct mj_sdf_spec {
   int used;           /* a geom of that name took it */
 } mj_sdf_spec;
 
+/* one mesh name of physd:nonconvex (loader_mjcf_nonconvex.c) */
+typedef struct mj_nonconvex {
+  const char *name;   /* points into the document's data attribute ... */
+  int len;            /* ... for this many bytes */
+  int used;           /* a <mesh> of that name took it */
+} mj_nonconvex;
+
 typedef struct mj_ctx {
   const char *file;           /* file name used in messages */
   phys_error *err;            /* where errors go (never NULL) */
@@ -182,6 +189,9 @@ typedef struct mj_ctx {
   int ngparam, capgparam;
   mj_sdf_spec *sdfs;          /* SDF profiles by geom name (physd:sdf:GEOM) */
   int nsdf, capsdf;
+  mj_nonconvex *nonconvex;    /* meshes that collide as their triangles (physd:nonconvex) */
+  int nnonconvex, capnonconvex;
+  const xmlNode *nonconvex_node; /* its <text>, NULL if none */
   int ngname, capgname;
   mj_qjoint *qjoints;         /* joints in qpos order, for <keyframe> */
   int nqjoint, capqjoint;
@@ -247,6 +257,13 @@ phys_status phys__mj_contact_params_check(mj_ctx *c);
  * (once per distinct profile) and g gets its type and id. Errors name the geom's line. */
 phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
                                phys_geom_desc *g);
+
+/* loader_mjcf_nonconvex.c: physd:nonconvex's mesh names from its <text> `node` (an error for a
+ * second one or an empty list); whether mesh `mesh` is one of them (marking it taken); after
+ * <asset>: an error at the <text> for a name no mesh took */
+phys_status phys__mj_nonconvex_text(mj_ctx *c, const xmlNode *node, const char *data);
+int phys__mj_nonconvex_take(mj_ctx *c, const char *mesh);
+phys_status phys__mj_nonconvex_check(mj_ctx *c);
 
 /* Fail with "missing required attribute" unless `name` is present. */
 phys_status phys__mj_require(mj_ctx *c, const xmlNode *node, const char *name);

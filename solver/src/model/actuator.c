@@ -199,6 +199,14 @@ phys_status phys_actuator_set_ctrl(phys_world *w, int id, double ctrl) {
   return PHYS_OK;
 }
 
+phys_status phys_actuator_get_ctrl(const phys_world *w, int id, double *ctrl) {
+  if (id < 0 || id >= w->nactuators)
+    return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);
+  if (!ctrl) return phys__fail((phys_world *)w, PHYS_E_INVALID, "actuator %d: NULL output", id);
+  *ctrl = w->actuators[id].ctrl;
+  return PHYS_OK;
+}
+
 phys_status phys_actuator_get_desc(const phys_world *w, int id, phys_actuator_desc *out) {
   if (id < 0 || id >= w->nactuators)
     return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "actuator %d: no such actuator", id);

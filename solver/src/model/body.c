@@ -110,6 +110,7 @@ static void init_geom(const phys_world *w, phys_geom *g, const phys_geom_desc *d
   g->rbound = geom_bound(w, d);
   g->mesh = d->type == PHYS_GEOM_MESH ? d->mesh : -1;
   g->shape.hull = d->type == PHYS_GEOM_MESH ? phys__mesh_hull(w, d->mesh) : NULL;
+  g->shape.trimesh = d->type == PHYS_GEOM_MESH ? phys__mesh_trimesh(w, d->mesh) : NULL;
   g->sdf = d->type == PHYS_GEOM_SDF ? d->sdf : -1;
   g->shape.sdf = d->type == PHYS_GEOM_SDF ? phys__sdf_shape(w, d->sdf) : NULL;
   g->friction = d->friction;

@@ -1,4 +1,5 @@
-/* geom_info.c - the read-only geometry queries (phys_world_get_geom, phys_world_get_mesh_hull):
+/* geom_info.c - the read-only geometry queries (phys_world_get_geom, phys_world_get_mesh_hull,
+ * phys_world_get_mesh_surface):
  * a geom's shape and its pose in its body's frame, and a mesh's collision hull as triangles, for
  * viewers and exporters. Geoms store their pose in their body's inertial
  * frame (moving bodies), in the body frame (mocap bodies) or in the world (static geoms); this
@@ -86,5 +87,18 @@ phys_status phys_world_get_mesh_hull(const phys_world *w, int mesh, double *vert
       tri[3 * t + 2] = flip ? b : d;
     }
   }
+  return PHYS_OK;
+}
+
+phys_status phys_world_get_mesh_surface(const phys_world *w, int mesh, double *vert,
+                                        int vert_cap, int *nvert, int *tri, int tri_cap,
+                                        int *ntri) {
+  const phys_trimesh *m = phys__mesh_trimesh(w, mesh);
+  if (!m) return phys_world_get_mesh_hull(w, mesh, vert, vert_cap, nvert, tri, tri_cap, ntri);
+  *nvert = m->nvert;
+  *ntri = m->ntri;
+  for (int v = 0; v < m->nvert && v < vert_cap; v++)
+    memcpy(vert + 3 * v, m->vert + 3 * v, 3 * sizeof(double));
+  for (int t = 0; t < m->ntri && t < tri_cap; t++) memcpy(tri + 3 * t, m->tri + 3 * t, 3 * sizeof(int));
   return PHYS_OK;
 }

@@ -1,5 +1,6 @@
-/* mesh_io.c - vertices of mesh files: binary STL, ASCII STL and Wavefront OBJ (`v` lines).
- * Only the vertices matter here: the engine collides with their convex hull. */
+/* mesh_io.c - mesh files: binary STL, ASCII STL and Wavefront OBJ. Their vertices for hull
+ * meshes (phys_mesh_read_file), and their triangles too for non-convex meshes
+ * (phys_mesh_read_triangles: OBJ `f` lines, STL facets with equal vertices merged). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -27,6 +28,25 @@ static int vlist_push(vlist *l, const double x[3]) {
   }
   memcpy(&l->v[3 * l->n], x, 3 * sizeof(double));
   l->n++;
+  return 0;
+}
+
+/* a growable index list (OBJ faces) */
+typedef struct ilist {
+  int *v;
+  int n, cap;
+} ilist;
+
+static int ilist_push(ilist *l, int x) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 64;
+    if (cap > (1 << 28)) return -1;
+    int *nv = realloc(l->v, (size_t)cap * sizeof(int));
+    if (!nv) return -1;
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = x;
   return 0;
 }
 
@@ -133,8 +153,40 @@ static phys_status read_stl_ascii(const char *path, const char *text, vlist *out
   return PHYS_OK;
 }
 
-/* OBJ: "v x y z [w]" lines; everything else (faces, normals, groups) is skipped */
-static phys_status read_obj(const char *path, const char *text, vlist *out, phys_error *err) {
+/* one OBJ "f" line (p after "f"): its corners' vertex indices (1-based, or negative from the
+ * last vertex so far; "/vt/vn" tails skipped), fanned into triangles pushed to tris */
+static phys_status obj_face(const char *path, int line, const char *p, const char *eol, int nv,
+                            ilist *tris, phys_error *err) {
+  int first = -1, prev = -1, corners = 0;
+  while (p < eol) {
+    while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    if (p >= eol) break;
+    char *end;
+    long i = strtol(p, &end, 10);
+    if (end == p)
+      return phys__error(err, PHYS_E_INVALID, "%s:%d: 'f' corner is not a vertex index", path, line);
+    long idx = i < 0 ? nv + i : i - 1;
+    if (i == 0 || idx < 0 || idx >= nv)
+      return phys__error(err, PHYS_E_INVALID, "%s:%d: 'f' index %ld outside the %d vertices so far",
+                         path, line, i, nv);
+    p = end;
+    while (p < eol && *p != ' ' && *p != '\t' && *p != '\r') p++; /* /vt/vn */
+    if (corners == 0) first = (int)idx;
+    else if (corners >= 2 && (ilist_push(tris, first) || ilist_push(tris, prev) ||
+                              ilist_push(tris, (int)idx)))
+      return phys__error(err, PHYS_E_NOMEM, "%s: out of memory", path);
+    prev = (int)idx;
+    corners++;
+  }
+  if (corners < 3)
+    return phys__error(err, PHYS_E_INVALID, "%s:%d: 'f' needs 3 or more corners", path, line);
+  return PHYS_OK;
+}
+
+/* OBJ: "v x y z [w]" lines, and "f" lines into tris when it is non-NULL; everything else
+ * (normals, texture coordinates, groups) is skipped */
+static phys_status read_obj(const char *path, const char *text, vlist *out, ilist *tris,
+                            phys_error *err) {
   int line = 1;
   for (const char *p = text; *p; line++) {
     const char *eol = strchr(p, '\n');
@@ -152,10 +204,15 @@ static phys_status read_obj(const char *path, const char *text, vlist *out, phys
         s = end;
       }
       if (vlist_push(out, x)) return phys__error(err, PHYS_E_NOMEM, "%s: out of memory", path);
+    } else if (tris && eol - p >= 2 && p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+      phys_status st = obj_face(path, line, p + 2, eol, out->n, tris, err);
+      if (st) return st;
     }
     p = *eol ? eol + 1 : eol;
   }
   if (out->n == 0) return phys__error(err, PHYS_E_INVALID, "%s: OBJ file with no 'v' vertices", path);
+  if (tris && tris->n == 0)
+    return phys__error(err, PHYS_E_INVALID, "%s: OBJ file with no 'f' faces", path);
   return PHYS_OK;
 }
 
@@ -164,8 +221,9 @@ static int has_ext(const char *path, const char *ext) {
   return n >= e && strcasecmp(path + n - e, ext) == 0;
 }
 
-phys_status phys_mesh_read_file(const char *path, const double scale[3], double **vertices,
-                                int *nvert, phys_error *err) {
+/* vertices of a mesh file (scaled) into *vertices, and OBJ faces into tris when non-NULL */
+static phys_status read_mesh(const char *path, const double scale[3], double **vertices,
+                             int *nvert, ilist *tris, phys_error *err) {
   if (!path || !vertices || !nvert)
     return phys__error(err, PHYS_E_INVALID, "mesh file: NULL argument");
   double sc[3] = {1.0, 1.0, 1.0};
@@ -184,7 +242,7 @@ phys_status phys_mesh_read_file(const char *path, const double scale[3], double 
   if (len == 0) {
     st = phys__error(err, PHYS_E_INVALID, "%s: empty mesh file", path);
   } else if (has_ext(path, ".obj")) {
-    st = read_obj(path, data, &l, err);
+    st = read_obj(path, data, &l, tris, err);
   } else {
     /* STL: binary when the size matches its triangle count, ASCII when it starts with "solid" */
     int binary = 0;
@@ -214,4 +272,89 @@ phys_status phys_mesh_read_file(const char *path, const double scale[3], double 
     free(l.v);
   }
   return st;
+}
+
+phys_status phys_mesh_read_file(const char *path, const double scale[3], double **vertices,
+                                int *nvert, phys_error *err) {
+  return read_mesh(path, scale, vertices, nvert, NULL, err);
+}
+
+/* a vertex with its index, ordered by coordinates then index (for merging equal ones) */
+typedef struct vkey {
+  double x[3];
+  int i;
+} vkey;
+
+static int vkey_cmp(const void *pa, const void *pb) {
+  const vkey *a = pa, *b = pb;
+  for (int k = 0; k < 3; k++)
+    if (a->x[k] != b->x[k]) return a->x[k] < b->x[k] ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+/* STL's 3 vertices per facet: equal vertices merged (first occurrence's order kept), the
+ * facets as triangles of the merged ones; 0 or -1 when out of memory */
+static int weld_facets(double **v, int *nv, int **tri, int *ntri) {
+  int n = *nv;
+  vkey *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
+  int *rep = malloc((size_t)(n > 0 ? n : 1) * sizeof *rep);
+  int *t = malloc((size_t)(n > 0 ? n : 1) * sizeof *t);
+  if (!k || !rep || !t) {
+    free(k);
+    free(rep);
+    free(t);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    memcpy(k[i].x, *v + 3 * i, sizeof k[i].x);
+    k[i].i = i;
+  }
+  qsort(k, (size_t)n, sizeof *k, vkey_cmp);
+  for (int i = 0; i < n; i++)
+    rep[k[i].i] = i > 0 && memcmp(k[i].x, k[i - 1].x, sizeof k[i].x) == 0 ? rep[k[i - 1].i] : k[i].i;
+  /* new index of each kept vertex, in first-occurrence order; t holds them for a moment */
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (rep[i] == i) {
+      memmove(*v + 3 * m, *v + 3 * i, 3 * sizeof(double));
+      t[i] = m++;
+    }
+  for (int i = 0; i < n; i++) rep[i] = t[rep[i]];
+  memcpy(t, rep, (size_t)n * sizeof *t);
+  free(k);
+  free(rep);
+  *nv = m;
+  *tri = t;
+  *ntri = n / 3;
+  return 0;
+}
+
+phys_status phys_mesh_read_triangles(const char *path, const double scale[3], double **vertices,
+                                     int *nvert, int **triangles, int *ntri, phys_error *err) {
+  if (!path || !vertices || !nvert || !triangles || !ntri)
+    return phys__error(err, PHYS_E_INVALID, "mesh file: NULL argument");
+  ilist faces = {0};
+  int obj = has_ext(path, ".obj");
+  phys_status st = read_mesh(path, scale, vertices, nvert, obj ? &faces : NULL, err);
+  if (st) {
+    free(faces.v);
+    return st;
+  }
+  if (obj) {
+    *triangles = faces.v;
+    *ntri = faces.n / 3;
+  } else if (weld_facets(vertices, nvert, triangles, ntri)) {
+    free(*vertices);
+    *vertices = NULL;
+    return phys__error(err, PHYS_E_NOMEM, "%s: out of memory", path);
+  }
+  /* a mirroring scale turns the winding: swap two corners to keep the triangles outward */
+  int neg = 0;
+  for (int k = 0; scale && k < 3; k++) neg ^= scale[k] < 0.0;
+  for (int t = 0; neg && t < *ntri; t++) {
+    int x = (*triangles)[3 * t + 1];
+    (*triangles)[3 * t + 1] = (*triangles)[3 * t + 2];
+    (*triangles)[3 * t + 2] = x;
+  }
+  return PHYS_OK;
 }

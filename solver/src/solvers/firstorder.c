@@ -24,9 +24,11 @@
  *   |gamma_t| <= (1 + eps) mu gamma_n        (the cone)
  *   gamma_n <= (1 + eps) max(0, sig_n)        (no inflation: the spec's zeta check)
  *
- * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved with
- * rho = mu gamma_n while the cone check fails or a disk that binds is smaller than the cone
- * allows (at most firstorder.max_resolves times; warm-started from the last solve).
+ * with sig_n = S (v_hat - v_n) recomputed at the result, and the island is re-solved while
+ * the cone check fails or a disk that binds is smaller than the cone allows (at most
+ * firstorder.max_resolves times; warm-started from the last solve). The radii solve the fixed
+ * point rho = mu gamma_n(rho); the next radii come from Anderson mixing of the last iterates
+ * (firstorder_radius.c, depth firstorder.anderson; 0: rho = mu gamma_n of the last solve).
  * Why stuck first (issue 14): with a bounded disk the tangential potential is quadratic only in
  * a zone |v_t| <= rho / firstorder.friction_gain (1e-5 m/s on a settled pile) and linear
  * outside, so a Newton step from sliding contacts overshoots and the exact line search stops
@@ -128,13 +130,21 @@ phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
     phys_newton *nt = &ws->sap.isl[k].nt;
     for (int i = 0; i < nt->nrow; i++) setup_row(w, s, &nt->row[i], scratch);
+    /* the radius iteration's state (firstorder_radius.c) */
+    phys_fo_island *fi = &ws->isl[k];
+    size_t nr = (size_t)(nt->nrow > 0 ? nt->nrow : 1);
+    fi->rho = ARENA_NEW(&w->arena, double, 2 * nr);
+    if (!fi->rho || phys__fo_radius_init(&fi->radius, &w->arena, nt->nrow, o->anderson) != 0)
+      return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
+    fi->g = fi->rho + nr;
   }
   return PHYS_OK;
 }
 
 /* the post-solve checks over island k's contacts at the result (s->con[].lambda and the
- * driver's v): sets each contact's disk radius to mu gamma_n and returns 1 when the cone check
- * failed or a binding disk was smaller than the cone (the island must be solved again);
+ * driver's v): returns 1 when the cone check failed or a binding disk was smaller than the
+ * cone (the island must be solved again), and then sets the disk radii to the next iterate of
+ * rho = mu gamma_n (firstorder_radius.c); fi->radius_residual gets that update's measure;
  * fi->inflation and fi->cone_excess get the worst figures of the inflation and cone checks */
 static int check_island(const phys_world *w, const phys_problem *s, int k, phys_newton *nt,
                         phys_fo_island *fi) {
@@ -144,6 +154,7 @@ static int check_island(const phys_world *w, const phys_problem *s, int k, phys_
   fi->cone_excess = -1.0;
   for (int i = 0; i < nt->nrow; i++) {
     phys_newton_row *rw = &nt->row[i];
+    fi->rho[i] = fi->g[i] = 0.0;
     if (rw->type != FO_ROW_CONTACT) continue;
     const phys_con *c = &s->con[c0 + i];
     double jv[3];
@@ -162,8 +173,14 @@ static int check_island(const phys_world *w, const phys_problem *s, int k, phys_
     if (excess > fi->cone_excess) fi->cone_excess = excess;
     int binding = gt >= rho * (1.0 - 1e-9);
     if (gt > (1.0 + eps) * cone || (binding && rho < (1.0 - eps) * cone)) again = 1;
-    rw->par[0] = cone;
+    fi->rho[i] = rho;
+    fi->g[i] = cone;
   }
+  /* the next radii (firstorder_radius.c); the measure is reported either way */
+  fi->radius_residual = phys__fo_radius_update(&fi->radius, fi->rho, fi->g);
+  if (again)
+    for (int i = 0; i < nt->nrow; i++)
+      if (nt->row[i].type == FO_ROW_CONTACT && !nt->row[i].r0) nt->row[i].par[0] = fi->rho[i];
   return again;
 }
 
@@ -171,7 +188,9 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
   phys_fo_ws *ws = (phys_fo_ws *)s->ws;
   phys_fo_island *fi = &ws->isl[k];
   phys_newton *nt = &ws->sap.isl[k].nt;
-  memset(fi, 0, sizeof *fi);
+  fi->solves = fi->resolves = fi->unresolved = 0;
+  fi->inflation = fi->cone_excess = fi->radius_residual = 0.0;
+  phys__fo_radius_reset(&fi->radius);
   for (;;) {
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;
@@ -201,5 +220,6 @@ void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st) {
     fs->unresolved_islands += fi->unresolved;
     if (fi->inflation > fs->inflation_max) fs->inflation_max = fi->inflation;
     if (fi->cone_excess > fs->cone_excess_max) fs->cone_excess_max = fi->cone_excess;
+    if (fi->radius_residual > fs->radius_residual) fs->radius_residual = fi->radius_residual;
   }
 }

@@ -32,10 +32,34 @@ void phys__firstorder_model_eval(const phys_newton_row *row, double beta, const 
 double phys__firstorder_model_potential(const phys_newton_row *row, double beta,
                                         const double x[3]);
 
+/* the lagged friction radii of one island as a fixed point rho = G(rho) (G: mu gamma_n of the
+ * solve with radii rho), accelerated by Anderson mixing of depth m (firstorder_radius.c). Per
+ * row set i (0 for rows that are not frictional contacts); the arrays are the step arena's */
+typedef struct phys_fo_radius {
+  int n, m;            /* row sets; depth (0: the plain iteration rho = G(rho)) */
+  int kept, next;      /* difference pairs stored (<= m) and the ring slot of the next */
+  int have_prev;       /* fprev, gprev hold the last iterate's */
+  double fprev_norm;   /* |f| of the last iterate */
+  double *f, *fprev, *gprev; /* n each: f = G(rho) - rho */
+  double *dF, *dG;     /* m x n: differences of f and of G between iterates */
+} phys_fo_radius;
+
+/* sets up r for n row sets and depth m from the arena; returns 0, or -1 out of memory */
+int phys__fo_radius_init(phys_fo_radius *r, phys_arena *a, int n, int m);
+/* forgets the iterates (the start of a step's loop) */
+void phys__fo_radius_reset(phys_fo_radius *r);
+/* the next radii from rho (the radii the last solve used) and g = G(rho), in place into rho;
+ * rows with g = rho = 0 stay 0. Returns max_i |g_i - rho_i| / max_i g_i (0 when all g are 0),
+ * the convergence measure, computed before the update. Deterministic, allocation-free */
+double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g);
+
 /* one island's figures of the step (firstorder.c) */
 typedef struct phys_fo_island {
   int solves, resolves, unresolved;
   double inflation, cone_excess;
+  double radius_residual;        /* the update's measure after the last solve */
+  phys_fo_radius radius;
+  double *rho, *g;               /* per row set: the radii of the last solve, and mu gamma_n */
 } phys_fo_island;
 
 /* the solver's workspace: sap's first (phys__sap_solve_island reads s->ws as a phys_sap_ws) */

@@ -162,7 +162,7 @@ static void tree_dbase(const phys_world *w, phys_tree_solve *t, double *B, int n
   bias_jacobian(w, t, a->qvel, C, xp, bp, bm);
   for (int j = 0; j < nv; j++) {
     for (int i = 0; i < nv; i++) col[i] = P[(size_t)i * nv + j] - h * C[(size_t)i * nv + j];
-    phys__tree_ltdl_solve(&a->t, t->Afac, col);
+    phys__tree_ltdl_solve_packed(&t->Afp, col);
     for (int i = 0; i < nv; i++) Q[(size_t)i * nv + j] = 0.5 * ((i == j) + col[i]);
   }
   /* B = P - h C(qmid) Q */

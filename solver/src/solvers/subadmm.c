@@ -777,9 +777,15 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
     const phys_tree_solve *t = &s->tree[k];
     const phys_artic *a = &w->artics[t->artic];
     phys_subadmm_tree *wt = &ws->tree[k];
-    wt->H = ARENA_NEW(ar, double, (size_t)t->nv * (size_t)t->nv);
-    wt->Hb = ARENA_NEW(ar, double, 36 * (size_t)a->nlink);
-    if (!wt->H || !wt->Hb || phys__ltdl_packed_alloc(ar, &a->t, &wt->Hp)) return -1;
+    /* the dense matrix for No Body's Cholesky only: SubADMM's factor is packed */
+    wt->H = s->kind == PHYS_SOLVER_SUBADMM_NOBODY
+                ? ARENA_NEW(ar, double, (size_t)t->nv * (size_t)t->nv)
+                : NULL;
+    wt->Pc = ARENA_NEW(ar, double, 36 * (size_t)a->nlink);
+    wt->touched = ARENA_NEW(ar, unsigned char, (size_t)a->nlink);
+    if ((s->kind == PHYS_SOLVER_SUBADMM_NOBODY && !wt->H) || !wt->Pc || !wt->touched ||
+        phys__ltdl_packed_alloc(ar, &a->t, &wt->Hp))
+      return -1;
   }
   return 0;
 }

@@ -37,10 +37,11 @@ typedef struct phys_subadmm_piece {
 
 /* per tree: the penalised factors */
 typedef struct phys_subadmm_tree {
-  double *H;             /* LTDL factor of A + beta sum J^T J (the v-update); No Body: dense
-                            column-major Cholesky factor */
-  phys_ltdl_packed Hp;   /* H packed */
-  double *Hb;            /* 36 per link: penalised link inertias */
+  double *H;             /* No Body only: the dense column-major Cholesky factor of
+                            A + beta sum J^T J (NULL otherwise) */
+  phys_ltdl_packed Hp;   /* the LTDL factor of A + beta sum J^T J (the v-update), packed */
+  double *Pc;            /* 36 per link: the penalty beta sum u u^T of its subtree's pieces */
+  unsigned char *touched; /* per link: 1 when a piece is on it or below it (Pc is set) */
 } phys_subadmm_tree;
 
 typedef struct phys_subadmm {

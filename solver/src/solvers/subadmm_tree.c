@@ -4,8 +4,10 @@
  *   (A + beta sum J^T J) qd = base + sum J^T (beta z + lambda)
  * where the penalty of each piece lives on the link it touches (body splitting, eq. 31), so the
  * matrix is the CRBA mass matrix with each link's spatial inertia replaced by
- * H_b = I_b + beta sum J_ib^T J_ib (eq. 40-41) and keeps the tree's sparsity: it is factorised
- * with the no-fill-in LTDL of tree.c once per beta. Pieces are the same as for free bodies: they
+ * H_b = I_b + beta sum J_ib^T J_ib (eq. 40-41) and keeps the tree's sparsity. Since the CRBA
+ * is linear in the inertias it is formed as the step's A plus each touched link's penalty
+ * projected on its path to the root, and factorised with the no-fill-in LTDL of tree.c once
+ * per beta. Pieces are the same as for free bodies: they
  * read each link's COM velocity from s->v and leave their force on the link (f at the contact
  * point, as force and moment about the COM), which is turned into a spatial force about the
  * world origin, accumulated over subtrees and projected on the joints' motion subspaces. */
@@ -67,47 +69,77 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
   phys_tree_solve *t = &s->tree[k];
   phys_subadmm_tree *wt = &subadmm_ws(s)->tree[k];
   const phys_artic *a = &w->artics[t->artic];
-  int nl = a->nlink, nv = t->nv;
+  int nl = a->nlink;
+  double *Pc = wt->Pc;
+  unsigned char *touched = wt->touched;
 
-  /* H_b = I_b + beta sum u u^T with rows u = [t; p x t] about the world origin (App. A) */
-  memcpy(wt->Hb, t->Iw, 36 * sizeof(double) * (size_t)nl);
+  /* each link's penalty P_b = beta sum u u^T with rows u = [t; p x t] about the world origin
+   * (App. A; H_b = I_b + P_b of eq. 40-41), summed over its subtree as the CRBA sums inertias:
+   * only links with pieces below them are touched */
+  memset(touched, 0, (size_t)nl);
   for (int l = 0; l < nl; l++) {
     int sb = s->sb_of_body[a->body[l]];
+    if (s->bp_start[sb] == s->bp_start[sb + 1]) continue;
     const phys_body *b = &w->bodies[a->body[l]];
-    double *H = wt->Hb + 36 * l;
+    double *P = Pc + 36 * l;
+    memset(P, 0, 36 * sizeof(double));
+    touched[l] = 1;
     for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
       const phys_piece *p = &s->piece[s->bp_list[j]];
       const phys_con *c = &s->con[p->con];
-      double pt[3];
+      double pt[3], bb = beta * subadmm_ws(s)->row[p->con].bs;
       v3_add(pt, b->x, p->r);
       for (int row = 3 - c->dim; row < 3; row++) {
         double u[6];
         phys__row_spatial(c->ang, pt, c->R + 3 * row, u);
         for (int r = 0; r < 6; r++)
-          for (int q = 0; q < 6; q++)
-            H[6 * r + q] += beta * subadmm_ws(s)->row[p->con].bs * u[r] * u[q];
+          for (int q = 0; q < 6; q++) P[6 * r + q] += bb * u[r] * u[q];
       }
     }
   }
+  for (int l = nl - 1; l > 0; l--) {
+    int pl = a->tb[l].parent;
+    if (!touched[l] || pl < 0) continue;
+    if (!touched[pl]) {
+      memcpy(Pc + 36 * pl, Pc + 36 * l, 36 * sizeof(double));
+      touched[pl] = 1;
+    } else {
+      for (int e = 0; e < 36; e++) Pc[36 * pl + e] += Pc[36 * l + e];
+    }
+  }
 
-  /* CRBA with H_b plus the joint terms, factorised along the tree */
-  phys__tree_crba(&a->t, a->S, wt->Hb, wt->H, t->scratch);
-  for (int d = 0; d < nv; d++) wt->H[(size_t)d * nv + d] += t->jdiag[d];
+  /* A + beta sum J^T J in its packed form: the step's A (the CRBA of the true inertias with
+   * the joint terms) plus the CRBA of the composite penalties, S_i^T Pc S_j for dof j on dof
+   * i's path (the CRBA is linear in the inertias; the diagonal in invd until factorised) */
+  phys_ltdl_packed *Hp = &wt->Hp;
+  phys__ltdl_packed_copy_values(Hp, &t->Ap);
+  for (int l = 0; l < nl; l++) {
+    if (!touched[l]) continue;
+    const double *P = Pc + 36 * l;
+    for (int i = a->vadr[l]; i < a->vadr[l] + a->vnum[l]; i++) {
+      const double *Si = a->S + 6 * i;
+      double F[6];
+      for (int r = 0; r < 6; r++) {
+        double sum = 0.0;
+        for (int q = 0; q < 6; q++) sum += P[6 * r + q] * Si[q];
+        F[r] = sum;
+      }
+      Hp->invd[i] += sp_dot(Si, F);
+      for (int e = Hp->row[i]; e < Hp->row[i + 1]; e++) Hp->l[e] += sp_dot(a->S + 6 * Hp->i[e], F);
+    }
+  }
   for (int i = 0; i < t->nlimits; i++) {
     const phys_con *c = &s->con[t->limits[i]];
     if (c->nt) {
       /* a tendon limit is split into one piece per joint (+-coef_j on dof j, its own slack):
        * each adds to its dof's diagonal only, so the factor keeps the tree's sparsity */
       double bb = beta * subadmm_ws(s)->row[t->limits[i]].bs;
-      for (int j = 0; j < c->nt; j++)
-        wt->H[(size_t)c->tdof[j] * nv + c->tdof[j]] += bb * c->tcoef[j] * c->tcoef[j];
+      for (int j = 0; j < c->nt; j++) Hp->invd[c->tdof[j]] += bb * c->tcoef[j] * c->tcoef[j];
       continue;
     }
-    int d = c->dof;
-    wt->H[(size_t)d * nv + d] += beta * subadmm_ws(s)->row[t->limits[i]].bs; /* a unit row */
+    Hp->invd[c->dof] += beta * subadmm_ws(s)->row[t->limits[i]].bs; /* a unit row */
   }
-  phys__tree_ltdl(&a->t, wt->H);
-  phys__tree_ltdl_pack(&a->t, wt->H, &wt->Hp);
+  phys__tree_ltdl_factor_packed(Hp);
 }
 
 void phys__tree_update(const phys_world *w, phys_problem *s, int k) {

@@ -125,15 +125,21 @@ static void test_crba_vs_rnea(void) {
   }
 }
 
+/* the random tree of trial `trial` of the LTDL tests (3 to 14 links, a free root on every
+ * third) in b and ws; returns its link count */
+static int trial_tree(int trial, phys_tree_body *b, tree_ws *ws) {
+  int n = 3 + trial % 12;
+  random_tree(b, n, trial % 3 == 0);
+  ws_init(ws, b, n);
+  return n;
+}
+
 /* the LTDL factor solves like LAPACKE's dense Cholesky to 1e-10, also with SubADMM's H_b */
 static void test_ltdl_vs_lapacke(void) {
   for (int trial = 0; trial < 20; trial++) {
     phys_tree_body b[MAXB];
-    int n = 3 + trial % 12;
-    random_tree(b, n, trial % 3 == 0);
     tree_ws ws;
-    ws_init(&ws, b, n);
-    int nv = ws.t.nv;
+    int n = trial_tree(trial, b, &ws), nv = ws.t.nv;
     double q[7 * MAXB], H[MAXV * MAXV], A[MAXV * MAXV], x[MAXV], y[MAXV];
     random_qpos(&ws, q);
     ws_kin(&ws, q);
@@ -167,8 +173,81 @@ static void test_ltdl_vs_lapacke(void) {
   random_tree(b, 2, 0);
   tree_ws ws;
   ws_init(&ws, b, 2);
-  double H[4] = {1.0, 2.0, 2.0, -1.0};
+  int nv = ws.t.nv; /* 1 + the second link's dofs (0 to 3) */
+  double H[MAXV * MAXV] = {0};
+  for (int k = 0; k < nv; k++) H[k * nv + k] = 1.0;
+  H[nv * nv - 1] = -1.0;
   CU_ASSERT_EQUAL(phys__tree_ltdl(&ws.t, H), -1);
+}
+
+/* the packed factorisation (gathered from the dense matrix, factorised in place) leaves the
+ * values of the dense factorisation followed by packing, bit for bit, on random trees with and
+ * without free roots and penalised inertias; the quadratic form by half a solve agrees with the
+ * whole solve; the sparsity the tree keeps (phys__tree_index with
+ * ltdl_row/ltdl_i set) equals the one computed for a packed factor; a matrix that is not SPD is
+ * refused */
+static void test_ltdl_packed_factor(void) {
+  for (int trial = 0; trial < 20; trial++) {
+    phys_tree_body b[MAXB];
+    tree_ws ws;
+    int n = trial_tree(trial, b, &ws), nv = ws.t.nv, nnz = phys__tree_ltdl_nnz(&ws.t);
+    double q[7 * MAXB], H[MAXV * MAXV];
+    random_qpos(&ws, q);
+    ws_kin(&ws, q);
+    if (trial % 2)
+      for (int i = 0; i < n; i++)
+        for (int r = 0; r < 6; r++) ws.Iw[36 * i + 7 * r] += 30.0 * urand(0, 1);
+    phys__tree_crba(&ws.t, ws.S, ws.Iw, H, ws.scratch);
+
+    int row_a[MAXV + 1], i_a[MAXV * MAXV], row_b[MAXV + 1], i_b[MAXV * MAXV];
+    double l_a[MAXV * MAXV], d_a[MAXV], l_b[MAXV * MAXV], d_b[MAXV];
+    phys_ltdl_packed dense = {.row = row_a, .i = i_a, .l = l_a, .invd = d_a};
+    phys_ltdl_packed packed = {.row = row_b, .i = i_b, .l = l_b, .invd = d_b};
+    phys__tree_ltdl_structure(&ws.t, &packed);
+    CU_ASSERT_EQUAL(packed.nnz, nnz);
+    phys__tree_ltdl_gather(H, &packed);
+    CU_ASSERT_EQUAL(phys__tree_ltdl_factor_packed(&packed), 0);
+    CU_ASSERT_EQUAL(phys__tree_ltdl(&ws.t, H), 0);
+    phys__tree_ltdl_pack(&ws.t, H, &dense);
+    CU_ASSERT_EQUAL(memcmp(row_a, row_b, sizeof(int) * (size_t)(nv + 1)), 0);
+    CU_ASSERT_EQUAL(memcmp(i_a, i_b, sizeof(int) * (size_t)nnz), 0);
+    CU_ASSERT_EQUAL(memcmp(l_a, l_b, sizeof(double) * (size_t)nnz), 0);
+    CU_ASSERT_EQUAL(memcmp(d_a, d_b, sizeof(double) * (size_t)nv), 0);
+
+    /* g^T H^-1 g by half a solve equals g . (H^-1 g) by a whole one, for a dense g and a
+     * unit row */
+    for (int unit = 0; unit < 2; unit++) {
+      double g[MAXV], x[MAXV], y[MAXV], full = 0.0;
+      for (int k = 0; k < nv; k++) g[k] = unit ? (k == nv - 1) : urand(-1, 1);
+      memcpy(x, g, sizeof(double) * (size_t)nv);
+      memcpy(y, g, sizeof(double) * (size_t)nv);
+      phys__tree_ltdl_solve_packed(&packed, y);
+      for (int k = 0; k < nv; k++) full += g[k] * y[k];
+      double half = phys__tree_ltdl_quad_packed(&packed, x);
+      CU_ASSERT_TRUE(full > 0.0 && fabs(half - full) <= 1e-12 * full);
+    }
+
+    /* the tree's own copy of the sparsity */
+    int row_t[MAXV + 1], i_t[MAXV * MAXV];
+    ws.t.ltdl_row = row_t;
+    ws.t.ltdl_i = i_t;
+    CU_ASSERT_EQUAL(phys__tree_index(&ws.t), 0);
+    CU_ASSERT_EQUAL(memcmp(row_t, row_b, sizeof(int) * (size_t)(nv + 1)), 0);
+    CU_ASSERT_EQUAL(memcmp(i_t, i_b, sizeof(int) * (size_t)nnz), 0);
+  }
+  /* not SPD */
+  phys_tree_body b[2];
+  random_tree(b, 2, 0);
+  tree_ws ws;
+  ws_init(&ws, b, 2);
+  int row[MAXV + 1], ii[MAXV * MAXV], nv = ws.t.nv;
+  double l[MAXV * MAXV], d[MAXV], H[MAXV * MAXV] = {0};
+  for (int k = 0; k < nv; k++) H[k * nv + k] = 1.0;
+  H[nv * nv - 1] = -1.0; /* the deepest dof's pivot, the first one factorised */
+  phys_ltdl_packed p = {.row = row, .i = ii, .l = l, .invd = d};
+  phys__tree_ltdl_structure(&ws.t, &p);
+  phys__tree_ltdl_gather(H, &p);
+  CU_ASSERT_EQUAL(phys__tree_ltdl_factor_packed(&p), -1);
 }
 
 /* semi-implicit Euler in generalised coordinates for hinge chains: qdd = M^-1 (-bias) */
@@ -310,6 +389,7 @@ int register_tests(void) {
   if (!s) return -1;
   if (!CU_add_test(s, "CRBA equals RNEA differences", test_crba_vs_rnea) ||
       !CU_add_test(s, "LTDL solves like LAPACKE", test_ltdl_vs_lapacke) ||
+      !CU_add_test(s, "packed LTDL factor equals the dense one", test_ltdl_packed_factor) ||
       !CU_add_test(s, "pendulum period", test_pendulum_period) ||
       !CU_add_test(s, "double pendulum energy", test_double_pendulum_energy))
     return -1;
