@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/sort.h"
 #include "core/math3.h"
+#include "solvers/solver.h"
 
 /* key of a contact: geom ids below 2^24, 16 bits of feature */
 static uint64_t contact_key(int ga, int gb, uint32_t feature) {
@@ -144,14 +145,38 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   }
 }
 
-/* narrowphase of pair p into its slots (from slot_start[p]), less the speculative points its
- * motion cannot reach (contact_sweep.c); its contact count into counts[p] */
+/* The narrowphase's speculative points beside one-point contacts, and the predicted contacts
+ * of fast-turning pairs, are for solvers that read a gap as "may close in this step and no
+ * more" and remove penetration at the position level (the rigid ones). A compliant solver
+ * (sap, icf, firstorder) pushes on every point within its margin; the extra points changed its
+ * model (sap's settled clutter took 5.4 Newton steps a solve against the paper's about 3), so
+ * they go there: pts less the flagged points of box-box, box-capsule and capsule-capsule
+ * pairs (other pairs' features use that bit otherwise); returns the new count. */
+static int drop_speculative(const phys_world *w, int ga, int gb, phys_contact_point *pts, int n) {
+  phys_geom_type ta = w->geoms[ga].type, tb = w->geoms[gb].type;
+  int boxcap = (ta == PHYS_GEOM_BOX || ta == PHYS_GEOM_CAPSULE) &&
+               (tb == PHYS_GEOM_BOX || tb == PHYS_GEOM_CAPSULE);
+  if (!boxcap) return n;
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (!(pts[i].feature & PHYS_FEATURE_SPECULATIVE)) pts[m++] = pts[i];
+  return m;
+}
+
+/* narrowphase of pair p into its slots (from slot_start[p]), with the predicted point of a pair
+ * that turns fast on one point (contact_predict.c) or without the speculative ones for a
+ * compliant solver (above), less the speculative points its motion cannot reach
+ * (contact_sweep.c); its contact count into counts[p] */
 static void collide_pair(const phys_world *w, const double *geom_margin, const phys_pair *pairs,
                          int p, phys_contact_point *slots, const size_t *slot_start, int *counts) {
   int ga = pairs[p].a, gb = pairs[p].b;
   phys_contact_point *pts = slots + slot_start[p];
-  int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape,
-                        pair_margin(w, geom_margin, ga, gb), pts);
+  double margin = pair_margin(w, geom_margin, ga, gb);
+  int n = phys__collide(&w->geoms[ga].shape, &w->geoms[gb].shape, margin, pts);
+  if (phys__solver_def(w->opt.solver)->position_pass)
+    n = phys__add_predicted(w, ga, gb, margin, pts, n,
+                            phys__pair_capacity(&w->geoms[ga].shape, &w->geoms[gb].shape));
+  else n = drop_speculative(w, ga, gb, pts, n);
   const phys_contact_pair *cpair = w->ncpairs ? phys__contact_pair_find(w, ga, gb) : NULL;
   counts[p] = phys__drop_unreachable(w, ga, gb, contact_offset(w, ga, gb, cpair), pts, n);
 }

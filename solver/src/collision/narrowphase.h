@@ -44,6 +44,12 @@ typedef struct phys_contact_point {
   uint32_t feature;
 } phys_contact_point;
 
+/* Feature bit of a speculative point that box-box, box-capsule and capsule-capsule add beside a
+ * one-point contact (narrowphase_box.c, narrowphase_capsule.c; other pairs' features may use
+ * the bit otherwise). The contact list keeps such points only for solvers that read a gap as
+ * "may close in this step and no more" (collision/contact.c). */
+#define PHYS_FEATURE_SPECULATIVE (1u << 28)
+
 /* Room a pair of these shapes needs in phys__collide's `out`: PHYS_SDF_MAX_PAIR_CONTACTS when
  * either is an SDF, else PHYS_TRIMESH_MAX_PAIR_CONTACTS when either is a non-convex mesh, else
  * PHYS_MAX_PAIR_CONTACTS. */

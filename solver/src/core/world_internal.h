@@ -471,6 +471,13 @@ int phys__broadphase(phys_world *w, const double *geom_margin);
  * or -1 on allocation failure */
 int phys__build_contacts(phys_world *w, const double *geom_margin);
 
+/* contact_predict.c: the n narrowphase points of geoms ga and gb (found within `margin`, room
+ * for `cap`) with, when n is 1 and a side that is not a sphere turns fast, the pair's deepest
+ * point at the free-motion poses after the step carried back to the start poses as a second
+ * point (see the file); returns the new count. Pure, thread-safe. */
+int phys__add_predicted(const phys_world *w, int ga, int gb, double margin,
+                        struct phys_contact_point *pts, int n, int cap);
+
 /* contact_sweep.c: the n narrowphase points of geoms ga and gb (offset: MuJoCo's margin - gap
  * of the pair, taken off a point's dist to give its solver gap) less the speculative ones that
  * the step's motion cannot reach (ghosts; see the file); compacts pts in order and returns the
