@@ -77,13 +77,14 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
    * (App. A; H_b = I_b + P_b of eq. 40-41), summed over its subtree as the CRBA sums inertias:
    * only links with pieces below them are touched */
   memset(touched, 0, (size_t)nl);
+  int any = 0;
   for (int l = 0; l < nl; l++) {
     int sb = s->sb_of_body[a->body[l]];
     if (s->bp_start[sb] == s->bp_start[sb + 1]) continue;
     const phys_body *b = &w->bodies[a->body[l]];
     double *P = Pc + 36 * l;
     memset(P, 0, 36 * sizeof(double));
-    touched[l] = 1;
+    touched[l] = any = 1;
     for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++) {
       const phys_piece *p = &s->piece[s->bp_list[j]];
       const phys_con *c = &s->con[p->con];
@@ -96,6 +97,12 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
           for (int q = 0; q < 6; q++) P[6 * r + q] += bb * u[r] * u[q];
       }
     }
+  }
+  if (!any && t->nlimits == 0) {
+    /* no piece and no limit on the tree (an arm in free motion): the matrix is A, whose factor
+     * the step already has (the same values, the same operations) */
+    phys__ltdl_packed_copy_values(&wt->Hp, &t->Afp);
+    return;
   }
   for (int l = nl - 1; l > 0; l--) {
     int pl = a->tb[l].parent;
