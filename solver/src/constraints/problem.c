@@ -49,11 +49,11 @@ static void weld_error(const phys_world *w, const phys_connect *cn, double err[3
   v3_set(err, s * e[1], s * e[2], s * e[3]);
 }
 
-/* add a piece for solver body sb (skipped when sb < 0) */
+/* add a piece for solver body sb (skipped when sb < 0) at the row's next slot c->p0 + c->np */
 static void add_piece(phys_problem *s, phys_con *c, int ci, int sb, double sign,
                       const double r[3]) {
   if (sb < 0) return;
-  phys_piece *p = &s->piece[s->np++];
+  phys_piece *p = &s->piece[c->p0 + c->np];
   memset(p, 0, sizeof *p);
   p->sb = sb;
   p->con = ci;
@@ -62,136 +62,172 @@ static void add_piece(phys_problem *s, phys_con *c, int ci, int sb, double sign,
   c->np++;
 }
 
-/* constraint rows (frame, friction, bias), warm starts and attachments; returns 0 or -1 */
-static int assemble_rows(phys_world *w, phys_problem *s) {
+/* row set ci: its frame, friction, bias, warm start and pieces (from its slot c->p0) */
+static void assemble_row(phys_world *w, phys_problem *s, int ci) {
   const phys_world_options *o = &w->opt;
   double h = o->timestep;
+  phys_con *c = &s->con[ci];
+  c->np = 0;
+  c->soft = 0;
+  c->cdim = 0;
+  c->nt = 0;
+  v3_zero(c->e);
+  v3_zero(c->phi);
+  if (c->kind == PHYS_CON_CONTACT && c->ang) {
+    /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
+     * term */
+    const phys_contact *ct = &w->contacts[c->src];
+    c->dim = ct->dim == 4 ? 1 : 3;
+    c->cdim = ct->dim;
+    c->mu = 0.0;
+    memcpy(c->R, ct->frame, sizeof c->R);
+    v3_copy(c->lambda, ct->lambda + 3);
+    double zero[3] = {0, 0, 0};
+    if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
+    if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
+  } else if (c->kind == PHYS_CON_CONTACT) {
+    /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
+    const phys_contact *ct = &w->contacts[c->src];
+    c->dim = ct->dim > 3 ? 3 : ct->dim;
+    c->cdim = ct->dim;
+    c->mus = ct->mu_spin;
+    c->mur = ct->mu_roll;
+    c->mu = ct->mu;
+    memcpy(c->R, ct->frame, sizeof c->R);
+    v3_copy(c->lambda, ct->lambda);
+    c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
+    c->phi[2] = ct->dist;
+    int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
+                  (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
+    if (on_link && ct->dist < 0.0) {
+      /* links are not moved by the position pass: a bounded Baumgarte velocity instead */
+      double en = o->baumgarte * ct->dist / h, cap = -LINK_MAX_RECOVERY_SPEED;
+      c->e[2] = en < cap ? cap : en;
+    }
+    double r[3];
+    if (ct->body_a >= 0) {
+      v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
+      add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
+    }
+    if (ct->body_b >= 0) {
+      v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
+      add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
+    }
+  } else if (c->kind == PHYS_CON_LIMIT) {
+    /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
+    const phys_artic *a = &w->artics[c->src];
+    int d = c->dof;
+    double q = a->qpos[a->qadr[a->dof_body[d]]];
+    double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
+    double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+    c->dim = 1;
+    c->mu = 0.0;
+    m3_identity(c->R);
+    c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+    c->phi[2] = gap;
+    c->lambda[2] = a->limit_lambda[2 * d + c->side];
+    c->tree = -1;
+  } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
+    /* tendon limit: as a joint limit on L = sum coef_j q_j, the row is +-coef over the dofs
+     * (a spatial tendon: its Jacobian of this step) */
+    const phys_tendon *tn = &w->tendons[c->src];
+    double L;
+    phys__tendon_length(w, c->src, &L, NULL);
+    double gap = c->side == 0 ? L - tn->desc.range[0] : tn->desc.range[1] - L;
+    double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+    c->dim = 1;
+    c->mu = 0.0;
+    m3_identity(c->R);
+    c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+    c->phi[2] = gap;
+    /* warm-started like a joint limit, from the last step's impulse of this side (state:
+     * snapshots keep it, so a restored world steps as the original) */
+    v3_zero(c->lambda);
+    c->lambda[2] = tn->limit_lambda[c->side];
+    phys__tendon_row(w, c->src, &c->nt, &c->tdof, &c->tcoef);
+    c->tree = -1;
+  } else if (c->kind == PHYS_CON_DOF_FRICTION) {
+    /* a dof's dry friction: opposes the dof's velocity with |lambda| <= frictionloss h, no
+     * error term (MuJoCo's frictionloss row) */
+    const phys_artic *a = &w->artics[c->src];
+    c->dim = 1;
+    c->mu = 0.0;
+    c->fbound = a->frictionloss[c->dof] * h;
+    m3_identity(c->R);
+    c->lambda[2] = phys__con_dof_project(c, a->friction_lambda[c->dof]);
+    c->tree = -1;
+  } else {
+    /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
+     * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
+    const phys_connect *cn = &w->connects[c->src];
+    c->dim = 3;
+    c->mu = 0.0;
+    m3_identity(c->R);
+    v3_copy(c->lambda, cn->lambda + 3 * c->ang);
+    double p1[3], p2[3], r1[3], r2[3], d[3];
+    int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
+    int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
+    if (c->ang) {
+      weld_error(w, cn, d);
+      v3_zero(r1);
+      v3_zero(r2);
+    } else {
+      v3_sub(d, p1, p2);
+    }
+    v3_copy(c->phi, d);
+    c->soft = cn->soft;
+    if (c->soft) {
+      /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */
+      double K = cn->stiffness[c->ang], D = cn->damping[c->ang];
+      v3_scale(c->e, d, h * K);
+      for (int i = 0; i < 3; i++) c->cs[i] = h * h * K + h * D;
+    } else if (!phys__connect_position_corrected(w, c)) {
+      v3_scale(c->e, d, o->baumgarte / h);
+    } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
+    add_piece(s, c, ci, sb1, 1.0, r1);
+    add_piece(s, c, ci, sb2, -1.0, r2);
+  }
+}
+
+/* the pieces row set c will have: a side of a contact on a solver body, a connect side on a
+ * dynamic body in the solve (what add_piece keeps of assemble_row's calls) */
+static int row_piece_count(const phys_world *w, const phys_problem *s, const phys_con *c) {
+  int n = 0;
+  if (c->kind == PHYS_CON_CONTACT) {
+    const phys_contact *ct = &w->contacts[c->src];
+    n += ct->body_a >= 0 && s->sb_of_body[ct->body_a] >= 0;
+    n += ct->body_b >= 0 && s->sb_of_body[ct->body_b] >= 0;
+  } else if (c->kind == PHYS_CON_CONNECT) {
+    const phys_connect *cn = &w->connects[c->src];
+    phys_id side[2] = {cn->body1, cn->body2};
+    for (int k = 0; k < 2; k++)
+      n += side[k] != PHYS_ID_NONE && !w->bodies[side[k]].is_static &&
+           s->sb_of_body[side[k]] >= 0;
+  }
+  return n;
+}
+
+/* constraint rows (frame, friction, bias), warm starts and attachments; returns 0 or -1. Each
+ * row's pieces start at its prefix count, so rows fill in independently: in parallel when
+ * there are many (5 % of a settled 512-box pile's step was this loop, serial) */
+static int assemble_rows(phys_world *w, phys_problem *s) {
   s->piece = ARENA_NEW(&w->arena, phys_piece, 2 * (size_t)s->ncon);
   if (s->ncon && !s->piece) return -1;
   s->np = 0;
   for (int ci = 0; ci < s->ncon; ci++) {
-    phys_con *c = &s->con[ci];
-    c->p0 = s->np;
-    c->np = 0;
-    c->soft = 0;
-    c->cdim = 0;
-    c->nt = 0;
-    v3_zero(c->e);
-    v3_zero(c->phi);
-    if (c->kind == PHYS_CON_CONTACT && c->ang) {
-      /* a condim 4/6 contact's angular rows (torsion about n; rolling about t1, t2): no error
-       * term */
-      const phys_contact *ct = &w->contacts[c->src];
-      c->dim = ct->dim == 4 ? 1 : 3;
-      c->cdim = ct->dim;
-      c->mu = 0.0;
-      memcpy(c->R, ct->frame, sizeof c->R);
-      v3_copy(c->lambda, ct->lambda + 3);
-      double zero[3] = {0, 0, 0};
-      if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
-      if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
-    } else if (c->kind == PHYS_CON_CONTACT) {
-      /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
-      const phys_contact *ct = &w->contacts[c->src];
-      c->dim = ct->dim > 3 ? 3 : ct->dim;
-      c->cdim = ct->dim;
-      c->mus = ct->mu_spin;
-      c->mur = ct->mu_roll;
-      c->mu = ct->mu;
-      memcpy(c->R, ct->frame, sizeof c->R);
-      v3_copy(c->lambda, ct->lambda);
-      c->e[2] = ct->dist > 0.0 ? ct->dist / h : 0.0;
-      c->phi[2] = ct->dist;
-      int on_link = (ct->body_a >= 0 && w->bodies[ct->body_a].artic >= 0) ||
-                    (ct->body_b >= 0 && w->bodies[ct->body_b].artic >= 0);
-      if (on_link && ct->dist < 0.0) {
-        /* links are not moved by the position pass: a bounded Baumgarte velocity instead */
-        double en = o->baumgarte * ct->dist / h, cap = -LINK_MAX_RECOVERY_SPEED;
-        c->e[2] = en < cap ? cap : en;
-      }
-      double r[3];
-      if (ct->body_a >= 0) {
-        v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
-        add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
-      }
-      if (ct->body_b >= 0) {
-        v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
-        add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
-      }
-    } else if (c->kind == PHYS_CON_LIMIT) {
-      /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
-      const phys_artic *a = &w->artics[c->src];
-      int d = c->dof;
-      double q = a->qpos[a->qadr[a->dof_body[d]]];
-      double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
-      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
-      c->dim = 1;
-      c->mu = 0.0;
-      m3_identity(c->R);
-      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-      c->phi[2] = gap;
-      c->lambda[2] = a->limit_lambda[2 * d + c->side];
-      c->tree = -1;
-    } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
-      /* tendon limit: as a joint limit on L = sum coef_j q_j, the row is +-coef over the dofs
-       * (a spatial tendon: its Jacobian of this step) */
-      const phys_tendon *tn = &w->tendons[c->src];
-      double L;
-      phys__tendon_length(w, c->src, &L, NULL);
-      double gap = c->side == 0 ? L - tn->desc.range[0] : tn->desc.range[1] - L;
-      double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
-      c->dim = 1;
-      c->mu = 0.0;
-      m3_identity(c->R);
-      c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-      c->phi[2] = gap;
-      /* warm-started like a joint limit, from the last step's impulse of this side (state:
-       * snapshots keep it, so a restored world steps as the original) */
-      v3_zero(c->lambda);
-      c->lambda[2] = tn->limit_lambda[c->side];
-      phys__tendon_row(w, c->src, &c->nt, &c->tdof, &c->tcoef);
-      c->tree = -1;
-    } else if (c->kind == PHYS_CON_DOF_FRICTION) {
-      /* a dof's dry friction: opposes the dof's velocity with |lambda| <= frictionloss h, no
-       * error term (MuJoCo's frictionloss row) */
-      const phys_artic *a = &w->artics[c->src];
-      c->dim = 1;
-      c->mu = 0.0;
-      c->fbound = a->frictionloss[c->dof] * h;
-      m3_identity(c->R);
-      c->lambda[2] = phys__con_dof_project(c, a->friction_lambda[c->dof]);
-      c->tree = -1;
-    } else {
-      /* connect (and a weld's point): three world-frame bilateral rows on the anchor points;
-       * a weld's angular constraint: three rows on w1 - w2 against the orientation error */
-      const phys_connect *cn = &w->connects[c->src];
-      c->dim = 3;
-      c->mu = 0.0;
-      m3_identity(c->R);
-      v3_copy(c->lambda, cn->lambda + 3 * c->ang);
-      double p1[3], p2[3], r1[3], r2[3], d[3];
-      int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
-      int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
-      if (c->ang) {
-        weld_error(w, cn, d);
-        v3_zero(r1);
-        v3_zero(r2);
-      } else {
-        v3_sub(d, p1, p2);
-      }
-      v3_copy(c->phi, d);
-      c->soft = cn->soft;
-      if (c->soft) {
-        /* spring-damper (eq. 4): k e = h K C, c = h^2 K + h D */
-        double K = cn->stiffness[c->ang], D = cn->damping[c->ang];
-        v3_scale(c->e, d, h * K);
-        for (int i = 0; i < 3; i++) c->cs[i] = h * h * K + h * D;
-      } else if (!phys__connect_position_corrected(w, c)) {
-        v3_scale(c->e, d, o->baumgarte / h);
-      } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
-      add_piece(s, c, ci, sb1, 1.0, r1);
-      add_piece(s, c, ci, sb2, -1.0, r2);
-    }
+    s->con[ci].p0 = s->np;
+    s->np += row_piece_count(w, s, &s->con[ci]);
+  }
+  if (w->step_threads > 1 && s->ncon >= 512) {
+    /* a tendon limit's row is the tendon's Jacobian of this step, computed into the tendon's
+     * own buffer (shared by its two sides): those rows after, on one thread */
+#pragma omp parallel for num_threads(w->step_threads) schedule(static)
+    for (int ci = 0; ci < s->ncon; ci++)
+      if (s->con[ci].kind != PHYS_CON_TENDON_LIMIT) assemble_row(w, s, ci);
+    for (int ci = 0; ci < s->ncon; ci++)
+      if (s->con[ci].kind == PHYS_CON_TENDON_LIMIT) assemble_row(w, s, ci);
+  } else {
+    for (int ci = 0; ci < s->ncon; ci++) assemble_row(w, s, ci);
   }
   return 0;
 }

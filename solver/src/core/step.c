@@ -342,8 +342,19 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
 
   /* collision: poses, margins, pairs, contacts (waking bodies: restored on failure) */
   wake_connected(w);
-  for (int b = 0; b < w->nbodies; b++)
-    if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+  if (w->step_threads > 1 && w->nbodies >= 256) {
+    /* bodies are independent, but a mocap body moves its connects: those on one thread */
+#pragma omp parallel for num_threads(w->step_threads) schedule(static)
+    for (int b = 0; b < w->nbodies; b++)
+      if (w->bodies[b].alive && !w->bodies[b].asleep && !w->bodies[b].mocap)
+        phys__body_update_geoms(w, b);
+    for (int b = 0; b < w->nbodies; b++)
+      if (w->bodies[b].alive && !w->bodies[b].asleep && w->bodies[b].mocap)
+        phys__body_update_geoms(w, b);
+  } else {
+    for (int b = 0; b < w->nbodies; b++)
+      if (w->bodies[b].alive && !w->bodies[b].asleep) phys__body_update_geoms(w, b);
+  }
   double *margin = geom_margins(w);
   if (!margin || phys__broadphase(w, margin) < 0 || phys__build_contacts(w, margin))
     return restore_state(w, phys__fail(w, PHYS_E_NOMEM,

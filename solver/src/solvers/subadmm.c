@@ -642,60 +642,72 @@ static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
  * where a piece counts by its rows (a frictionless contact's single row is a third of a piece):
  * the penalty acts per row, and counting rows makes the best beta_scale about the same for
  * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
-static void setup_penalties(phys_world *w, phys_problem *s) {
-  int paper = w->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER;
-  /* phys__delassus_diag's scratch; without it (no memory) limits fall back to A_dd */
-  double *scratch = ARENA_NEW(&w->arena, double, 2 * (size_t)phys__problem_max_nv(s) + 2);
-  for (int k = 0; k < s->nislands; k++) {
-    double sum = 0.0, msum = 0.0;
-    int n = 0, nall = 0;
-    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
-      double m = w->bodies[s->body_id[sb]].mass;
-      double rows = 0.0;
-      for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
-        rows += s->con[s->piece[s->bp_list[j]].con].dim;
-      msum += log(m);
-      nall++;
-      if (rows > 0.0) {
-        sum += log(m / (paper ? (double)(s->bp_start[sb + 1] - s->bp_start[sb]) : rows / 3.0));
-        n++;
-      }
-    }
-    double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
-    subadmm_ws(s)->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
-
-    /* a joint limit's row is in the units of its dof: its penalty follows the dof's own
-     * inertia (a knee's 0.02 kg m^2 against the island's kilograms: a penalty hundreds of
-     * times the inertia ties the iterate to the slack, and a joint started past its stop took
-     * the whole iteration cap for 30 steps) */
-    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
-      const phys_con *c = &s->con[ci];
-      if (!phys__con_on_dof(c)) continue;
-      const phys_tree_solve *t = &s->tree[c->tree];
-      if (scratch && !c->nt) {
-        /* a joint limit: the inertia the row moves against with the other dofs free,
-         * 1 / (A^-1)_dd, which on a floating base or a long chain is well below A_dd (the
-         * dof's inertia with every other dof locked). With A_dd the humanoid's knee and elbow
-         * stops took the iteration cap in 9 of 2000 steps (residual up to 3e-2), 4 with this */
-        double d[3];
-        phys__delassus_diag(w, s, ci, d, scratch);
-        if (d[2] > 0.0) {
-          subadmm_ws(s)->row[ci].bs = 1.0 / d[2] / beta0;
-          continue;
-        }
-      }
-      if (c->nt) {
-        /* a tendon limit: its pieces' inertias A_jj / coef_j^2, geometric mean */
-        double lsum = 0.0;
-        for (int j = 0; j < c->nt; j++)
-          lsum += log(t->A[(size_t)c->tdof[j] * (size_t)t->nv + c->tdof[j]] /
-                      (c->tcoef[j] * c->tcoef[j]));
-        subadmm_ws(s)->row[ci].bs = exp(lsum / c->nt) / beta0;
-        continue;
-      }
-      subadmm_ws(s)->row[ci].bs = t->A[(size_t)c->dof * (size_t)t->nv + c->dof] / beta0;
+static void island_penalty(phys_world *w, phys_problem *s, int k, double *scratch, int paper) {
+  double sum = 0.0, msum = 0.0;
+  int n = 0, nall = 0;
+  for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+    double m = w->bodies[s->body_id[sb]].mass;
+    double rows = 0.0;
+    for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
+      rows += s->con[s->piece[s->bp_list[j]].con].dim;
+    msum += log(m);
+    nall++;
+    if (rows > 0.0) {
+      sum += log(m / (paper ? (double)(s->bp_start[sb + 1] - s->bp_start[sb]) : rows / 3.0));
+      n++;
     }
   }
+  double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
+  subadmm_ws(s)->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
+
+  /* a joint limit's row is in the units of its dof: its penalty follows the dof's own
+   * inertia (a knee's 0.02 kg m^2 against the island's kilograms: a penalty hundreds of
+   * times the inertia ties the iterate to the slack, and a joint started past its stop took
+   * the whole iteration cap for 30 steps) */
+  for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
+    const phys_con *c = &s->con[ci];
+    if (!phys__con_on_dof(c)) continue;
+    const phys_tree_solve *t = &s->tree[c->tree];
+    if (scratch && !c->nt) {
+      /* a joint limit: the inertia the row moves against with the other dofs free,
+       * 1 / (A^-1)_dd, which on a floating base or a long chain is well below A_dd (the
+       * dof's inertia with every other dof locked). With A_dd the humanoid's knee and elbow
+       * stops took the iteration cap in 9 of 2000 steps (residual up to 3e-2), 4 with this */
+      double d[3];
+      phys__delassus_diag(w, s, ci, d, scratch);
+      if (d[2] > 0.0) {
+        subadmm_ws(s)->row[ci].bs = 1.0 / d[2] / beta0;
+        continue;
+      }
+    }
+    if (c->nt) {
+      /* a tendon limit: its pieces' inertias A_jj / coef_j^2, geometric mean */
+      double lsum = 0.0;
+      for (int j = 0; j < c->nt; j++)
+        lsum += log(t->A[(size_t)c->tdof[j] * (size_t)t->nv + c->tdof[j]] /
+                    (c->tcoef[j] * c->tcoef[j]));
+      subadmm_ws(s)->row[ci].bs = exp(lsum / c->nt) / beta0;
+      continue;
+    }
+    subadmm_ws(s)->row[ci].bs = t->A[(size_t)c->dof * (size_t)t->nv + c->dof] / beta0;
+  }
+}
+
+/* every island's penalty (independent islands: shared by the team when there are many bodies,
+ * each thread with its own scratch for phys__delassus_diag) */
+static void setup_penalties(phys_world *w, phys_problem *s) {
+  int paper = w->opt.subadmm.penalty_rule == PHYS_PENALTY_PAPER, nt = w->step_threads;
+  /* phys__delassus_diag's scratch per thread; without it (no memory) limits fall back to A_dd */
+  size_t stride = 2 * (size_t)phys__problem_max_nv(s) + 2;
+  double *scratch = ARENA_NEW(&w->arena, double, stride * (size_t)(nt > 1 ? nt : 1));
+  if (nt > 1 && s->nislands > 1 && s->nb >= 256) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int k = 0; k < s->nislands; k++)
+      island_penalty(w, s, k, scratch ? scratch + stride * (size_t)omp_get_thread_num() : NULL,
+                     paper);
+    return;
+  }
+  for (int k = 0; k < s->nislands; k++) island_penalty(w, s, k, scratch, paper);
 }
 
 /* initial slack z = J v_k and piece forces from the warm-started impulses */
@@ -714,17 +726,25 @@ static void slack_con(const phys_world *w, phys_problem *s, int ci, double beta)
   refresh_con(s, ci, beta);
 }
 
+/* every row's slack and pulls with its island's penalty: rows are independent, so with
+ * enough of them (in one island or over many: a settled pile of 64 stacks) the team takes a
+ * slice of all rows each; this was 4 % of such a step, serial */
 static void setup_slack(phys_world *w, phys_problem *s) {
-  for (int k = 0; k < s->nislands; k++) {
-    double beta = subadmm_ws(s)->isl_beta[k];
-    int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
-    if (w->step_threads > 1 && c1 - c0 >= 512) {
-#pragma omp parallel for num_threads(w->step_threads) schedule(static)
-      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
-    } else {
-      for (int ci = c0; ci < c1; ci++) slack_con(w, s, ci, beta);
+  if (w->step_threads > 1 && s->ncon >= 512) {
+#pragma omp parallel num_threads(w->step_threads)
+    {
+      int lo, hi, k = 0;
+      phys_slice(1, 0, s->ncon, &lo, &hi);
+      for (int ci = lo; ci < hi; ci++) {
+        while (ci >= s->isl_con_start[k + 1]) k++;
+        slack_con(w, s, ci, subadmm_ws(s)->isl_beta[k]);
+      }
     }
+    return;
   }
+  for (int k = 0; k < s->nislands; k++)
+    for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++)
+      slack_con(w, s, ci, subadmm_ws(s)->isl_beta[k]);
 }
 
 /* penalty scale of each row set: 1, a weld's or a contact's angular rows by the squared radius
