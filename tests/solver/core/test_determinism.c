@@ -43,6 +43,46 @@ static void test_threads_bit_identical(void) {
   phys_world_destroy(b);
 }
 
+/* 64 stacks of four boxes standing on the ground from the first step (1024 contacts, 256
+ * bodies) with a connect to the world, a connect and a weld between boxes: past the sizes where
+ * row assembly, SubADMM's slacks and penalties and the geom poses run on the team (512 rows,
+ * 256 bodies) */
+static phys_world *big_scene(int threads) {
+  phys_world_options o = phys_world_options_default();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.6);
+  for (int i = 0; i < 256; i++) {
+    /* stacks on a 0.25 m grid, each box a little turned and off its stack's axis */
+    double ang = 0.05 * (i % 7), p[3] = {0.25 * (i % 8) + 0.004 * (i % 3),
+                                          0.25 * ((i / 8) % 8), 0.05 + 0.1 * (i / 64)};
+    double q[4] = {cos(ang / 2), 0.0, 0.0, sin(ang / 2)};
+    add_box(w, p, q, 0.05, 1.0, 0.6);
+  }
+  double a[3] = {0.05, 0.0, 0.0};
+  CU_ASSERT_EQUAL(phys_world_add_connect(w, 0, PHYS_ID_NONE, a, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_add_connect(w, 1, 65, a, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_add_weld(w, 130, 194, NULL, NULL, NULL), PHYS_OK);
+  return w;
+}
+
+static void test_big_scene_threads(void) {
+  phys_world *a = big_scene(1), *b = big_scene(2);
+  for (int i = 0; i < 20; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(a), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(b), PHYS_OK);
+    if ((i + 1) % 5 == 0) CU_ASSERT_EQUAL(phys_world_state_hash(a), phys_world_state_hash(b));
+  }
+  printf("\n  256 stacked boxes + 3 equalities: %d contacts, %d islands after 20 steps\n",
+         phys_world_contact_count(b), phys_world_island_count(b));
+  CU_ASSERT(phys_world_contact_count(b) >= 512);
+  CU_ASSERT_EQUAL(phys_world_state_hash(a), phys_world_state_hash(b));
+  phys_world_destroy(a);
+  phys_world_destroy(b);
+}
+
 /* the same scene run twice gives the same hash (no hidden state between worlds) */
 static void test_repeatable(void) {
   phys_world *a = mixed_scene(2), *b = mixed_scene(2);
@@ -102,6 +142,7 @@ int register_tests(void) {
   CU_pSuite s = CU_add_suite("determinism", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "1 and 2 threads are bit-identical", test_threads_bit_identical) ||
+      !CU_add_test(s, "1 and 2 threads on 256 stacked boxes with equalities", test_big_scene_threads) ||
       !CU_add_test(s, "repeatable runs", test_repeatable) ||
       !CU_add_test(s, "snapshot and restore continue bit for bit", test_snapshot_restore) ||
       !CU_add_test(s, "no allocation in a warmed-up step", test_no_allocation_in_step))
