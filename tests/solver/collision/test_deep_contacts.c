@@ -10,6 +10,7 @@
 #include "cunit_main.h"
 #include "scene_util.h"
 #include "scenes.h"
+#include "shape_util.h"
 
 /* physbench's mixed_216 (216 spheres, cubes and capsules dropped into a walled bin, 2 ms
  * steps): the deepest penetration over the drop and the first settling (steps 0-800, where
@@ -121,6 +122,42 @@ static void test_no_ghost(void) {
   phys_world_destroy(w);
 }
 
+/* the deepest of n contact points */
+static double deepest(const phys_contact_point *c, int n) {
+  double d = INFINITY;
+  for (int i = 0; i < n; i++) d = fmin(d, c[i].dist);
+  return d;
+}
+
+/* A disc (humanoid100's cylinder: r 0.1, half-length 0.05) tilted 30 degrees onto its rim, 1 mm
+ * into a box face and into a wider disc's cap (the reference faces), with the rim's lowest
+ * direction at every 5 degrees around the disc's axis: the deepest contact point must be the
+ * rim's exact lowest point (depth r sin 30 + hl cos 30 - height). The cap was an 8-gon at fixed
+ * angles from the local x axis, and a rim direction between its vertices came out up to
+ * r sin 30 (1 - cos 22.5 deg) = 3.8 mm shallower than it was. */
+static void test_disc_rim_depth(void) {
+  const double r = 0.1, hl = 0.05, tilt = M_PI / 6, depth = 1e-3;
+  double worst = 0.0;
+  for (int k = 0; k < 72; k++) {
+    double phi = k * M_PI / 36;
+    phys_shape disc = shape(PHYS_GEOM_CYLINDER, r, hl, 0, 0.02, -0.01,
+                            r * sin(tilt) + hl * cos(tilt) - depth);
+    rotate(&disc, 0, 0, 1, -phi);  /* the rim direction at phi onto world +x */
+    rotate(&disc, 0, 1, 0, tilt);  /* ... and down */
+    phys_shape refs[2] = {shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.1, 0, 0, -0.1),
+                          shape(PHYS_GEOM_CYLINDER, 0.3, 0.05, 0, 0, 0, -0.05)};
+    for (int j = 0; j < 2; j++) {
+      phys_contact_point c[PHYS_MAX_PAIR_CONTACTS];
+      int n = phys__collide(&disc, &refs[j], 0.01, c);
+      CU_ASSERT(n >= 1);
+      worst = fmax(worst, fabs(deepest(c, n) + depth));
+      for (int i = 0; i < n; i++) ASSERT_NEAR(c[i].normal[2], 1.0, 1e-9);
+    }
+  }
+  printf("\n  disc on its rim: deepest point off the exact depth by %.3g m at most\n", worst);
+  CU_ASSERT(worst < 1e-9);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("deep_contacts", NULL, NULL);
   if (!s) return -1;
@@ -128,7 +165,8 @@ int register_tests(void) {
       !CU_add_test(s, "tumbling ellipsoid on the ground: at most 1 mm deep",
                    test_tumbling_ellipsoid) ||
       !CU_add_test(s, "tumbling ellipsoid 2 mm beside a box: no ghost",
-                   test_no_ghost))
+                   test_no_ghost) ||
+      !CU_add_test(s, "disc on its rim: the exact deepest rim point", test_disc_rim_depth))
     return -1;
   return 0;
 }
