@@ -27,6 +27,9 @@
  * normal 22 degrees off); with an edge (box, cylinder, hull) d(n) has ridges where the descent
  * stalls, and EPA's normal is the minimum-translation one to NP_EPA_TOL of the pair's size (MPR's,
  * which these pairs had before, was up to 68x too deep). MPR stands in where EPA cannot start.
+ * An ellipsoid against a box is refined further: descent as for smooth pairs, then the exact
+ * normal on the arc of a box edge's normals (np_refine_box_edge). With one smooth side, the
+ * point comes from that side's support (unique; an edge's or a face's is not).
  */
 #include <math.h>
 #include <setjmp.h>
