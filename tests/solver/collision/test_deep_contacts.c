@@ -12,6 +12,15 @@
 #include "scenes.h"
 #include "shape_util.h"
 
+/* the default options on `threads` threads, no adaptive threads, no sleeping */
+static phys_world_options fixed_threads(int threads) {
+  phys_world_options o = phys_world_options_default();
+  o.threads = threads;
+  o.adaptive_threads = 0;
+  o.sleep_enabled = 0;
+  return o;
+}
+
 /* physbench's mixed_216 (216 spheres, cubes and capsules dropped into a walled bin, 2 ms
  * steps): the deepest penetration over the drop and the first settling (steps 0-800, where
  * main's deepest steps were: 3.0 mm at step 586, 2.5 mm at 633, 2.2 mm at 530), on 1 and 2
@@ -20,10 +29,7 @@ static void test_mixed_216_drop(void) {
   double pen[2] = {0, 0};
   uint64_t hash[2];
   for (int t = 0; t < 2; t++) {
-    phys_world_options o = phys_world_options_default();
-    o.threads = t + 1;
-    o.adaptive_threads = 0;
-    o.sleep_enabled = 0;
+    phys_world_options o = fixed_threads(t + 1);
     phys_world *w = NULL;
     char err[256];
     CU_ASSERT_EQUAL_FATAL(phys_scene_build("mixed_216", &o, &w, err, sizeof err), 0);
@@ -236,10 +242,7 @@ static void test_humanoid100(void) {
   double drop = 0.0, rest = 0.0;
   int over = 0;
   for (int t = 0; t < 2; t++) {
-    phys_world_options o = phys_world_options_default();
-    o.threads = t + 1;
-    o.adaptive_threads = 0;
-    o.sleep_enabled = 0;
+    phys_world_options o = fixed_threads(t + 1);
     phys_world *w = NULL;
     phys_error err;
     CU_ASSERT_EQUAL_FATAL(phys_load_mjcf(path, &o, &w, &err), PHYS_OK);
