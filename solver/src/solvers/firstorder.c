@@ -220,12 +220,13 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
   phys_fo_ws *ws = (phys_fo_ws *)s->ws;
   phys_fo_island *fi = &ws->isl[k];
   phys_newton *nt = &ws->sap.isl[k].nt;
-  fi->solves = fi->resolves = fi->unresolved = 0;
+  fi->solves = fi->resolves = fi->unresolved = fi->predicted = 0;
   fi->inflation = fi->cone_excess = fi->radius_residual = 0.0;
   phys__fo_radius_reset(&fi->radius);
   for (;;) {
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;
+    fi->predicted += nt->predicted;
     if (!check_island(w, s, k, nt, fi)) break;
     /* only a converged solve is solved again: an unconverged one (the iteration cap, a failed
      * factorisation) would restart from impulses that do not match its velocity, and with a
@@ -250,6 +251,7 @@ void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st) {
     fs->solves += fi->solves;
     fs->resolves += fi->resolves;
     fs->unresolved_islands += fi->unresolved;
+    fs->predicted_directions += fi->predicted;
     if (fi->inflation > fs->inflation_max) fs->inflation_max = fi->inflation;
     if (fi->cone_excess > fs->cone_excess_max) fs->cone_excess_max = fi->cone_excess;
     if (fi->radius_residual > fs->radius_residual) fs->radius_residual = fi->radius_residual;

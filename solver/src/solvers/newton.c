@@ -111,14 +111,14 @@ static int all_finite(const double *a, int n) {
   return s == 0.0;
 }
 
-/* the predicted direction (nt->predict): J d of the plain direction, the model's branch
+/* the predicted direction (nt->predict): J d of the plain direction d, the model's branch
  * prediction, and when it changed row sets the direction of the predicted model, kept when it
- * descends the true h (*g0 = its phi'(0)); x, lam, D and r are the true ones at v on return.
- * Returns 0, or -1 when the predicted model's factorisation failed */
-static int predicted_direction(phys_newton *nt, double *g0) {
+ * was solved and descends the true h (*g0 = its phi'(0)), else d; x, lam, D and r are the
+ * true ones at v on return */
+static void predicted_direction(phys_newton *nt, double *g0) {
   int n = nt->n;
   for (int i = 0; i < nt->nrow; i++) nr_dot(nt, &nt->row[i], nt->dv, nt->jd + 3 * i);
-  if (nt->predict(nt) == 0) return 0;
+  if (nt->predict(nt) == 0) return;
   memcpy(nt->dv2, nt->dv, (size_t)n * sizeof(double));
   /* r' = A v - b - sum J^T lam' of the predicted branches, then d' = -H'^-1 r' */
   phys__newton_apply_A(nt, nt->v, nt->dv);
@@ -129,8 +129,7 @@ static int predicted_direction(phys_newton *nt, double *g0) {
     nr_add(nt, &nt->row[i], g, nt->dv);
   }
   nt->factored = 0; /* the factor is not H's */
-  if (phys__hessian_factor(nt)) return -1;
-  int ok = phys__hessian_solve(nt, nt->dv, nt->dv) == 0;
+  int ok = phys__hessian_factor(nt) == 0 && phys__hessian_solve(nt, nt->dv, nt->dv) == 0;
   phys__newton_eval(nt); /* the true x, lam, D and r at v */
   double g = 0.0;
   for (int i = 0; i < n; i++) {
@@ -143,7 +142,6 @@ static int predicted_direction(phys_newton *nt, double *g0) {
   } else {
     memcpy(nt->dv, nt->dv2, (size_t)n * sizeof(double));
   }
-  return 0;
 }
 
 void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
@@ -185,11 +183,7 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
       nt->dv[i] = sign * nt->dv[i];
       g0 += nt->dv[i] * nt->r[i];
     }
-    if (nt->predict && g0 < 0.0 && predicted_direction(nt, &g0) < 0) {
-      nt->status = PHYS_NEWTON_FACTOR_FAILED;
-      nt->factored = 0;
-      return;
-    }
+    if (nt->predict && g0 < 0.0) predicted_direction(nt, &g0);
     /* the Newton decrement -g0 = r^T H^-1 r is twice the predicted decrease of h: at the
      * roundoff of the kinetic energy (either sign) the iterate is as good as it gets; beyond
      * it, phi'(0) = g0 >= 0 is a direction that does not descend (the loop stops there) */

@@ -959,8 +959,10 @@ static void test_pile_216(void) {
   CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w2, &o2), PHYS_OK);
   uint64_t hash[6];
   pile_window r = {0};
+  long predicted = 0;
   for (int i = 0; i < steps; i++) {
     pile_window one = pile_window_run(w, 1);
+    predicted += phys_world_stats(w)->firstorder.predicted_directions;
     if (i < tsteps) hash[i] = phys_world_state_hash(w);
     r.unsettled += one.unsettled;
     r.at_cap += one.at_cap;
@@ -975,11 +977,12 @@ static void test_pile_216(void) {
     same &= phys_world_state_hash(w2) == hash[i];
   }
   printf("\n  %d contacts: %d of %d steps at the Newton cap, %d unresolved or capped, %ld Newton "
-         "steps, %ld re-solves, residual <= %.2e, penetration <= %.2e m; 2 threads bit-identical %d",
-         phys_world_stats(w)->contacts, r.at_cap, steps, r.unsettled, r.newton, r.resolves,
-         r.residual, r.penetration, same);
+         "steps (%ld on the predicted direction), %ld re-solves, residual <= %.2e, penetration <= "
+         "%.2e m; 2 threads bit-identical %d", phys_world_stats(w)->contacts, r.at_cap, steps,
+         r.unsettled, r.newton, predicted, r.resolves, r.residual, r.penetration, same);
   CU_ASSERT_EQUAL(r.at_cap, 0);
   CU_ASSERT_TRUE(r.newton < 4500);
+  CU_ASSERT_TRUE(predicted > 0);
   CU_ASSERT_TRUE(r.residual < 1e-3);
   CU_ASSERT_TRUE(r.penetration < 5e-4);
   CU_ASSERT_TRUE(same);
