@@ -16,6 +16,10 @@
  * solved per island by sap's Newton driver with exact line search (newton.h; sap.c's
  * prepare and island solve), whose Hessian A + J^T D J is Mt = M + G^T S G of the paper on
  * the active rows: bilateral-only islands are one factorisation (the objective is quadratic).
+ * The driver takes this solver's branch prediction (predict_stick below): a contact that
+ * slides but whose full Newton step crosses its stick zone is linearised on the zone's piece
+ * for the direction, so that one step lands all such contacts in their zones (without it the
+ * exact line search stopped at the first: one capture a Newton step on 216-sphere piles).
  * The normals solve the exact per-row semantics (lam_n = max(0, sig_n), the LCP the spec
  * offers beside the min-norm QP); the friction disk's radius is lagged: the first solve of a
  * step has every frictional contact stuck (an unbounded disk: the plain damper, whose

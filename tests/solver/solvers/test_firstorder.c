@@ -803,8 +803,9 @@ static void test_stack(void) {
  * contact stuck (unbounded disk); from the warm start's radii instead (before) every solve ran
  * to the cap of 99 Newton steps and the pile sank: penetration 8e-5 m after one step, 1.3e-3 m
  * after 15, 2.0e-2 m after 21. Asserted: the mean Newton steps per solve over the window below
- * 30 and no solve at the cap (measured: 14 a solve, 20 at most), the deepest penetration
- * below 1e-3 m (measured: 5.7e-4 m at the switch, falling to 3e-4 m) */
+ * 30 and no solve at the cap (measured: 4.5 a solve, 8 at most; 8.1 before the driver's branch
+ * prediction, test_pile_216), the deepest penetration below 1e-3 m (measured: 5.7e-4 m at the
+ * switch, falling to 3e-4 m) */
 static void test_settled_pile(void) {
   phys_world_options o = fo_options();
   o.solver = PHYS_SOLVER_SAP;
@@ -892,8 +893,9 @@ static pile_window pile_window_run(phys_world *w, int steps) {
 /* The lagged radius rho = mu gamma_n of the last solve is a fixed point that the plain
  * iteration does not reach on piles; Anderson mixing (firstorder.anderson) does in most steps.
  * 25 steps of a loose 64-sphere pile (one island of about 105 contacts), both with
- * max_resolves 40. Measured (2026-11-28): plain 23 of 25 steps unsettled, 8062 Newton steps;
- * Anderson depth 5: 2 of 25, 4589 Newton steps; residual at most 2.7e-3 (3.7e-3 plain),
+ * max_resolves 40. Measured (2026-11-28, with the driver's branch prediction): plain 23 of 25
+ * steps unsettled, 4956 Newton steps; Anderson depth 5: 4 of 25, 2536 Newton steps (before the
+ * prediction 8062 and 2 of 25, 4589); residual at most 2.7e-3 (3.7e-3 plain),
  * penetration at most 8e-5 m (sap's, removed within a few steps). Asserted: at most 5 of 25
  * steps unsettled with Anderson and fewer than the plain iteration, fewer Newton steps,
  * residual below 5e-3, penetration below 2e-4 m; then two piles (two islands) on 1 and 2
