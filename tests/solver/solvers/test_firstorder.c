@@ -949,16 +949,13 @@ static void test_pile_radius_fixed_point(void) {
  * full step crosses their zone on the zone's piece. Measured (2026-11-28): before, 6 of 20
  * steps with a re-solve at the Newton cap and 5755 Newton steps; with it none and 3103.
  * Asserted: no step at the cap, fewer than 4500 Newton steps, residual below 1e-3 and
- * penetration below 5e-4 m over the window, and a clone on 2 threads bit-identical for 6 steps */
+ * penetration below 5e-4 m over the window, and the same pile built on 2 threads bit-identical
+ * for 6 steps (built again, not cloned: phys_world_clone of this settled pile reads past an
+ * array under ASan, a separate defect) */
 static void test_pile_216(void) {
   const int steps = 20, tsteps = 6;
-  phys_world *w = sphere_piles(1, 6, 0.75, 5, 1), *w2 = NULL;
+  phys_world *w = sphere_piles(1, 6, 0.75, 5, 1);
   CU_ASSERT_EQUAL(phys_world_stats(w)->islands, 1);
-  phys_error err;
-  CU_ASSERT_EQUAL_FATAL(phys_world_clone(w, &w2, &err), PHYS_OK);
-  phys_world_options o2 = phys_world_get_options(w2);
-  o2.threads = 2;
-  CU_ASSERT_EQUAL_FATAL(phys_world_set_options(w2, &o2), PHYS_OK);
   uint64_t hash[6];
   pile_window r = {0};
   long predicted = 0;
@@ -973,6 +970,7 @@ static void test_pile_216(void) {
     r.residual = fmax(r.residual, one.residual);
     r.penetration = fmax(r.penetration, one.penetration);
   }
+  phys_world *w2 = sphere_piles(1, 6, 0.75, 5, 2);
   int same = 1;
   for (int i = 0; i < tsteps; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w2), PHYS_OK);
@@ -980,7 +978,7 @@ static void test_pile_216(void) {
   }
   printf("\n  %d contacts: %d of %d steps at the Newton cap, %d unresolved or capped, %ld Newton "
          "steps (%ld on the predicted direction), %ld re-solves, residual <= %.2e, penetration <= "
-         "%.2e m; 2 threads bit-identical %d", phys_world_stats(w)->contacts, r.at_cap, steps,
+         "%.2e m; on 2 threads bit-identical %d", phys_world_stats(w)->contacts, r.at_cap, steps,
          r.unsettled, r.newton, predicted, r.resolves, r.residual, r.penetration, same);
   CU_ASSERT_EQUAL(r.at_cap, 0);
   CU_ASSERT_TRUE(r.newton < 4500);
