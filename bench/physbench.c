@@ -81,6 +81,7 @@ typedef struct run_result {
   int nsn_non_finite, nsn_lm_islands;
   double nsn_pcr_res_max;    /* NSN's worst final relative PCR residual */
   long fo_newton, fo_solves, fo_resolves; /* the first-order solver's, summed */
+  long fo_predicted;         /* its Newton steps on the branch-predicted direction, summed */
   int fo_unresolved;
   double fo_inflation_max;   /* its worst lam_n / max(0, sig_n) - 1 */
   double fo_radius_res_max;  /* its worst distance of the lagged radii from their fixed point */
@@ -558,6 +559,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->fo_newton += s->firstorder.newton_iterations;
   r->fo_solves += s->firstorder.solves;
   r->fo_resolves += s->firstorder.resolves;
+  r->fo_predicted += s->firstorder.predicted_directions;
   r->fo_unresolved += s->firstorder.unresolved_islands;
   if (s->firstorder.inflation_max > r->fo_inflation_max)
     r->fo_inflation_max = s->firstorder.inflation_max;
@@ -704,7 +706,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->nsn_newton = r->nsn_pcr = 0;
   r->nsn_non_finite = r->nsn_lm_islands = 0;
   r->nsn_pcr_res_max = 0.0;
-  r->fo_newton = r->fo_solves = r->fo_resolves = 0;
+  r->fo_newton = r->fo_solves = r->fo_resolves = r->fo_predicted = 0;
   r->fo_unresolved = 0;
   r->fo_inflation_max = 0.0;
   r->fo_radius_res_max = 0.0;
@@ -815,6 +817,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_num(&j, "newton_iterations_per_step", (double)r->fo_newton / (double)n);
     json_num(&j, "solves_per_step", (double)r->fo_solves / (double)n);
     json_num(&j, "resolves_per_step", (double)r->fo_resolves / (double)n);
+    json_num(&j, "predicted_directions_per_step", (double)r->fo_predicted / (double)n);
     json_int(&j, "unresolved_islands", r->fo_unresolved);
     json_num(&j, "inflation_max", r->fo_inflation_max);
     json_num(&j, "radius_residual_max", r->fo_radius_res_max);

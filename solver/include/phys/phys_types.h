@@ -633,6 +633,9 @@ typedef struct phys_firstorder_stats {
   double radius_residual;    /* worst island's max over contacts of |mu lam_n - rho| / max mu
                                 lam_n after its last solve (rho the radius that solve used): how
                                 far the lagged radii are from their fixed point (0: settled) */
+  int predicted_directions;  /* Newton steps whose direction came from the branch prediction
+                                (a sliding contact linearised on its stick zone because the
+                                plain step crossed it), over all solves */
 } phys_firstorder_stats;
 
 /* Statistics of the last step. Times are wall-clock seconds of each stage. The iteration and

@@ -16,6 +16,10 @@
  * solved per island by sap's Newton driver with exact line search (newton.h; sap.c's
  * prepare and island solve), whose Hessian A + J^T D J is Mt = M + G^T S G of the paper on
  * the active rows: bilateral-only islands are one factorisation (the objective is quadratic).
+ * The driver takes this solver's branch prediction (predict_stick below): a contact that
+ * slides but whose full Newton step crosses its stick zone is linearised on the zone's piece
+ * for the direction, so that one step lands all such contacts in their zones (without it the
+ * exact line search stopped at the first: one capture a Newton step on 216-sphere piles).
  * The normals solve the exact per-row semantics (lam_n = max(0, sig_n), the LCP the spec
  * offers beside the min-norm QP); the friction disk's radius is lagged: the first solve of a
  * step has every frictional contact stuck (an unbounded disk: the plain damper, whose
@@ -112,6 +116,37 @@ static void setup_row(const phys_world *w, const phys_problem *s, phys_newton_ro
   }
 }
 
+/* the Newton driver's branch prediction (newton.h) for the tangential law: a contact that
+ * slides at v but whose full Newton step passes through its stick zone (the segment from x_t
+ * to x_t - J_t d comes within rho Rt of 0) is linearised on the zone's piece, the plain damper
+ * lam_t = x_t / Rt with D = I / Rt. The sliding piece has no curvature along the slip, so the
+ * plain step overshoots the zone and the exact line search stops where the first such contact
+ * enters it (one or two captures a Newton step on a pile); with the prediction the step lands
+ * them all in their zones at once. Returns the contacts re-linearised */
+static int predict_stick(phys_newton *nt) {
+  int m = 0;
+  for (int i = 0; i < nt->nrow; i++) {
+    const phys_newton_row *rw = &nt->row[i];
+    if (rw->type != FO_ROW_CONTACT || rw->r0 || !(rw->par[0] > 0.0) || !isfinite(rw->par[0]))
+      continue;
+    double *x = nt->x + 3 * i, *lam = nt->lam + 3 * i, *D = nt->D + 9 * i;
+    const double *jd = nt->jd + 3 * i;
+    double Rt = rw->par[1], zone = rw->par[0] * Rt;
+    if (x[0] * x[0] + x[1] * x[1] <= zone * zone) continue; /* in the zone: stuck already */
+    /* the point of the segment x_t - a J_t d, a in [0, 1], nearest to 0 */
+    double jj = jd[0] * jd[0] + jd[1] * jd[1], a = jj > 0.0 ? (x[0] * jd[0] + x[1] * jd[1]) / jj : 0.0;
+    a = a < 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a);
+    double p0 = x[0] - a * jd[0], p1 = x[1] - a * jd[1];
+    if (p0 * p0 + p1 * p1 > zone * zone) continue;
+    lam[0] = x[0] / Rt;
+    lam[1] = x[1] / Rt;
+    D[0] = D[4] = 1.0 / Rt;
+    D[1] = D[3] = 0.0;
+    m++;
+  }
+  return m;
+}
+
 phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
   const phys_firstorder_options *o = &w->opt.firstorder;
   phys_status st = phys__sap_prepare_model(w, s, phys__firstorder_model_eval,
@@ -130,6 +165,7 @@ phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
   for (int k = 0; k < s->nislands; k++) {
     phys_newton *nt = &ws->sap.isl[k].nt;
     for (int i = 0; i < nt->nrow; i++) setup_row(w, s, &nt->row[i], scratch);
+    nt->predict = predict_stick;
     /* the radius iteration's state (firstorder_radius.c) */
     phys_fo_island *fi = &ws->isl[k];
     size_t nr = (size_t)(nt->nrow > 0 ? nt->nrow : 1);
@@ -188,12 +224,13 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
   phys_fo_ws *ws = (phys_fo_ws *)s->ws;
   phys_fo_island *fi = &ws->isl[k];
   phys_newton *nt = &ws->sap.isl[k].nt;
-  fi->solves = fi->resolves = fi->unresolved = 0;
+  fi->solves = fi->resolves = fi->unresolved = fi->predicted = 0;
   fi->inflation = fi->cone_excess = fi->radius_residual = 0.0;
   phys__fo_radius_reset(&fi->radius);
   for (;;) {
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;
+    fi->predicted += nt->predicted;
     if (!check_island(w, s, k, nt, fi)) break;
     /* only a converged solve is solved again: an unconverged one (the iteration cap, a failed
      * factorisation) would restart from impulses that do not match its velocity, and with a
@@ -218,6 +255,7 @@ void phys__firstorder_stats(const phys_problem *s, phys_step_stats *st) {
     fs->solves += fi->solves;
     fs->resolves += fi->resolves;
     fs->unresolved_islands += fi->unresolved;
+    fs->predicted_directions += fi->predicted;
     if (fi->inflation > fs->inflation_max) fs->inflation_max = fi->inflation;
     if (fi->cone_excess > fs->cone_excess_max) fs->cone_excess_max = fi->cone_excess;
     if (fi->radius_residual > fs->radius_residual) fs->radius_residual = fi->radius_residual;

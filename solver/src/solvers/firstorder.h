@@ -56,6 +56,7 @@ double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g);
 /* one island's figures of the step (firstorder.c) */
 typedef struct phys_fo_island {
   int solves, resolves, unresolved;
+  int predicted;                 /* Newton steps on the predicted direction, over the solves */
   double inflation, cone_excess;
   double radius_residual;        /* the update's measure after the last solve */
   phys_fo_radius radius;

@@ -111,11 +111,45 @@ static int all_finite(const double *a, int n) {
   return s == 0.0;
 }
 
+/* the predicted direction (nt->predict): J d of the plain direction d, the model's branch
+ * prediction, and when it changed row sets the direction of the predicted model, kept when it
+ * was solved and descends the true h (*g0 = its phi'(0)), else d; x, lam, D and r are the
+ * true ones at v on return */
+static void predicted_direction(phys_newton *nt, double *g0) {
+  int n = nt->n;
+  for (int i = 0; i < nt->nrow; i++) nr_dot(nt, &nt->row[i], nt->dv, nt->jd + 3 * i);
+  if (nt->predict(nt) == 0) return;
+  memcpy(nt->dv2, nt->dv, (size_t)n * sizeof(double));
+  /* r' = A v - b - sum J^T lam' of the predicted branches, then d' = -H'^-1 r' */
+  phys__newton_apply_A(nt, nt->v, nt->dv);
+  for (int i = 0; i < n; i++) nt->dv[i] -= nt->b[i];
+  for (int i = 0; i < nt->nrow; i++) {
+    const double *lam = nt->lam + 3 * i;
+    double g[3] = {-lam[0], -lam[1], -lam[2]};
+    nr_add(nt, &nt->row[i], g, nt->dv);
+  }
+  nt->factored = 0; /* the factor is not H's */
+  int ok = phys__hessian_factor(nt) == 0 && phys__hessian_solve(nt, nt->dv, nt->dv) == 0;
+  phys__newton_eval(nt); /* the true x, lam, D and r at v */
+  double g = 0.0;
+  for (int i = 0; i < n; i++) {
+    nt->dv[i] = -nt->dv[i];
+    g += nt->dv[i] * nt->r[i];
+  }
+  if (ok && isfinite(g) && g < 0.0) {
+    *g0 = g;
+    nt->predicted++;
+  } else {
+    memcpy(nt->dv, nt->dv2, (size_t)n * sizeof(double));
+  }
+}
+
 void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
   int n = nt->n;
   nt->iters = 0;
   nt->status = PHYS_NEWTON_MAX_ITER;
   nt->ls_failures = 0;
+  nt->predicted = 0;
   double rn = phys__newton_eval(nt);
   for (;;) {
     nt->rnorm = rn;
@@ -149,6 +183,7 @@ void phys__newton_solve(phys_newton *nt, int max_iter, double tol) {
       nt->dv[i] = sign * nt->dv[i];
       g0 += nt->dv[i] * nt->r[i];
     }
+    if (nt->predict && g0 < 0.0) predicted_direction(nt, &g0);
     /* the Newton decrement -g0 = r^T H^-1 r is twice the predicted decrease of h: at the
      * roundoff of the kinetic energy (either sign) the iterate is as good as it gets; beyond
      * it, phi'(0) = g0 >= 0 is a direction that does not descend (the loop stops there) */
@@ -238,6 +273,8 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->factored = 0;
   nt->dpar = NULL;
   nt->line_search = 0; /* exact unless the solver says otherwise */
+  nt->predict = NULL;
+  nt->predicted = 0;
   double *b = ARENA_NEW(ar, double, n);
   nt->row = ARENA_NEW(ar, phys_newton_row, nrow);
   nt->v = ARENA_NEW(ar, double, n);
@@ -245,6 +282,7 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->dv = ARENA_NEW(ar, double, n);
   nt->Ad = ARENA_NEW(ar, double, n);
   nt->tmp = ARENA_NEW(ar, double, n);
+  nt->dv2 = ARENA_NEW(ar, double, n);
   size_t r3 = 3 * (size_t)nrow;
   nt->jv = ARENA_ZNEW(ar, double, r3);
   nt->x = ARENA_ZNEW(ar, double, r3);
@@ -252,7 +290,7 @@ int phys__newton_setup(phys_newton *nt, const phys_world *w, phys_problem *s, ph
   nt->jd = ARENA_ZNEW(ar, double, r3);
   nt->x0 = ARENA_ZNEW(ar, double, r3);
   nt->D = ARENA_ZNEW(ar, double, 3 * r3);
-  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp)) ||
+  if ((n && (!b || !nt->v || !nt->r || !nt->dv || !nt->Ad || !nt->tmp || !nt->dv2)) ||
       (nrow && (!nt->row || !nt->jv || !nt->x || !nt->lam || !nt->jd || !nt->x0 || !nt->D)))
     return -1;
   phys__dense_base(s, d, b);

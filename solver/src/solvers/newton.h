@@ -104,6 +104,15 @@ typedef struct phys_newton {
   /* 0 (PHYS_LINE_SEARCH_EXACT): the exact line search; 1: Armijo backtracking (it needs the
    * model's potential) */
   int line_search;
+  /* the branch prediction of the Newton direction (NULL: off; the first-order solver's): called
+   * after the plain direction d = -H^-1 r is known, with nt->dv = d, nt->jd = J d and x, lam, D
+   * of the iterate v; it may re-linearise row sets on another piece of their law (lam and D
+   * at v of the piece the full step d reaches) and returns how many it changed. The driver
+   * then takes the direction of that model (re-factorised) when it descends the true h, else
+   * d; the line search always runs on the true model, so the solution is the same. */
+  int (*predict)(struct phys_newton *nt);
+  double *dv2;                /* n: the plain direction while the predicted one is tried */
+  int predicted;              /* directions taken from the prediction in the last solve */
 } phys_newton;
 
 /* ---- newton.c ---- */
