@@ -1,9 +1,11 @@
 /* nsn_pcr.c - NSN's linear solver: the Schur complement A = diag(alpha) J A_dyn^-1 J^T
- * diag(alpha) + C + eps I of one island applied matrix-free (a push of the impulses through
+ * diag(alpha) + C + eps I of one island, plus the friction coupling (the friction-normal block
+ * B and the groups' |lambda_f| terms), applied matrix-free (a push of the impulses through
  * each piece's G = A_sub^-1 J^T, then J per record: the subsystems' own factors, never an
  * island-wide matrix), and a fixed number of Jacobi-preconditioned conjugate residual
  * iterations on it (paper 003 sec. 8.2: the residual falls monotonically, so a fixed budget
- * can stop anywhere; it tolerates the near-singular systems of redundant contacts).
+ * can stop anywhere; it tolerates the near-singular systems of redundant contacts), used where
+ * B = 0 (A symmetric; nsn_gmres.c otherwise).
  *
  * Every sum runs in row order over one island on one thread, so the result does not depend on
  * the thread count. */
@@ -25,9 +27,15 @@ void phys__nsn_apply(const phys_problem *s, int k, double eps, const double *x, 
   for (int ci = c0; ci < c1; ci++) {
     double jv[3];
     phys__pgs_record_jv(s, pisl, ci, u, jv);
+    long n = phys__nsn_bound_row(&s->con[ci], ci);
+    const double *lam = s->con[ci].lambda, *xi = x + 3 * (size_t)ci, *ct = ws->ct + 3 * (size_t)ci;
+    double xn = n >= 0 ? x[n] : 0.0;
+    /* the |lambda_f| terms: groups {0, 1} and {2} (ct is 0 outside friction groups) */
+    double lx01 = lam[0] * xi[0] + lam[1] * xi[1], lx2 = lam[2] * xi[2];
     for (int r = 0; r < 3; r++) {
       size_t i = 3 * (size_t)ci + r;
-      y[i] = ws->alpha[i] * jv[r] + (ws->comp[i] + eps) * x[i];
+      y[i] = ws->alpha[i] * jv[r] + (ws->comp[i] + eps) * x[i] + ws->cpl[i] * xn +
+             ct[r] * lam[r] * (r < 2 ? lx01 : lx2);
     }
   }
 }
