@@ -88,7 +88,7 @@ static const option_row rows[] = {
     I, PHYS_NSN_NCP_FB, 0, 1, 0, 0, "fb|min"}, OFF(nsn.ncp)},
   {{"nsn.damping", "nsn", "damping t of the Newton update lambda += t dlambda (no line search)",
     D, 0.75, 0.0, 1.0, 1, 0, NULL}, OFF(nsn.damping)},
-  {{"nsn.linear_iterations", "nsn", "Jacobi-preconditioned conjugate residual iterations per Newton step",
+  {{"nsn.linear_iterations", "nsn", "Jacobi-preconditioned Krylov iterations per Newton step (conjugate residual, or GMRES with the friction coupling)",
     I, 20, 1, 10000, 0, 0, NULL}, OFF(nsn.linear_iterations)},
   {{"nsn.epsilon", "nsn", "regularisation eps I added to the Schur complement J A^-1 J^T + C",
     D, 1e-6, 0.0, 1.0, 0, 0, NULL}, OFF(nsn.epsilon)},
