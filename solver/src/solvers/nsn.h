@@ -60,6 +60,13 @@ typedef struct phys_nsn {
 
 static inline phys_nsn *nsn_ws(const phys_problem *s) { return (phys_nsn *)s->ws; }
 
+/* sum a_i b_i over rows [lo, hi) in order (the Krylov solvers' fixed-order sums) */
+static inline double phys__nsn_dot(const double *a, const double *b, size_t lo, size_t hi) {
+  double sum = 0.0;
+  for (size_t i = lo; i < hi; i++) sum += a[i] * b[i];
+  return sum;
+}
+
 /* GMRES's restart length: m = min(linear_iterations, 30); its basis takes m + 1 vectors */
 #define PHYS_NSN_GMRES_RESTART 30
 static inline int phys__nsn_gmres_restart(int linear_iterations) {

@@ -12,13 +12,6 @@
 #include <string.h>
 #include "solvers/nsn.h"
 
-/* sum a_i b_i over rows [lo, hi) in order */
-static double dot(const double *a, const double *b, size_t lo, size_t hi) {
-  double sum = 0.0;
-  for (size_t i = lo; i < hi; i++) sum += a[i] * b[i];
-  return sum;
-}
-
 int phys__nsn_gmres(const phys_problem *s, int k, double eps, int iters, int m, double *rel) {
   phys_nsn *ws = nsn_ws(s);
   size_t lo = 3 * (size_t)s->isl_con_start[k], hi = 3 * (size_t)s->isl_con_start[k + 1];
@@ -28,7 +21,7 @@ int phys__nsn_gmres(const phys_problem *s, int k, double eps, int iters, int m, 
   /* the island's small arrays: H (m + 1) x m by columns, cosines, sines, g, y */
   double *H = ws->isl[k].hs, *cs = H + (size_t)(m + 1) * m, *sn = cs + m, *g = sn + m,
          *y = g + m + 1;
-  double bnorm = sqrt(dot(b, b, lo, hi));
+  double bnorm = sqrt(phys__nsn_dot(b, b, lo, hi));
   for (size_t i = lo; i < hi; i++) {
     x[i] = 0.0;
     r[i] = b[i];
@@ -49,13 +42,13 @@ int phys__nsn_gmres(const phys_problem *s, int k, double eps, int iters, int m, 
       double *h = H + (size_t)j * (m + 1);
       for (size_t i = lo; i < hi; i++) z[i] = pinv[i] * vj[i];
       phys__nsn_apply(s, k, eps, z, w);
-      double an = sqrt(dot(w, w, lo, hi)); /* |A P^-1 v_j| */
+      double an = sqrt(phys__nsn_dot(w, w, lo, hi)); /* |A P^-1 v_j| */
       for (int l = 0; l <= j; l++) { /* modified Gram-Schmidt */
         const double *vl = ws->V + (size_t)l * nr;
-        h[l] = dot(w, vl, lo, hi);
+        h[l] = phys__nsn_dot(w, vl, lo, hi);
         for (size_t i = lo; i < hi; i++) w[i] -= h[l] * vl[i];
       }
-      h[j + 1] = sqrt(dot(w, w, lo, hi));
+      h[j + 1] = sqrt(phys__nsn_dot(w, w, lo, hi));
       /* the previous rotations on the new column, then the one that zeroes h[j + 1] */
       for (int l = 0; l < j; l++) {
         double t = cs[l] * h[l] + sn[l] * h[l + 1];
@@ -97,7 +90,7 @@ int phys__nsn_gmres(const phys_problem *s, int k, double eps, int iters, int m, 
     /* restart from the true residual */
     phys__nsn_apply(s, k, eps, x, r);
     for (size_t i = lo; i < hi; i++) r[i] = b[i] - r[i];
-    beta = sqrt(dot(r, r, lo, hi));
+    beta = sqrt(phys__nsn_dot(r, r, lo, hi));
   }
   *rel = beta / bnorm;
   return it;

@@ -40,20 +40,13 @@ void phys__nsn_apply(const phys_problem *s, int k, double eps, const double *x, 
   }
 }
 
-/* sum a_i b_i over rows [lo, hi) in order */
-static double dot(const double *a, const double *b, size_t lo, size_t hi) {
-  double sum = 0.0;
-  for (size_t i = lo; i < hi; i++) sum += a[i] * b[i];
-  return sum;
-}
-
 int phys__nsn_pcr(const phys_problem *s, int k, double eps, int iters, double *rel) {
   phys_nsn *ws = nsn_ws(s);
   size_t lo = 3 * (size_t)s->isl_con_start[k], hi = 3 * (size_t)s->isl_con_start[k + 1];
   double *x = ws->x, *r = ws->res, *z = ws->z, *p = ws->p, *Az = ws->Az, *Ap = ws->Ap,
          *q = ws->q, *pinv = ws->pinv;
   const double *b = ws->rhs;
-  double bb = dot(b, b, lo, hi);
+  double bb = phys__nsn_dot(b, b, lo, hi);
   for (size_t i = lo; i < hi; i++) {
     x[i] = 0.0;
     r[i] = b[i];
@@ -64,12 +57,12 @@ int phys__nsn_pcr(const phys_problem *s, int k, double eps, int iters, double *r
   if (!(bb > 0.0)) return 0;
   phys__nsn_apply(s, k, eps, z, Az);
   memcpy(Ap + lo, Az + lo, (hi - lo) * sizeof(double));
-  double rho = dot(z, Az, lo, hi);
+  double rho = phys__nsn_dot(z, Az, lo, hi);
   int it = 0;
   while (it < iters) {
     if (!(rho > 0.0)) break; /* z = 0 (exact) or a breakdown */
     for (size_t i = lo; i < hi; i++) q[i] = pinv[i] * Ap[i];
-    double den = dot(Ap, q, lo, hi);
+    double den = phys__nsn_dot(Ap, q, lo, hi);
     if (!(den > 0.0)) break;
     double al = rho / den;
     for (size_t i = lo; i < hi; i++) {
@@ -80,13 +73,13 @@ int phys__nsn_pcr(const phys_problem *s, int k, double eps, int iters, double *r
     it++;
     if (it == iters) break; /* the next direction is not needed */
     phys__nsn_apply(s, k, eps, z, Az);
-    double rho1 = dot(z, Az, lo, hi), be = rho1 / rho;
+    double rho1 = phys__nsn_dot(z, Az, lo, hi), be = rho1 / rho;
     rho = rho1;
     for (size_t i = lo; i < hi; i++) {
       p[i] = z[i] + be * p[i];
       Ap[i] = Az[i] + be * Ap[i];
     }
   }
-  *rel = sqrt(dot(r, r, lo, hi) / bb);
+  *rel = sqrt(phys__nsn_dot(r, r, lo, hi) / bb);
   return it;
 }
