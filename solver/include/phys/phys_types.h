@@ -420,7 +420,10 @@ typedef enum phys_nsn_friction_normal {
                                              (1 + mu)) instead */
   PHYS_NSN_FRICTION_NORMAL_ON_DEMAND = 1, /* from the Newton iteration where the island's
                                              Levenberg-Marquardt term goes on (default) */
-  PHYS_NSN_FRICTION_NORMAL_ALWAYS = 2     /* from the first Newton iteration */
+  PHYS_NSN_FRICTION_NORMAL_ALWAYS = 2     /* from the first Newton iteration; experimental:
+                                             not robust from far iterates (a mu 5 sphere pile's
+                                             step fails with a non-finite body;
+                                             docs/engine.md, NSN) */
 } phys_nsn_friction_normal;
 
 /* Options of NSN (paper 003). max_iterations caps its Newton iterations per island and step;
