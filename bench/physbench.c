@@ -78,7 +78,7 @@ typedef struct run_result {
   int canal_status_worst, pgs_colors_max, pgs_overflow_max;
   int sap_newton, sap_zero_iter, sap_failures, sap_status_worst; /* SAP's, summed */
   long nsn_newton, nsn_pcr;  /* NSN's, summed */
-  int nsn_non_finite, nsn_lm_islands;
+  int nsn_non_finite, nsn_lm_islands, nsn_gmres;
   double nsn_pcr_res_max;    /* NSN's worst final relative PCR residual */
   long fo_newton, fo_solves, fo_resolves; /* the first-order solver's, summed */
   long fo_predicted;         /* its Newton steps on the branch-predicted direction, summed */
@@ -555,6 +555,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->nsn_pcr += s->nsn.pcr_iterations;
   r->nsn_non_finite += s->nsn.non_finite;
   r->nsn_lm_islands += s->nsn.lm_islands;
+  r->nsn_gmres += s->nsn.gmres_solves;
   if (s->nsn.pcr_residual > r->nsn_pcr_res_max) r->nsn_pcr_res_max = s->nsn.pcr_residual;
   r->fo_newton += s->firstorder.newton_iterations;
   r->fo_solves += s->firstorder.solves;
@@ -704,7 +705,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->canal_status_worst = r->pgs_colors_max = r->pgs_overflow_max = 0;
   r->sap_newton = r->sap_zero_iter = r->sap_failures = r->sap_status_worst = 0;
   r->nsn_newton = r->nsn_pcr = 0;
-  r->nsn_non_finite = r->nsn_lm_islands = 0;
+  r->nsn_non_finite = r->nsn_lm_islands = r->nsn_gmres = 0;
   r->nsn_pcr_res_max = 0.0;
   r->fo_newton = r->fo_solves = r->fo_resolves = r->fo_predicted = 0;
   r->fo_unresolved = 0;
@@ -813,6 +814,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_num(&j, "pcr_relative_residual_max", r->nsn_pcr_res_max);
     json_int(&j, "non_finite_islands", r->nsn_non_finite);
     json_num(&j, "lm_islands_per_step", (double)r->nsn_lm_islands / (double)n);
+    json_num(&j, "gmres_solves_per_step", (double)r->nsn_gmres / (double)n);
   } else if (r->opt.solver == PHYS_SOLVER_FIRSTORDER) {
     json_num(&j, "newton_iterations_per_step", (double)r->fo_newton / (double)n);
     json_num(&j, "solves_per_step", (double)r->fo_solves / (double)n);

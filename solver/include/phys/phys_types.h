@@ -410,6 +410,22 @@ typedef enum phys_nsn_preconditioner {
                                      velocity level (effective mass with unit masses) */
 } phys_nsn_preconditioner;
 
+/* When NSN's Newton matrix carries the friction coupling: W's dependence on the bound mu
+ * lambda_n (the friction-normal block, which makes the matrix nonsymmetric: GMRES) and on
+ * |lambda_f|. Without it the bound is lagged (the paper's quasi-Newton, PCR). */
+typedef enum phys_nsn_friction_normal {
+  PHYS_NSN_FRICTION_NORMAL_OFF = 0,       /* never: the bound lagged; once the island's
+                                             Levenberg-Marquardt term is on, a frictional
+                                             contact's normal step is damped by min(t, 2 /
+                                             (1 + mu)) instead */
+  PHYS_NSN_FRICTION_NORMAL_ON_DEMAND = 1, /* from the Newton iteration where the island's
+                                             Levenberg-Marquardt term goes on (default) */
+  PHYS_NSN_FRICTION_NORMAL_ALWAYS = 2     /* from the first Newton iteration; experimental:
+                                             not robust from far iterates (a mu 5 sphere pile's
+                                             step fails with a non-finite body;
+                                             docs/engine.md, NSN) */
+} phys_nsn_friction_normal;
+
 /* Options of NSN (paper 003). max_iterations caps its Newton iterations per island and step;
  * tolerance is the shared sec. 7 metric, checked after each Newton iteration. */
 typedef struct phys_nsn_options {
@@ -427,6 +443,8 @@ typedef struct phys_nsn_options {
   phys_nsn_preconditioner preconditioner; /* default PHYS_NSN_PRECOND_EFFECTIVE_MASS */
   int warm_start;           /* 1: start from the previous step's impulses (physd's warm start);
                                0: from zero, as the paper; default 1 */
+  phys_nsn_friction_normal friction_normal; /* default PHYS_NSN_FRICTION_NORMAL_ON_DEMAND
+                                               (docs/engine.md, NSN) */
 } phys_nsn_options;
 
 /* Options of the first-order stable solver (paper 004, docs/engine.md "First-order stable
@@ -610,10 +628,14 @@ typedef struct phys_sap_stats {
 /* Statistics of NSN in the last step (summed over islands unless said otherwise). */
 typedef struct phys_nsn_stats {
   int newton_iterations;     /* Newton iterations */
-  int pcr_iterations;        /* PCR iterations (linear_iterations per Newton iteration, fewer
-                                when a linear system was solved exactly) */
-  double pcr_residual;       /* the largest final relative PCR residual ||b - A x|| / ||b|| of the
-                                step's last Newton iteration over the islands (0 without rows) */
+  int pcr_iterations;        /* Krylov iterations, PCR and GMRES together (linear_iterations
+                                per Newton iteration, fewer when a linear system was solved
+                                exactly) */
+  double pcr_residual;       /* the largest final relative Krylov residual ||b - A x|| / ||b|| of
+                                the step's last Newton iteration over the islands (0 without
+                                rows) */
+  int gmres_solves;          /* Newton iterations whose matrix carried a non-zero
+                                friction-normal block (nonsymmetric: solved by GMRES, not PCR) */
   int non_finite;            /* islands where a non-finite value appeared: they kept their last
                                 finite impulses */
   int lm_islands;            /* islands whose Levenberg-Marquardt term went on (nsn.lm_friction,

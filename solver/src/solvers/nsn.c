@@ -9,23 +9,31 @@
  *       C = dphi/dlambda (paper 003 (93)-(98), velocity-level reading)
  *   friction groups (a contact's two tangent rows with bound mu lambda_n; a condim 4/6
  *       contact's torsional row (mu_spin lambda_n) and rolling rows (mu_roll lambda_n); a
- *       dof's dry friction (its fixed bound)): F = w_f + W lambda_f with W frozen (35)-(37),
- *       (103)-(105), C = W; with a bound <= 0 the rows are removed (alpha = 0) with C = 1 and
- *       F = lambda_f, so the step sets lambda_f to 0 (sec. 6.1)
+ *       dof's dry friction (its fixed bound)): F = w_f + W lambda_f, W of (35), (103)-(105),
+ *       C = W; with the friction coupling on (nsn.friction_normal: by default from the
+ *       iteration where the Levenberg-Marquardt term goes on) the matrix also carries W's
+ *       dependence on the bound (the friction-normal block B: dF_f / dlambda_n = dW/dbound mu
+ *       lambda_f) and on |lambda_f| (dW/d|lambda_f| lambda_f lambda_f^T / |lambda_f| in the
+ *       group's block);
+ *       without it W is frozen (37), the paper's quasi-Newton. With a bound <= 0 the rows are
+ *       removed (alpha = 0) with C = 1 and F = lambda_f, so the step sets lambda_f to 0
+ *       (sec. 6.1)
  *   bilateral rows (connects, welds, joint equalities): F = w, C = 0; soft rows F = J v +
  *       (lambda + k e) / c, C = 1 / c (the compliance form (7))
- * then solves [diag(alpha) J A^-1 J^T diag(alpha) + C + L + eps I] dlambda = -F by a fixed
- * number of PCR iterations (nsn_pcr.c) and updates lambda += t dlambda (damping t, no line
- * search). L = diag(kappa D_ii) on friction rows (kappa = nsn.lm_friction, else 0) is a
+ * then solves [diag(alpha) J A^-1 J^T diag(alpha) + C + L + eps I + B] dlambda = -F by a
+ * fixed number of Krylov iterations, PCR (nsn_pcr.c) where B = 0 and the matrix is symmetric,
+ * else GMRES (nsn_gmres.c), and updates lambda += t dlambda (damping t, no line search).
+ * L = diag(kappa D_ii) on friction rows (kappa = nsn.lm_friction, else 0) is a
  * Levenberg-Marquardt term, switched on for the rest of the step when the metric has not
  * reached a new low for nsn.lm_patience iterations: in a statically indeterminate pile the
  * friction rows that stick (W ~ 0) leave the Schur complement singular, and undamped steps
  * along its null space (self-equilibrated friction impulses that move nothing) push impulses
  * out of the cone, where W jumps and the iteration cycles; L bounds those steps and leaves F,
- * hence the solutions, as they are (docs/engine.md, NSN). Once the term is on, a frictional
- * contact's normal impulse is updated with damping min(t, 2 / (1 + mu)) (normal_damping): the
- * lagged friction bound mu lambda_n feeds back with a gain of up to about mu, and at mu = 5 a
- * settling sphere pile cycled with the paper's t.
+ * hence the solutions, as they are (docs/engine.md, NSN). With nsn.friction_normal = off,
+ * once the term is on, a frictional contact's normal impulse is updated with damping min(t, 2 / (1 +
+ * mu)) (normal_damping): the lagged friction bound mu lambda_n feeds back with a gain of up to
+ * about mu, and at mu = 5 a settling sphere pile cycled with the paper's t. The coupled matrix
+ * makes that stopgap unnecessary: it is off while the coupling is on.
  * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
  * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
  * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
@@ -41,17 +49,25 @@
 
 /* ---- the rows of one Newton iteration ----------------------------------------------------- */
 
-/* row i's Newton terms: row scale alpha, C, and F (stored as rhs = -F) */
+/* row i's Newton terms: row scale alpha, C, and F (stored as rhs = -F); no friction-normal
+ * entry */
 static inline void set_row(phys_nsn *ws, size_t i, double alpha, double comp, double F) {
   ws->alpha[i] = alpha;
   ws->comp[i] = comp;
   ws->rhs[i] = -F;
+  ws->cpl[i] = ws->ct[i] = 0.0;
 }
 
-/* a friction group of n rows from r0 of record ci with bound `bound` (mu lambda_n or a fixed
- * bound): the frozen compliance W on its rows, or the rows removed when bound <= 0 */
+/* a friction group of n rows from r0 of record ci with bound `bound` = mu lambda_n (mu =
+ * dbound / dlambda_n, 0 for a fixed bound): the compliance W on its rows, or the rows removed
+ * when bound <= 0. With `coupled`, W's dependence on the bound and on |lambda_f|: the
+ * friction-normal block dF / dlambda_n = dW/dbound mu lambda_f of F = w_f + W lambda_f into
+ * cpl, and dW/dlt / |lambda_f| into ct where dW/dlt > 0 (W stays frozen in the velocity).
+ * dW/dlt < 0 only where FB's W is small inside the cone (stick); kept there, it made the
+ * group's block indefinite and a 64-sphere pile at mu 1 without the Levenberg-Marquardt term
+ * blew up (a body non-finite at step 160; clamped: no step at the cap in 500). */
 static void friction_group(phys_nsn *ws, int ncp, int ci, int r0, int n, double bound,
-                           const double wv[3], const double lam[3]) {
+                           double mu, int coupled, const double wv[3], const double lam[3]) {
   size_t i0 = 3 * (size_t)ci + r0;
   if (!(bound > 0.0)) {
     for (int j = 0; j < n; j++) set_row(ws, i0 + j, 0.0, 1.0, lam[r0 + j]);
@@ -62,9 +78,15 @@ static void friction_group(phys_nsn *ws, int ncp, int ci, int r0, int n, double 
     v2 += wv[r0 + j] * wv[r0 + j];
     l2 += lam[r0 + j] * lam[r0 + j];
   }
-  double W = phys__nsn_friction_w(ncp, sqrt(v2), sqrt(l2), bound, ws->r[i0]);
-  for (int j = 0; j < n; j++)
+  double lt = sqrt(l2), db, dl;
+  double W = phys__nsn_friction_w_grad(ncp, sqrt(v2), lt, bound, ws->r[i0], &db, &dl);
+  for (int j = 0; j < n; j++) {
     set_row(ws, i0 + j, 1.0, W + ws->lm[i0 + j], wv[r0 + j] + W * lam[r0 + j]);
+    if (coupled) {
+      ws->cpl[i0 + j] = db * mu * lam[r0 + j];
+      ws->ct[i0 + j] = lt > 0.0 && dl > 0.0 ? dl / lt : 0.0;
+    }
+  }
 }
 
 /* a unilateral row: row 2 of record ci */
@@ -75,14 +97,17 @@ static void unilateral_row(phys_nsn *ws, int ncp, int ci, double a, double lambd
   set_row(ws, i, alpha, comp + ws->lm[i], phi);
 }
 
-/* F, alpha and C of every row of island k at the current iterate (vh, con[].lambda), and the
- * Jacobi preconditioner 1 / (alpha^2 D_ii + C_ii + eps). 0, or -1 when a value is not finite. */
-static int assemble_rows(const phys_world *w, const phys_problem *s, int k) {
+/* F, alpha, C and the friction-normal block of every row of island k at the current iterate
+ * (vh, con[].lambda), and the Jacobi preconditioner 1 / (alpha^2 D_ii + C_ii + eps). 0, or -1
+ * when a value is not finite; *nonsym 1 when a friction-normal entry is not zero. */
+static int assemble_rows(const phys_world *w, const phys_problem *s, int k, int *nonsym) {
   phys_nsn *ws = nsn_ws(s);
   const phys_pgs_island *pisl = &ws->pgs.isl[k];
   int ncp = (int)w->opt.nsn.ncp, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
+  int cp = !nsn_ws(s)->isl[k].lagged;
   double eps = w->opt.nsn.epsilon;
   int finite = 1;
+  *nonsym = 0;
   for (int ci = c0; ci < c1; ci++) {
     const phys_con *c = &s->con[ci];
     double jv[3], wv[3];
@@ -99,7 +124,7 @@ static int assemble_rows(const phys_world *w, const phys_problem *s, int k) {
         }
       }
     } else if (c->kind == PHYS_CON_DOF_FRICTION) {
-      friction_group(ws, ncp, ci, 2, 1, c->fbound, wv, c->lambda);
+      friction_group(ws, ncp, ci, 2, 1, c->fbound, 0.0, cp, wv, c->lambda);
     } else if (phys__con_on_dof(c)) {
       unilateral_row(ws, ncp, ci, wv[2], c->lambda[2]); /* joint and tendon limits */
     } else if (c->ang) {
@@ -107,18 +132,24 @@ static int assemble_rows(const phys_world *w, const phys_problem *s, int k) {
        * by the normal impulse of the linear record just before it */
       const phys_con *lin = &s->con[ci - 1];
       double ln = lin->lambda[2];
-      friction_group(ws, ncp, ci, 2, 1, lin->mus * ln, wv, c->lambda);
-      if (c->dim == 3) friction_group(ws, ncp, ci, 0, 2, lin->mur * ln, wv, c->lambda);
+      friction_group(ws, ncp, ci, 2, 1, lin->mus * ln, lin->mus, cp, wv, c->lambda);
+      if (c->dim == 3)
+        friction_group(ws, ncp, ci, 0, 2, lin->mur * ln, lin->mur, cp, wv, c->lambda);
     } else {
       unilateral_row(ws, ncp, ci, wv[2], c->lambda[2]);
-      if (c->dim == 3) friction_group(ws, ncp, ci, 0, 2, c->mu * c->lambda[2], wv, c->lambda);
+      if (c->dim == 3)
+        friction_group(ws, ncp, ci, 0, 2, c->mu * c->lambda[2], c->mu, cp, wv, c->lambda);
     }
     const double *W = ws->pgs.W + 9 * (size_t)ci;
     for (int r = 0; r < 3; r++) {
       size_t i = 3 * (size_t)ci + r;
       double a = ws->alpha[i];
-      ws->pinv[i] = inv_or_zero(a * a * W[4 * r] + ws->comp[i] + eps);
-      if (!isfinite(ws->rhs[i]) || !isfinite(ws->comp[i])) finite = 0;
+      double lr = c->lambda[r], ctd = ws->ct[i] * lr * lr; /* the |lambda_f| term's diagonal */
+      ws->pinv[i] = inv_or_zero(a * a * W[4 * r] + ws->comp[i] + eps + (ctd > 0.0 ? ctd : 0.0));
+      if (!isfinite(ws->rhs[i]) || !isfinite(ws->comp[i]) || !isfinite(ws->cpl[i]) ||
+          !isfinite(ws->ct[i]))
+        finite = 0;
+      if (ws->cpl[i] != 0.0) *nonsym = 1;
     }
   }
   return finite ? 0 : -1;
@@ -169,13 +200,14 @@ static void island_lm_on(const phys_world *w, const phys_problem *s, int k) {
   }
 }
 
-/* the damping of record c's normal impulse once the island's Levenberg-Marquardt term is on:
- * min(t, 2 / (1 + mu)) for a contact with friction, else t. The friction bound mu lambda_n is
- * lagged (W frozen; the Newton matrix has no d(friction)/d(lambda_n) block), so a sliding
- * contact's normal step moves its friction by up to mu times as much as the matrix assumed;
- * through the normal velocities that friction changes, this feedback has a gain of up to about
- * mu, and a damped fixed-point iteration of gain g converges only for t (1 + g) < 2. Below mu =
- * 2 / t - 1 (5/3 at t = 0.75) the step is the paper's. */
+/* the damping of record c's normal impulse once the island's Levenberg-Marquardt term is on
+ * and the bound is lagged (nsn.friction_normal = off): min(t, 2 / (1 + mu)) for a contact with
+ * friction, else t. The friction bound mu lambda_n is then lagged (W frozen; the Newton matrix
+ * has no d(friction)/d(lambda_n) block), so a sliding contact's normal step moves its friction
+ * by up to mu times as much as the matrix assumed; through the normal velocities that
+ * friction changes, this feedback has a gain of up to about mu, and a damped fixed-point
+ * iteration of gain g converges only for t (1 + g) < 2. Below mu = 2 / t - 1 (5/3 at t =
+ * 0.75) the step is the paper's. */
 static double normal_damping(const phys_con *c, double t) {
   if (c->kind != PHYS_CON_CONTACT || c->ang || c->dim != 3 || !(c->mu > 0.0)) return t;
   return fmin(t, 2.0 / (1.0 + c->mu));
@@ -206,7 +238,7 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   phys_pgs_island *pisl = &ws->pgs.isl[k];
   int c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1], it = 0;
   double residual = 0.0;
-  isl->newton = isl->pcr = isl->non_finite = isl->lm = 0;
+  isl->newton = isl->pcr = isl->non_finite = isl->lm = isl->gmres = 0;
   isl->pcr_res = 0.0;
 
   if (c1 == c0) {
@@ -228,17 +260,26 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   island_velocity(w, s, k);
 
   double t = o->nsn.damping, eps = o->nsn.epsilon, best = INFINITY;
+  /* the bound lagged (the paper's quasi-Newton) until the coupling goes on: from the start
+   * with nsn.friction_normal = always, with the Levenberg-Marquardt term on demand, never off */
+  isl->lagged = o->nsn.friction_normal != PHYS_NSN_FRICTION_NORMAL_ALWAYS;
   int since_best = 0;
   for (it = 0; it < o->max_iterations; it++) {
-    int bad = assemble_rows(w, s, k);
+    int nonsym, bad = assemble_rows(w, s, k, &nonsym);
     double rel = 0.0;
     if (!bad) {
-      isl->pcr += phys__nsn_pcr(s, k, eps, o->nsn.linear_iterations, &rel);
+      int li = o->nsn.linear_iterations;
+      if (nonsym) {
+        isl->pcr += phys__nsn_gmres(s, k, eps, li, phys__nsn_gmres_restart(li), &rel);
+        isl->gmres++;
+      } else {
+        isl->pcr += phys__nsn_pcr(s, k, eps, li, &rel);
+      }
       isl->pcr_res = rel;
       for (int ci = c0; ci < c1; ci++) {
         double *lam = s->con[ci].lambda, *save = ws->save + 3 * (size_t)ci;
         const double *x = ws->x + 3 * (size_t)ci;
-        double tn = isl->lm ? normal_damping(&s->con[ci], t) : t;
+        double tn = isl->lm && isl->lagged ? normal_damping(&s->con[ci], t) : t;
         for (int r = 0; r < 3; r++) {
           save[r] = lam[r];
           lam[r] += (r == 2 ? tn : t) * x[r];
@@ -269,6 +310,7 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
       since_best = 0;
     } else if (++since_best >= o->nsn.lm_patience && !isl->lm && o->nsn.lm_friction > 0.0) {
       island_lm_on(w, s, k);
+      if (o->nsn.friction_normal == PHYS_NSN_FRICTION_NORMAL_ON_DEMAND) isl->lagged = 0;
       isl->lm = 1;
     }
   }
@@ -296,10 +338,12 @@ static int setup_island(phys_world *w, phys_problem *s, int k) {
       size += (size_t)s->tree[s->con[ci].tree].nv;
     }
   size_t n = pisl->d.n > 0 ? (size_t)pisl->d.n : 1;
+  size_t m = (size_t)phys__nsn_gmres_restart(w->opt.nsn.linear_iterations);
   pisl->G = ARENA_NEW(ar, double, size > 0 ? size : 1);
   pisl->vh = ARENA_NEW(ar, double, n);
   ws->isl[k].u = ARENA_NEW(ar, double, n);
-  return pisl->G && pisl->vh && ws->isl[k].u ? 0 : -1;
+  ws->isl[k].hs = ARENA_NEW(ar, double, (m + 1) * m + 4 * m + 1);
+  return pisl->G && pisl->vh && ws->isl[k].u && ws->isl[k].hs ? 0 : -1;
 }
 
 phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
@@ -314,9 +358,14 @@ phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
   ws->pgs.rho = ARENA_NEW(ar, double, 2 * nc);
   ws->pgs.lim_adr = ARENA_ZNEW(ar, size_t, nc);
   ws->isl = ARENA_ZNEW(ar, phys_nsn_island, ni);
-  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->x, &ws->res,
-                     &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q, &ws->pinv};
-  int ok = ws->pgs.isl && ws->pgs.W && ws->pgs.rho && ws->pgs.lim_adr && ws->isl;
+  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->cpl,
+                     &ws->ct, &ws->x, &ws->res, &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q,
+                     &ws->pinv};
+  ws->nrow = nr;
+  size_t m = (size_t)phys__nsn_gmres_restart(w->opt.nsn.linear_iterations);
+  ws->V = w->opt.nsn.friction_normal ? ARENA_NEW(ar, double, (m + 1) * nr) : NULL;
+  int ok = ws->pgs.isl && ws->pgs.W && ws->pgs.rho && ws->pgs.lim_adr && ws->isl &&
+           (ws->V || !w->opt.nsn.friction_normal);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     *rows[i] = ARENA_ZNEW(ar, double, nr);
     ok = ok && *rows[i];
@@ -338,6 +387,7 @@ void phys__nsn_stats(const phys_problem *s, phys_step_stats *st) {
     if (isl->pcr_res > n.pcr_residual) n.pcr_residual = isl->pcr_res;
     n.non_finite += isl->non_finite;
     n.lm_islands += isl->lm;
+    n.gmres_solves += isl->gmres;
   }
   st->nsn = n;
 }

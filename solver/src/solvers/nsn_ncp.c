@@ -36,17 +36,24 @@ void phys__nsn_unilateral(int ncp, double a, double lambda, double r, double *ph
   *comp = (1.0 - b / s) * r;
 }
 
-/* the largest W: 1e12 r, where lambda_f = -w_f / W is 0 to working precision; it keeps W
+/* The largest W is 1e12 r, where lambda_f = -w_f / W is 0 to working precision; it keeps W
  * finite when the bound is tiny (a normal impulse decaying towards 0 reaches subnormal values
- * under the damped update, and a quotient by it would overflow) */
-static double w_cap(double W, double r) {
-  double cap = 1e12 * r;
-  return W < cap ? W : cap;
-}
-
-double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r) {
-  double s = bound - lt, rs = r * s;
-  if (ncp == PHYS_NSN_NCP_MIN) return v <= rs ? 0.0 : w_cap((v - rs) / bound, r); /* (105) */
+ * under the damped update, and a quotient by it would overflow). Capped, W is taken as
+ * constant (derivatives 0); so is it on the FB guard's floor (past about twice the cone: the
+ * floor is a guard, not the paper's function, and its slopes, of order 1 / bound^2, would
+ * dominate the step). */
+double phys__nsn_friction_w_grad(int ncp, double v, double lt, double bound, double r,
+                                 double *dbound, double *dlt) {
+  double s = bound - lt, rs = r * s, cap = 1e12 * r;
+  *dbound = *dlt = 0.0;
+  if (ncp == PHYS_NSN_NCP_MIN) { /* (105) */
+    if (v <= rs) return 0.0;
+    double W = (v - rs) / bound;
+    if (!(W < cap)) return cap;
+    *dbound = -(v + r * lt) / (bound * bound); /* d/dbound of (v - r (bound - lt)) / bound */
+    *dlt = r / bound;
+    return W;
+  }
   double q = hypot(v, rs);
   /* v+ = q - r s (99)-(100): for r s > 0 the same as v^2 / (q + r s) */
   double vplus = rs > 0.0 ? v * v / (q + rs) : q - rs;
@@ -54,6 +61,21 @@ double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r
   /* psi = v + r s - q, for v, r s > 0 the same as 2 v r s / (v + r s + q) */
   double psi = (v > 0.0 && rs > 0.0) ? 2.0 * v * rs / (v + rs + q) : v + rs - q;
   double lplus = lt + psi / r, floor_ = 1e-6 * bound; /* (101)-(102) */
-  if (!(lplus > floor_)) lplus = floor_;
-  return w_cap(vplus / lplus, r); /* (103)-(104) */
+  if (!(lplus > floor_)) { /* the guarded denominator */
+    double W = vplus / floor_;
+    return W < cap ? W : cap;
+  }
+  double W = vplus / lplus;
+  if (!(W < cap)) return cap; /* (103)-(104) */
+  /* d/ds with s = bound - lt: dv+ = -r g, d|lambda_f|+ = g, g = 1 - r s / q = v+ / q; lt also
+   * enters |lambda_f|+ directly (slope 1) */
+  double g = vplus / q, dWds = -g * (r * lplus + vplus) / (lplus * lplus);
+  *dbound = dWds;
+  *dlt = -dWds - vplus / (lplus * lplus);
+  return W;
+}
+
+double phys__nsn_friction_w(int ncp, double v, double lt, double bound, double r) {
+  double db, dl;
+  return phys__nsn_friction_w_grad(ncp, v, lt, bound, r, &db, &dl);
 }

@@ -88,7 +88,7 @@ static const option_row rows[] = {
     I, PHYS_NSN_NCP_FB, 0, 1, 0, 0, "fb|min"}, OFF(nsn.ncp)},
   {{"nsn.damping", "nsn", "damping t of the Newton update lambda += t dlambda (no line search)",
     D, 0.75, 0.0, 1.0, 1, 0, NULL}, OFF(nsn.damping)},
-  {{"nsn.linear_iterations", "nsn", "Jacobi-preconditioned conjugate residual iterations per Newton step",
+  {{"nsn.linear_iterations", "nsn", "Jacobi-preconditioned Krylov iterations per Newton step (conjugate residual, or GMRES with the friction coupling)",
     I, 20, 1, 10000, 0, 0, NULL}, OFF(nsn.linear_iterations)},
   {{"nsn.epsilon", "nsn", "regularisation eps I added to the Schur complement J A^-1 J^T + C",
     D, 1e-6, 0.0, 1.0, 0, 0, NULL}, OFF(nsn.epsilon)},
@@ -103,6 +103,10 @@ static const option_row rows[] = {
    OFF(nsn.preconditioner)},
   {{"nsn.warm_start", "nsn", "1: start from the previous step's impulses; 0: from zero (the paper)",
     I, 1, 0, 1, 0, 0, NULL}, OFF(nsn.warm_start)},
+  {{"nsn.friction_normal", "nsn",
+    "friction-normal coupling in the Newton matrix (GMRES): never (bound lagged, PCR), with the Levenberg-Marquardt term, always",
+    I, PHYS_NSN_FRICTION_NORMAL_ON_DEMAND, 0, 2, 0, 0, "off|on-demand|always"},
+   OFF(nsn.friction_normal)},
   {{"firstorder.contact_stiffness", "firstorder", "K (N/m) of a contact whose pair gives no stiffness",
     D, 1e8, 0.0, 1e18, 1, 0, NULL}, OFF(firstorder.contact_stiffness)},
   {{"firstorder.contact_damping", "firstorder", "B (N s/m) of a contact whose pair gives no tau_d",
@@ -147,6 +151,7 @@ _Static_assert(sizeof(phys_penalty_rule) == sizeof(int), "INT options are stored
 _Static_assert(sizeof(phys_nsn_ncp) == sizeof(int), "INT options are stored as int");
 _Static_assert(sizeof(phys_line_search) == sizeof(int), "INT options are stored as int");
 _Static_assert(sizeof(phys_nsn_preconditioner) == sizeof(int), "INT options are stored as int");
+_Static_assert(sizeof(phys_nsn_friction_normal) == sizeof(int), "INT options are stored as int");
 
 int phys_solver_option_count(void) { return NROWS; }
 

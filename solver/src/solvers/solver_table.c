@@ -35,7 +35,7 @@ static const phys_solver_def solver_table[PHYS_SOLVER_COUNT] = {
    "ICF Similar (paper 001): compliant Hunt & Crossley contact at z = v_n - mu ||v_t||_s",
    0, 0, phys__icf_similar_prepare, phys__sap_solve_island, phys__sap_stats, icf_margin, 1, 1},
   {PHYS_SOLVER_NSN, "nsn",
-   "NSN (paper 003): non-smooth Newton on NCP rows, matrix-free PCR on the Schur complement",
+   "NSN (paper 003): non-smooth Newton on NCP rows, matrix-free PCR or GMRES on the Schur complement",
    1, 0, phys__nsn_prepare, phys__nsn_solve_island, phys__nsn_stats, NULL, 0, 0},
   {PHYS_SOLVER_FIRSTORDER, "firstorder",
    "First-order stable (paper 004): implicit spring-damper rows, one convex problem on sap's Newton",

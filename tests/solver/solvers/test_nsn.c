@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lapacke.h>
 #include "cunit_main.h"
 #include "scene_util.h"
 #include "solvers/nsn.h"
@@ -150,6 +151,165 @@ static void test_friction_compliance(void) {
   for (double v = 0.1; v < 3.0; v += 0.7)
     CU_ASSERT_DOUBLE_EQUAL(phys__nsn_friction_w(PHYS_NSN_NCP_FB, v, 5.0, 5.0, 0.3) * 5.0, v,
                            1e-14);
+}
+
+/* W's derivatives, the Newton matrix's coupling blocks: dF / dlambda_n = dW/dbound mu lambda_f
+ * (the friction-normal block) of F = w_f + W(v, |lambda_f|, mu lambda_n, r) lambda_f, and
+ * dW/d|lambda_f| (the friction group's |lambda_f| term), against central differences, per
+ * region and NCP: stick (FB inside the cone with a small slip: W ~ v / 2s; min-map inside: W =
+ * 0), slip (on and outside the cone), open (a decayed normal impulse: W at its cap, constant),
+ * and past twice the cone under FB (the guarded denominator: taken as constant). Relative
+ * error below 1e-6 where a block is not zero; exactly 0 where W does not move. */
+static void test_friction_normal_block(void) {
+  typedef struct { const char *region; int ncp; double v, lt; } fn_case;
+  const fn_case cases[] = {
+      {"stick", PHYS_NSN_NCP_FB, 0.01, 2.0},   {"stick", PHYS_NSN_NCP_MIN, 0.01, 2.0},
+      {"slip on cone", PHYS_NSN_NCP_FB, 0.5, 5.0}, {"slip on cone", PHYS_NSN_NCP_MIN, 0.5, 5.0},
+      {"slip outside", PHYS_NSN_NCP_FB, 0.5, 7.5}, {"slip outside", PHYS_NSN_NCP_MIN, 0.5, 7.5},
+      {"open", PHYS_NSN_NCP_FB, 0.5, 1.0},     {"open", PHYS_NSN_NCP_MIN, 0.5, 1.0}};
+  const double mu = 0.5, r = 0.7; /* w_f does not depend on lambda_n or |lambda_f| here */
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const fn_case *k = &cases[c];
+    int open = !strcmp(k->region, "open");
+    /* lambda_f = -lt on one row; the open contact: |lambda_f| = 1 against a bound of 5e-301 */
+    double ln = open ? 1e-300 : 10.0, h = open ? 1e-303 : 1e-5, lam = -k->lt, db, dl;
+    phys__nsn_friction_w_grad(k->ncp, k->v, k->lt, mu * ln, r, &db, &dl);
+    double block = db * mu * lam;
+    double fd = (phys__nsn_friction_w(k->ncp, k->v, k->lt, mu * (ln + h), r) -
+                 phys__nsn_friction_w(k->ncp, k->v, k->lt, mu * (ln - h), r)) * lam / (2.0 * h);
+    double hl = 1e-5 * k->lt;
+    double fdl = (phys__nsn_friction_w(k->ncp, k->v, k->lt + hl, mu * ln, r) -
+                  phys__nsn_friction_w(k->ncp, k->v, k->lt - hl, mu * ln, r)) / (2.0 * hl);
+    printf("\n  %-12s %s: block %+.6e, differences %+.6e; dW/dlt %+.6e, differences %+.6e",
+           k->region, k->ncp == PHYS_NSN_NCP_FB ? "FB " : "min", block, fd, dl, fdl);
+    const double pairs[2][2] = {{block, fd}, {dl, fdl}};
+    for (int p = 0; p < 2; p++) {
+      if (pairs[p][1] == 0.0) {
+        CU_ASSERT_EQUAL(pairs[p][0], 0.0);
+      } else {
+        CU_ASSERT_TRUE(fabs(pairs[p][0] - pairs[p][1]) < 1e-6 * fabs(pairs[p][1]));
+      }
+    }
+    CU_ASSERT_TRUE(open ? block == 0.0 : block != 0.0 || k->ncp == PHYS_NSN_NCP_MIN);
+  }
+  /* past twice the cone (FB's guard) the blocks are 0; the value is phys__nsn_friction_w's */
+  double db, dl;
+  double W = phys__nsn_friction_w_grad(PHYS_NSN_NCP_FB, 0.5, 12.0, 5.0, r, &db, &dl);
+  CU_ASSERT_EQUAL(W, phys__nsn_friction_w(PHYS_NSN_NCP_FB, 0.5, 12.0, 5.0, r));
+  CU_ASSERT_TRUE(W > 1e5 && db == 0.0 && dl == 0.0);
+  /* min-map stick: 0; slip on the cone: the bound's slope is negative (friction grows) */
+  phys__nsn_friction_w_grad(PHYS_NSN_NCP_MIN, 0.01, 2.0, 5.0, r, &db, &dl);
+  CU_ASSERT_TRUE(db == 0.0 && dl == 0.0);
+  phys__nsn_friction_w_grad(PHYS_NSN_NCP_FB, 0.5, 5.0, 5.0, r, &db, &dl);
+  CU_ASSERT_TRUE(db < 0.0 && dl > 0.0);
+}
+
+/* a uniform number in [-1, 1) from a 32-bit LCG */
+static double lcg_unit(unsigned *seed) {
+  *seed = *seed * 1664525u + 1013904223u;
+  return (double)(*seed >> 8) / 8388608.0 - 1.0;
+}
+
+/* The Krylov solvers on the solver's own operator: three spheres sliding on the ground (mu
+ * 0.8) in a row, touching (one island: 3 ground and 2 sphere contacts, 15 rows on 18 dofs),
+ * assembled and solved once by NSN, then its row scales,
+ * diagonals and friction-normal block replaced by random ones (a nonsymmetric matrix; alpha in
+ * [0, 1], C in [0, 1] D) and a random right-hand side: the dense matrix built column by column
+ * from phys__nsn_apply, solved by LAPACKE_dgesv. GMRES with a basis as large as the system
+ * matches it to 1e-10 (relative); restarted every 4 iterations it gets within 1e-8 in 200;
+ * PCR, whose recurrence assumes symmetry, does not (its error printed), and on the same matrix
+ * without the block (symmetric) it matches too. */
+static void test_krylov_dense(void) {
+  phys_world_options o = nsn_options();
+  o.nsn.linear_iterations = 30;
+  phys_world *w = make_world(&o);
+  add_ground(w, 0.8);
+  for (int i = 0; i < 3; i++) {
+    double p[3] = {0.1999 * i, 0.0, 0.0999};
+    phys_id id = add_sphere(w, p, 0.1, 1.0, 0.8);
+    double v[3] = {1.0 + 0.5 * i, 0.3 * i, 0.0};
+    CU_ASSERT_EQUAL(phys_body_set_state(w, id, NULL, NULL, v, NULL), PHYS_OK);
+  }
+  phys_problem s;
+  double tc, ti;
+  CU_ASSERT_EQUAL_FATAL(phys__step_assemble(w, &s, &tc, &ti), PHYS_OK);
+  s.kind = PHYS_SOLVER_NSN;
+  CU_ASSERT_EQUAL_FATAL(phys__nsn_prepare(w, &s), PHYS_OK);
+  for (int k = 0; k < s.nislands; k++) phys__nsn_solve_island(w, &s, k, 0);
+  phys_nsn *ws = nsn_ws(&s);
+  int k = 0; /* the island with the most records */
+  for (int j = 1; j < s.nislands; j++)
+    if (s.isl_con_start[j + 1] - s.isl_con_start[j] > s.isl_con_start[k + 1] - s.isl_con_start[k])
+      k = j;
+  size_t lo = 3 * (size_t)s.isl_con_start[k], hi = 3 * (size_t)s.isl_con_start[k + 1];
+  int n = (int)(hi - lo);
+  printf("\n  island: %d rows", n);
+  CU_ASSERT_FATAL(n >= 9 && n <= 30);
+  unsigned seed = 17;
+  for (int ci = s.isl_con_start[k]; ci < s.isl_con_start[k + 1]; ci++) {
+    const double *W = ws->pgs.W + 9 * (size_t)ci;
+    long nrow = phys__nsn_bound_row(&s.con[ci], ci);
+    for (int r = 0; r < 3; r++) {
+      size_t i = 3 * (size_t)ci + r;
+      ws->alpha[i] = 0.5 + 0.5 * lcg_unit(&seed);
+      ws->comp[i] = (0.5 + 0.5 * lcg_unit(&seed)) * W[4 * r];
+      ws->cpl[i] = nrow >= 0 && r < 2 ? 2.0 * lcg_unit(&seed) * W[4 * r] : 0.0;
+      ws->pinv[i] = 1.0 / (ws->alpha[i] * ws->alpha[i] * W[4 * r] + ws->comp[i] + 1e-6);
+      ws->rhs[i] = lcg_unit(&seed);
+    }
+  }
+  double *A = calloc((size_t)n * n, sizeof(double)), *e = calloc(ws->nrow, sizeof(double));
+  double *col = calloc(ws->nrow, sizeof(double)), *xd = malloc(sizeof(double) * (size_t)n);
+  lapack_int *piv = malloc(sizeof(lapack_int) * (size_t)n);
+  for (int pass = 0; pass < 2; pass++) { /* 0: nonsymmetric, 1: the block removed */
+    if (pass == 1)
+      for (size_t i = lo; i < hi; i++) ws->cpl[i] = 0.0;
+    double asym = 0.0;
+    for (int j = 0; j < n; j++) { /* the dense matrix, row-major */
+      e[lo + j] = 1.0;
+      phys__nsn_apply(&s, k, 1e-6, e, col);
+      e[lo + j] = 0.0;
+      for (int i = 0; i < n; i++) A[(size_t)i * n + j] = col[lo + i];
+    }
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) asym = fmax(asym, fabs(A[i * n + j] - A[j * n + i]));
+    for (int i = 0; i < n; i++) xd[i] = ws->rhs[lo + i];
+    CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesv(LAPACK_ROW_MAJOR, n, 1, A, n, piv, xd, 1), 0);
+    double xn = 0.0;
+    for (int i = 0; i < n; i++) xn = fmax(xn, fabs(xd[i]));
+    /* the error of ws->x against the dense solution, relative to its largest entry */
+#define KRYLOV_ERR(out)                                                             \
+  do {                                                                              \
+    out = 0.0;                                                                      \
+    for (int i = 0; i < n; i++) out = fmax(out, fabs(ws->x[lo + i] - xd[i]) / xn); \
+  } while (0)
+    double rel, e_full, e_restart, e_pcr;
+    int it = phys__nsn_gmres(&s, k, 1e-6, n, 30, &rel);
+    KRYLOV_ERR(e_full);
+    int it4 = phys__nsn_gmres(&s, k, 1e-6, 200, 4, &rel);
+    KRYLOV_ERR(e_restart);
+    phys__nsn_pcr(&s, k, 1e-6, n, &rel);
+    KRYLOV_ERR(e_pcr);
+#undef KRYLOV_ERR
+    printf("\n  %s (asymmetry %.2e): GMRES %d its error %.2e, GMRES(4) %d its %.2e, "
+           "PCR %d its %.2e", pass ? "symmetric" : "nonsymmetric", asym, it, e_full, it4,
+           e_restart, n, e_pcr);
+    CU_ASSERT_TRUE(e_full < 1e-10);
+    CU_ASSERT_TRUE(e_restart < 1e-8);
+    if (pass == 0) {
+      CU_ASSERT_TRUE(asym > 1e-3);
+      CU_ASSERT_TRUE(e_pcr > 1e-6);
+    } else {
+      CU_ASSERT_TRUE(asym < 1e-12);
+      CU_ASSERT_TRUE(e_pcr < 1e-8);
+    }
+  }
+  free(A);
+  free(e);
+  free(col);
+  free(xd);
+  free(piv);
+  phys_world_destroy(w);
 }
 
 /* ---- 3. Coulomb: the incline and isotropy ------------------------------------------------- */
@@ -300,6 +460,7 @@ static void test_heavy_stack(void) {
 
 typedef struct pile_result {
   int at_cap, lm_steps;      /* steps with an island at the cap; steps where the term went on */
+  int gmres_steps;           /* steps with a Newton iteration solved by GMRES (the coupling) */
   double res_worst, pen, newton; /* worst metric, deepest penetration, mean Newton iterations */
 } pile_result;
 
@@ -323,7 +484,7 @@ static pile_result sphere_pile(double lm, double mu, int n, int *same) {
     add_sphere_pile_mu(w[t], n, 0.1, 1.1, 0.1, 0.0, 0.0, mu);
   }
   if (same) *same = 1;
-  pile_result r = {0, 0, 0.0, 0.0, 0.0};
+  pile_result r = {0, 0, 0, 0.0, 0.0, 0.0};
   int counted = 0;
   for (int i = 0; i < 500; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w[0]), PHYS_OK);
@@ -335,6 +496,7 @@ static pile_result sphere_pile(double lm, double mu, int n, int *same) {
     const phys_step_stats *st = phys_world_stats(w[0]);
     r.at_cap += st->iterations_max >= o.max_iterations;
     r.lm_steps += st->nsn.lm_islands > 0;
+    r.gmres_steps += st->nsn.gmres_solves > 0;
     r.res_worst = fmax(r.res_worst, st->residual);
     r.pen = fmax(r.pen, st->penetration_max);
     r.newton += st->nsn.newton_iterations;
@@ -349,11 +511,12 @@ static pile_result sphere_pile(double lm, double mu, int n, int *same) {
   return r;
 }
 
-/* Without the term (the paper's iteration) the metric of the settling pile cycles between
- * about 1e-5 and 1e-4 and many steps end at the cap of 100 Newton iterations; with the default
- * term (kappa 0.5, on after 2 iterations without a new lowest metric) almost every step meets
- * the tolerance (measured: 36 steps at the cap and a worst metric of 3.2e-3 against 2 and
- * 2.4e-5) */
+/* Without the term (the paper's iteration; the friction coupling goes on with the term, so
+ * never here) the metric of the settling pile cycles between about 1e-5 and 1e-4 and many steps
+ * end at the cap of 100 Newton iterations; with the default term (kappa 0.5, on after 2
+ * iterations without a new lowest metric, and the coupling with it) almost every step meets
+ * the tolerance (measured: 36 steps at the cap and a worst metric of 3.2e-3 against 1 and
+ * 2.3e-5; before the coupling, 2 and 2.4e-5) */
 static void test_sphere_pile(void) {
   double kappa = phys_world_options_default().nsn.lm_friction;
   pile_result paper = sphere_pile(0.0, 1.0, 4, NULL), lm = sphere_pile(kappa, 1.0, 4, NULL);
@@ -363,30 +526,34 @@ static void test_sphere_pile(void) {
          paper.newton, kappa, lm.at_cap, lm.res_worst, lm.pen, lm.newton, lm.lm_steps);
   CU_ASSERT_TRUE(paper.at_cap >= 20);
   CU_ASSERT_EQUAL(paper.lm_steps, 0);
+  CU_ASSERT_EQUAL(paper.gmres_steps, 0);
   CU_ASSERT_TRUE(lm.at_cap <= 5);
   CU_ASSERT_TRUE(lm.res_worst < 1e-4);
   CU_ASSERT_TRUE(lm.lm_steps > 0);
   CU_ASSERT_TRUE(lm.pen < 1e-5);
 }
 
-/* mu = 5: 125 spheres (5^3) settling. The friction bound mu lambda_n is lagged (W frozen), so a
+/* mu = 5: 125 spheres (5^3) settling. With the friction bound mu lambda_n lagged (W frozen) a
  * sliding contact's normal step moves its friction by up to mu times what the Newton matrix
- * assumed; once the Levenberg-Marquardt term is on, NSN damps the normal impulse of a contact
- * with min(t, 2 / (1 + mu)) (0.33 here). Measured over steps 150-500: with the normal step
- * damped by t = 0.75 like the rest (before), 19 steps at the cap and a worst metric of 7.6e-3
- * (wedged sliding spheres whose normal impulse swings through zero with a period of about ten
- * Newton iterations); with the damping, 4 and 7.0e-5. The same pile on 1 and 2 threads is
- * bit-identical. */
+ * assumed; once the Levenberg-Marquardt term is on, NSN now puts W's dependence on the bound
+ * and on |lambda_f| into the matrix (nonsymmetric: GMRES). Measured over steps 150-500: the
+ * lagged bound with every step damped by t = 0.75, 19 steps at the cap and a worst metric of
+ * 7.6e-3 (wedged sliding spheres whose normal impulse swings through zero with a period of
+ * about ten Newton iterations); the lagged bound with the normal step damped by min(t, 2 / (1 +
+ * mu)) (nsn.friction_normal = off, main before the coupling), 4, 7.0e-5 and 35.6 Newton
+ * iterations a step; with the coupling, 1, 3.1e-5 and 33.7. The same pile on 1 and 2 threads
+ * is bit-identical. */
 static void test_sphere_pile_mu5(void) {
   int same = 0;
   pile_result p = sphere_pile(phys_world_options_default().nsn.lm_friction, 5.0, 5, &same);
   printf("\n  mu 5: %d of 350 steps at the cap, worst metric %.2e, penetration %.2e m, %.1f Newton "
-         "a step, term on in %d steps; 1 and 2 threads %s", p.at_cap, p.res_worst, p.pen, p.newton,
-         p.lm_steps, same ? "bit-identical" : "DIFFER");
-  CU_ASSERT_TRUE(p.at_cap <= 8);
-  CU_ASSERT_TRUE(p.res_worst < 1e-3);
-  CU_ASSERT_TRUE(p.pen < 1e-4);
+         "a step, term on in %d steps, GMRES in %d; 1 and 2 threads %s", p.at_cap, p.res_worst,
+         p.pen, p.newton, p.lm_steps, p.gmres_steps, same ? "bit-identical" : "DIFFER");
+  CU_ASSERT_TRUE(p.at_cap <= 2);
+  CU_ASSERT_TRUE(p.res_worst < 5e-5);
+  CU_ASSERT_TRUE(p.pen < 1e-5);
   CU_ASSERT_TRUE(p.lm_steps > 0);
+  CU_ASSERT_TRUE(p.gmres_steps > 0);
   CU_ASSERT_TRUE(same);
 }
 
@@ -580,6 +747,7 @@ static void test_options(void) {
   CU_ASSERT_EQUAL(d.nsn.epsilon, 1e-6);
   CU_ASSERT_EQUAL(d.nsn.preconditioner, PHYS_NSN_PRECOND_EFFECTIVE_MASS);
   CU_ASSERT_EQUAL(d.nsn.warm_start, 1);
+  CU_ASSERT_EQUAL(d.nsn.friction_normal, PHYS_NSN_FRICTION_NORMAL_ON_DEMAND);
   CU_ASSERT_EQUAL(d.nsn.lm_friction, 0.5);
   CU_ASSERT_EQUAL(d.nsn.lm_patience, 2);
   CU_ASSERT_TRUE(d.nsn.linear_iterations >= 1);
@@ -590,8 +758,8 @@ static void test_options(void) {
     {"nsn.ncp", 2}, {"nsn.ncp", -1}, {"nsn.damping", 0.0}, {"nsn.damping", 1.5},
     {"nsn.damping", NAN}, {"nsn.linear_iterations", 0}, {"nsn.linear_iterations", 2.5},
     {"nsn.epsilon", -1e-9}, {"nsn.epsilon", INFINITY}, {"nsn.preconditioner", 3},
-    {"nsn.warm_start", 2}, {"nsn.lm_friction", -0.1}, {"nsn.lm_friction", NAN},
-    {"nsn.lm_patience", 0}};
+    {"nsn.warm_start", 2}, {"nsn.friction_normal", 3}, {"nsn.friction_normal", -1},
+    {"nsn.lm_friction", -0.1}, {"nsn.lm_friction", NAN}, {"nsn.lm_patience", 0}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     phys_world_options x = o;
     phys_error err;
@@ -607,6 +775,8 @@ static void test_options(void) {
     if (!strcmp(bad[i].name, "nsn.preconditioner"))
       x.nsn.preconditioner = (phys_nsn_preconditioner)(int)bad[i].value;
     if (!strcmp(bad[i].name, "nsn.warm_start")) x.nsn.warm_start = (int)bad[i].value;
+    if (!strcmp(bad[i].name, "nsn.friction_normal"))
+      x.nsn.friction_normal = (phys_nsn_friction_normal)(int)bad[i].value;
     if (!strcmp(bad[i].name, "nsn.lm_friction")) x.nsn.lm_friction = bad[i].value;
     if (!strcmp(bad[i].name, "nsn.lm_patience")) x.nsn.lm_patience = (int)bad[i].value;
     CU_ASSERT_EQUAL(phys_world_options_validate(&x, &err), PHYS_E_INVALID);
@@ -620,6 +790,8 @@ static void test_options(void) {
   CU_ASSERT_EQUAL(o.nsn.ncp, PHYS_NSN_NCP_MIN);
   CU_ASSERT_EQUAL(phys_solver_option_assign(&o, "nsn.preconditioner=identity", &err), PHYS_OK);
   CU_ASSERT_EQUAL(o.nsn.preconditioner, PHYS_NSN_PRECOND_IDENTITY);
+  CU_ASSERT_EQUAL(phys_solver_option_assign(&o, "nsn.friction_normal=always", &err), PHYS_OK);
+  CU_ASSERT_EQUAL(o.nsn.friction_normal, PHYS_NSN_FRICTION_NORMAL_ALWAYS);
   CU_ASSERT_EQUAL(phys_solver_option_assign(&o, "nsn.ncp=maybe", &err), PHYS_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nsn.ncp"));
   CU_ASSERT_EQUAL(phys_solver_option_assign(&o, "nsn.preconditioner=jacobi", &err),
@@ -666,13 +838,16 @@ int register_tests(void) {
   if (!CU_add_test(s, "scalar preconditioner test (sec. 7.1)", test_scalar_preconditioner) ||
       !CU_add_test(s, "one row: min-map, r = D, one step solves it", test_one_row_world) ||
       !CU_add_test(s, "friction compliance W (sec. 7.2)", test_friction_compliance) ||
+      !CU_add_test(s, "friction-normal block against finite differences",
+                   test_friction_normal_block) ||
+      !CU_add_test(s, "GMRES and PCR against a dense LAPACK solve", test_krylov_dense) ||
       !CU_add_test(s, "Coulomb incline: sticks and slides", test_incline) ||
       !CU_add_test(s, "isotropic sliding in 8 directions", test_isotropy) ||
       !CU_add_test(s, "heavy stack 4096:1", test_heavy_stack) ||
       !CU_add_test(s, "redundant contacts with eps", test_redundant_contacts) ||
       !CU_add_test(s, "sphere pile: the Levenberg-Marquardt term ends the cycling",
                    test_sphere_pile) ||
-      !CU_add_test(s, "sphere pile at mu 5: the damped normal step ends the cycling",
+      !CU_add_test(s, "sphere pile at mu 5: the friction coupling ends the cycling",
                    test_sphere_pile_mu5) ||
       !CU_add_test(s, "connect and joint limit", test_bilateral_and_limit) ||
       !CU_add_test(s, "soft connect and torsional friction", test_soft_and_torsion) ||
