@@ -13,6 +13,10 @@
  *     edges and faces reaching into a) and (2) a's skeleton samples inside b's box, each as a
  *     sphere of radius t_a against b with the exact pair routines (a's wall on b's faces);
  *   - SDF: both ways, the skeleton samples of each against the other's SDF, minus its own t.
+ * A threaded rod (PHYS_SDF_THREAD) has no skeleton: its "skeleton" samples lie on its surface
+ * (thickness 0) and a ball meets it as one point, its centre's distance. Its field is at most
+ * the true distance near the thread (sdf_thread.c: 1-Lipschitz there), so the margin test below
+ * misses no sample that is truly within the margin.
  * Every sample closer than the margin gives a point. More than PHYS_SDF_CLUSTER_ABOVE points
  * are clustered down to PHYS_SDF_CLUSTER_POINTS (contact_cluster.c), keeping their resultant and
  * moment. Features: the sample's index (+ 1024 for a's own skeleton samples, as 4 i + k against
@@ -96,6 +100,10 @@ static void sphere_against_sdf(const phys_shape *a, const double x[3], double r,
 static void ball_ring_against_sdf(const phys_shape *a, const double x[3], double r, double margin,
                                   uint32_t feature0, cand_set *c) {
   const phys_sdf_desc *d = &a->sdf->desc;
+  if (d->kind == PHYS_SDF_THREAD) { /* no skeleton: the ball's centre against the field */
+    sphere_against_sdf(a, x, r, margin, feature0, c);
+    return;
+  }
   double l[3], gr, gz;
   to_local(l, a, x);
   double rho = hypot(l[0], l[1]);
