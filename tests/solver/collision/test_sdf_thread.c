@@ -25,15 +25,7 @@ static double rnd(uint64_t *state, double lo, double hi) {
 #define P5 0.005
 #define LEN 0.06
 
-static phys_sdf_desc m48(void) {
-  phys_sdf_desc d;
-  memset(&d, 0, sizeof d);
-  d.kind = PHYS_SDF_THREAD;
-  d.major_diameter = D48;
-  d.pitch = P5;
-  d.length = LEN;
-  return d;
-}
+static phys_sdf_desc m48(void) { return sdf_thread_desc(D48, P5, LEN); }
 
 /* ISO 68-1 from its definition: radii and the outline of period 0 as (r, u) corners */
 static const double H_ISO = P5 * 0.86602540378443864676;

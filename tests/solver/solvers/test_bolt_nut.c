@@ -40,17 +40,11 @@ static phys_world *bolt_nut(int threads, phys_id *nut) {
 /* the hex nut's mass: (hexagon - threaded hole) x height x density, the hole's mean squared
  * radius over a period exact for the outline (pi <(f + c)^2>) */
 static double nut_mass_analytic(void) {
-  const double R = 0.024, Rr = R - 5.0 / 8.0 * sqrt(3.0) / 2.0 * PITCH, c = 0.00015;
+  const double c = 0.00015;
   double m2 = 0.0;
   const int n = 100000;
-  phys_sdf_desc d;
-  memset(&d, 0, sizeof d);
-  d.kind = PHYS_SDF_THREAD;
-  d.major_diameter = 2 * R;
-  d.pitch = PITCH;
-  d.length = 1.0;
+  phys_sdf_desc d = sdf_thread_desc(0.048, PITCH, 1.0);
   for (int i = 0; i < n; i++) m2 += pow(phys__sdf_thread_radius(&d, (i + 0.5) / n * PITCH) + c, 2) / n;
-  (void)Rr;
   double hex = sqrt(3.0) / 2.0 * 0.075 * 0.075;
   return 7850.0 * (hex - M_PI * m2) * 3 * PITCH;
 }
