@@ -30,6 +30,11 @@
 #include <string.h>
 #include "model/sdf.h"
 
+/* a thread's largest major diameter and length (m), and most turns (length / pitch): its
+ * samples and drawn surface stay bounded */
+#define PHYS_SDF_THREAD_MAX_SIZE 1e3
+#define PHYS_SDF_THREAD_MAX_TURNS 1000
+
 /* the thread's radii and helix factor */
 typedef struct thread_dims {
   double R, Rr, P, half, cos_root;
@@ -70,8 +75,9 @@ double phys__sdf_thread_radius(const phys_sdf_desc *d, double u) {
 
 int phys__sdf_thread_check(const phys_sdf_desc *d, char *why, size_t whylen) {
   double D = d->major_diameter, P = d->pitch, L = d->length;
-  if (!(isfinite(D) && D > 0.0)) {
-    snprintf(why, whylen, "thread: major diameter must be finite and > 0, got %g", D);
+  if (!(isfinite(D) && D > 0.0 && D <= PHYS_SDF_THREAD_MAX_SIZE)) {
+    snprintf(why, whylen, "thread: major diameter must be > 0 and <= %g m, got %g",
+             PHYS_SDF_THREAD_MAX_SIZE, D);
     return -1;
   }
   if (!(isfinite(P) && P > 0.0 && P < 0.5 * D)) {
@@ -79,8 +85,14 @@ int phys__sdf_thread_check(const phys_sdf_desc *d, char *why, size_t whylen) {
              "(%g), got %g", 0.5 * D, P);
     return -1;
   }
-  if (!(isfinite(L) && L > 0.0)) {
-    snprintf(why, whylen, "thread: length must be finite and > 0, got %g", L);
+  if (!(isfinite(L) && L > 0.0 && L <= PHYS_SDF_THREAD_MAX_SIZE)) {
+    snprintf(why, whylen, "thread: length must be > 0 and <= %g m, got %g",
+             PHYS_SDF_THREAD_MAX_SIZE, L);
+    return -1;
+  }
+  if (L > PHYS_SDF_THREAD_MAX_TURNS * P) {
+    snprintf(why, whylen, "thread: %g turns (length / pitch); at most %d", L / P,
+             PHYS_SDF_THREAD_MAX_TURNS);
     return -1;
   }
   return 0;
@@ -169,9 +181,11 @@ static double period_moment(const thread_dims *t, int n) {
   return sum;
 }
 
-/* the surface samples at spacing h into s (at most cap; returns how many it wanted): along
- * the outline of each period that meets the rod, at every azimuth step, kept on the rod */
-static int sample_surface(phys_sdf_shape *s, const thread_dims *t, double h, int cap) {
+/* the surface samples at spacing h into s, every stride-th of them (at most cap; returns how
+ * many points there are at that spacing): along the outline of each period that meets the rod,
+ * at every azimuth step, kept on the rod */
+static int sample_surface(phys_sdf_shape *s, const thread_dims *t, double h, int stride,
+                          int cap) {
   double c[5][2];
   period_corners(t, c);
   int n = 0, j0 = (int)floor(-t->half / t->P) - 1, j1 = (int)ceil(t->half / t->P) + 1;
@@ -187,10 +201,10 @@ static int sample_surface(phys_sdf_shape *s, const thread_dims *t, double h, int
         for (int i = 0; i < nth; i++) {
           double th = 2.0 * M_PI * i / nth - M_PI, z = u + t->P * th / (2.0 * M_PI);
           if (z < -t->half || z > t->half) continue;
-          if (n < cap) {
-            s->sample[n][0] = r * cos(th);
-            s->sample[n][1] = r * sin(th);
-            s->sample[n][2] = z;
+          if (n % stride == 0 && n / stride < cap) {
+            s->sample[n / stride][0] = r * cos(th);
+            s->sample[n / stride][1] = r * sin(th);
+            s->sample[n / stride][2] = z;
           }
           n++;
         }
@@ -219,8 +233,15 @@ void phys__sdf_thread_derive(phys_sdf_shape *s) {
   s->unit_inertia[0] = s->unit_inertia[4] = 0.5 * izz + L * L / 12.0;
   /* surface samples (thickness 0: they lie on the surface) */
   double area = 2.0 * M_PI * 0.5 * (t.R + t.Rr) * L * (13.0 / 8.0);
-  double h = sqrt(area / PHYS_SDF_TARGET_SAMPLES);
-  while (sample_surface(s, &t, h, PHYS_SDF_MAX_SAMPLES) > PHYS_SDF_MAX_SAMPLES) h *= 1.1;
+  double h = sqrt(area / PHYS_SDF_TARGET_SAMPLES), span = fmax(t.R, L);
+  if (h < span / 200.0) h = span / 200.0; /* a short rod: its periods' points mostly fall off it */
+  /* grown until they fit; a long rod, whose outline alone has more points than that at any
+   * spacing, keeps every stride-th */
+  int n;
+  while ((n = sample_surface(s, &t, h, 1, 0)) > PHYS_SDF_MAX_SAMPLES && h < span) h *= 1.1;
+  int stride = (n + PHYS_SDF_MAX_SAMPLES - 1) / PHYS_SDF_MAX_SAMPLES;
+  if (stride < 1) stride = 1;
   s->spacing = h;
-  s->nsample = sample_surface(s, &t, h, PHYS_SDF_MAX_SAMPLES);
+  sample_surface(s, &t, h, stride, PHYS_SDF_MAX_SAMPLES);
+  s->nsample = (n + stride - 1) / stride;
 }

@@ -230,6 +230,7 @@ static void test_mass_and_surface(void) {
   struct { double D, P, L; const char *says; } bad[] = {
     {0.0, P5, LEN, "major diameter must be"}, {D48, 0.03, LEN, "pitch must be"},
     {D48, NAN, LEN, "pitch must be"}, {D48, P5, -1.0, "length must be"},
+    {2e3, P5, LEN, "major diameter must be"}, {D48, 1e-6, LEN, "60000 turns"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     phys_sdf_desc b = m48();
@@ -239,11 +240,17 @@ static void test_mass_and_surface(void) {
     CU_ASSERT_EQUAL(phys_world_add_sdf(w, &b, NULL, NULL), PHYS_E_INVALID);
     CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), bad[i].says));
   }
+  /* a rod far shorter than its pitch, and one of 1000 turns: registered, samples bounded */
+  phys_sdf_desc shortrod = sdf_thread_desc(D48, P5, 1e-7), longrod = sdf_thread_desc(D48, P5, 5.0);
+  int sid = -1, lid = -1;
+  CU_ASSERT_EQUAL(phys_world_add_sdf(w, &shortrod, NULL, &sid), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_add_sdf(w, &longrod, NULL, &lid), PHYS_OK);
+  CU_ASSERT(phys__sdf_shape(w, lid)->nsample <= PHYS_SDF_MAX_SAMPLES);
   phys_sdf_desc k = m48();
   k.kind = (phys_sdf_kind)7;
   CU_ASSERT_EQUAL(phys_world_add_sdf(w, &k, NULL, NULL), PHYS_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(phys_world_last_error(w), "unknown kind 7"));
-  CU_ASSERT_EQUAL(w->nsdfs, 1);
+  CU_ASSERT_EQUAL(w->nsdfs, 3);
   phys_world_destroy(w);
 }
 
