@@ -203,8 +203,8 @@ int phys_world_find_mesh(const phys_world *w, const char *name);
  * whole pitches; docs/engine.md, Geometry). Rejected (world unchanged, PHYS_E_INVALID with the
  * point named): an unknown kind; a revolved profile with npoint outside
  * 2 .. PHYS_SDF_MAX_POINTS, a negative radius, non-finite values, two consecutive points
- * closer than 1e-9 m, thickness <= 0; a thread with a major diameter or length not finite and
- * > 0, a pitch not finite in (0, D/2); a taken name. On success *out_sdf (nullable) receives
+ * closer than 1e-9 m, thickness <= 0; a thread with a major diameter or length not in
+ * (0, 1e3] m, a pitch not in (0, D/2), more than 1000 turns (length / pitch); a taken name. On success *out_sdf (nullable) receives
  * the profile id (0, 1, ... in order). Not thread-safe with other calls on w. */
 phys_status phys_world_add_sdf(phys_world *w, const phys_sdf_desc *desc, const char *name,
                                int *out_sdf);
