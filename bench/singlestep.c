@@ -3,10 +3,13 @@
  *
  *   singlestep FILE.xml|FILE.urdf|builtin:NAME --step K [--solvers a,b] [--iterations N|a=N,..]
  *              [--cases C] [--wrench F] [--seed S] [--repeat R] [--threads T] [--out PREFIX]
- *              [--set NAME=VALUE ...]
+ *              [--configs N [--config-every S]] [--drive BODY=TX,TY,TZ] [--set NAME=VALUE ...]
  *
  * The scene runs K steps with its own solver (sleeping off, so every body is in the frozen
- * step), and the state is saved: poses, velocities and the warm-start impulses. Then for each
+ * step), and the state is saved: poses, velocities and the warm-start impulses; with --configs N,
+ * N states are saved, S steps apart from step K on (paper 002's bolt and nut: 10 nut
+ * configurations), and --drive turns a named body by a constant torque through the warm-up so
+ * that they differ (the nut climbing its thread). Then for each configuration and each
  * case (the frozen state plus, with --wrench, a random force of at most F newtons and a torque
  * of at most 0.1 m times F on every dynamic body, the same for every solver) and each solver,
  * the step is taken again from that state with the iteration cap n for n = 1, 2, ... up to the
@@ -17,7 +20,7 @@
  * every solver). One more run per solver and case at its cap records the residual trace of
  * the island with the most rows.
  *
- * Writes PREFIX.csv (one line per case, solver and cap; CANAL's Newton steps and whether an
+ * Writes PREFIX.csv (one line per case, solver and cap; case = configuration * C + wrench; CANAL's Newton steps and whether an
  * inner loop failed in the last columns) and PREFIX_trace.csv (one line per iteration of the
  * traced runs) and prints a JSON summary on stdout: per solver the median over cases of the
  * final residual and time, the first cap whose median residual reaches 1e-5 and 1e-8, with its
@@ -48,6 +51,9 @@ typedef struct step_args {
   int use[PHYS_SOLVER_COUNT];  /* solvers to run */
   int cap[PHYS_SOLVER_COUNT];  /* iteration cap per solver */
   int cases, repeat, threads, ground;
+  int configs, config_every;   /* frozen states, and the steps between them */
+  const char *drive_body;      /* --drive: the body turned during the warm-up, or NULL */
+  double drive_torque[3];      /* N m, world frame */
   double wrench;
   double progress;           /* --progress: seconds between progress lines on stderr */
   unsigned long seed;
@@ -82,6 +88,11 @@ static void usage(FILE *f) {
           "  --wrench F         random force of at most F N and torque of at most 0.1 m * F on\n"
           "                     every dynamic body in the frozen step (default 0)\n"
           "  --seed S           seed of the wrenches (default 1)\n"
+          "  --configs N        N frozen states, at steps K, K + S, ..., each with the C\n"
+          "                     cases (default 1); case = configuration * C + wrench\n"
+          "  --config-every S   steps between frozen states (default 24)\n"
+          "  --drive B=TX,TY,TZ a constant torque (N m, world frame) on the body named B\n"
+          "                     through the warm-up (so that the configurations differ)\n"
           "  --repeat R         timed runs per cap, median (default 3)\n"
           "  --threads T        threads of the step (default 1; fixed, not adaptive)\n"
           "  --set NAME=VALUE   a solver option (repeatable), e.g. --set canal.beta_scale=0;\n"
@@ -147,6 +158,25 @@ static int parse_caps(step_args *a, const char *spec) {
   return 0;
 }
 
+/* --drive BODY=TX,TY,TZ */
+static int parse_drive(step_args *a, char *spec) {
+  char *eq = strchr(spec, '=');
+  if (!eq || eq == spec) return bad_arg("--drive", spec);
+  *eq = '\0';
+  char *p = eq + 1;
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    a->drive_torque[i] = strtod(p, &end);
+    if (end == p || !isfinite(a->drive_torque[i]) || (i < 2 ? *end != ',' : *end != '\0')) {
+      *eq = '=';
+      return bad_arg("--drive", spec);
+    }
+    p = end + 1;
+  }
+  a->drive_body = spec;
+  return 0;
+}
+
 /* -1: go on; else the exit status */
 static int parse_args(int argc, char **argv, step_args *a) {
   memset(a, 0, sizeof *a);
@@ -156,6 +186,8 @@ static int parse_args(int argc, char **argv, step_args *a) {
   a->threads = 1;
   a->seed = 1;
   a->progress = 2.0;
+  a->configs = 1;
+  a->config_every = 24;
   for (int k = 0; k < PHYS_SOLVER_COUNT; k++) {
     a->use[k] = 1;
     a->cap[k] = 100;
@@ -168,7 +200,8 @@ static int parse_args(int argc, char **argv, step_args *a) {
     {"ground", no_argument, 0, 'g'},         {"out", required_argument, 0, 'o'},
     {"list-solvers", no_argument, 0, 'l'},   {"help", no_argument, 0, 'h'},
     {"set", required_argument, 0, 'O'},      {"progress", required_argument, 0, 'P'},
-    {0, 0, 0, 0}};
+    {"configs", required_argument, 0, 'C'},  {"config-every", required_argument, 0, 'E'},
+    {"drive", required_argument, 0, 'D'},    {0, 0, 0, 0}};
   int c;
   long n;
   opterr = 0;
@@ -190,6 +223,15 @@ static int parse_args(int argc, char **argv, step_args *a) {
       if (bench_parse_long(optarg, 1, 100000, &n)) return bad_arg("--cases", optarg);
       a->cases = (int)n;
       break;
+    case 'C':
+      if (bench_parse_long(optarg, 1, 1000, &n)) return bad_arg("--configs", optarg);
+      a->configs = (int)n;
+      break;
+    case 'E':
+      if (bench_parse_long(optarg, 1, 100000, &n)) return bad_arg("--config-every", optarg);
+      a->config_every = (int)n;
+      break;
+    case 'D': rc = parse_drive(a, optarg); break;
     case 'f':
       if (bench_parse_double(optarg, &a->wrench) || a->wrench < 0)
         return bad_arg("--wrench", optarg);
@@ -364,11 +406,14 @@ static void summary_json(FILE *f, phys_solver_kind kind, const cap_result *rows,
   fprintf(f, "}");
 }
 
-/* one solver over every case and cap: CSV lines, trace lines, and the rows for the summary
- * (cases * ncaps, case-major). 0 or EXIT_LOAD */
-static int run_solver(phys_world *w, const step_args *a, const void *frozen, size_t size,
+/* one solver over every case (configs * cases; case c runs on frozen[c / a->cases]) and cap:
+ * CSV lines, trace lines, and the rows for the summary (total cases * ncaps, case-major).
+ * 0 or EXIT_LOAD */
+static int run_solver(phys_world *w, const step_args *a, void *const *frozen_states,
+                      const size_t *sizes,
                       phys_solver_kind kind, const int *caps, int ncaps, cap_result *rows,
                       FILE *csv, FILE *tcsv) {
+  const int ncases = a->configs * a->cases;
   double *solve = malloc(sizeof(double) * (size_t)a->repeat);
   double *total = malloc(sizeof(double) * (size_t)a->repeat);
   if (!solve || !total) {
@@ -379,7 +424,9 @@ static int run_solver(phys_world *w, const step_args *a, const void *frozen, siz
   }
   double last = bench_now_s();
   int rc = 0;
-  for (int cse = 0; cse < a->cases && !rc; cse++) {
+  for (int cse = 0; cse < ncases && !rc; cse++) {
+    const void *frozen = frozen_states[cse / a->cases];
+    size_t size = sizes[cse / a->cases];
     for (int i = 0; i < ncaps && !rc; i++) {
       cap_result *r = &rows[(size_t)cse * ncaps + i];
       const phys_step_stats *st = NULL;
@@ -405,7 +452,7 @@ static int run_solver(phys_world *w, const step_args *a, const void *frozen, siz
               r->inner, r->failed);
       if (bench_now_s() - last >= a->progress) {
         fprintf(stderr, "singlestep: %s case %d/%d, cap %d/%d\n", phys_solver_name(kind), cse + 1,
-                a->cases, caps[i], caps[ncaps - 1]);
+                ncases, caps[i], caps[ncaps - 1]);
         last = bench_now_s();
       }
     }
@@ -450,25 +497,53 @@ int main(int argc, char **argv) {
   rc = bench_load_world("singlestep", a.scene, &lo, apply_cb, &a, &w);
   if (rc) return rc == 2 ? EXIT_USAGE : EXIT_LOAD;
 
-  /* run up to the frozen step with the scene's own solver, then save it */
+  phys_id driven = PHYS_ID_NONE;
+  if (a.drive_body && (driven = phys_world_find_body(w, a.drive_body)) == PHYS_ID_NONE) {
+    fprintf(stderr, "singlestep: --drive: no body named '%s'\n", a.drive_body);
+    phys_world_destroy(w);
+    return EXIT_USAGE;
+  }
+  /* run up to each frozen step with the scene's own solver (the driven body turned), saving
+   * the state there */
+  void **frozen = calloc((size_t)a.configs, sizeof *frozen);
+  size_t *size = calloc((size_t)a.configs, sizeof *size);
+  int *contacts = calloc((size_t)a.configs, sizeof *contacts);
+  int nfrozen = 0;
+  if (!frozen || !size || !contacts) rc = EXIT_LOAD;
+  long last_step = a.step + (long)(a.configs - 1) * a.config_every;
   double last = bench_now_s();
-  for (long i = 0; i < a.step; i++) {
+  for (long i = 0; i <= last_step && !rc; i++) {
+    if (i >= a.step && (i - a.step) % a.config_every == 0) {
+      size[nfrozen] = phys_world_state_size(w); /* the warm starts' count varies */
+      frozen[nfrozen] = malloc(size[nfrozen]);
+      if (!frozen[nfrozen] ||
+          phys_world_save_state(w, frozen[nfrozen], size[nfrozen], NULL) != PHYS_OK) {
+        fprintf(stderr, "singlestep: cannot freeze the state at step %ld: %s\n", i,
+                phys_world_last_error(w));
+        rc = EXIT_LOAD;
+        break;
+      }
+      contacts[nfrozen++] = phys_world_contact_count(w);
+      if (i == last_step) break;
+    }
+    if (driven != PHYS_ID_NONE) {
+      const double zero[3] = {0.0, 0.0, 0.0};
+      phys_body_apply_wrench(w, driven, zero, a.drive_torque);
+    }
     if (phys_world_step(w) != PHYS_OK) {
       fprintf(stderr, "singlestep: step %ld failed: %s\n", i + 1, phys_world_last_error(w));
-      phys_world_destroy(w);
-      return EXIT_LOAD;
+      rc = EXIT_LOAD;
+      break;
     }
     if (bench_now_s() - last >= a.progress) {
-      fprintf(stderr, "singlestep: step %ld/%ld\n", i + 1, a.step);
+      fprintf(stderr, "singlestep: step %ld/%ld\n", i + 1, last_step);
       last = bench_now_s();
     }
   }
-  size_t size = phys_world_state_size(w);
-  void *frozen = malloc(size);
-  FILE *csv = open_out(a.out, ".csv"), *tcsv = open_out(a.out, "_trace.csv");
-  cap_result *rows = malloc(sizeof(cap_result) * (size_t)a.cases * MAX_CAPS);
-  if (!frozen || !csv || !tcsv || !rows ||
-      phys_world_save_state(w, frozen, size, NULL) != PHYS_OK) {
+  const int ncases = a.configs * a.cases;
+  FILE *csv = rc ? NULL : open_out(a.out, ".csv"), *tcsv = rc ? NULL : open_out(a.out, "_trace.csv");
+  cap_result *rows = malloc(sizeof(cap_result) * (size_t)ncases * MAX_CAPS);
+  if (!rc && (!csv || !tcsv || !rows)) {
     fprintf(stderr, "singlestep: cannot freeze the state or open the output\n");
     rc = EXIT_LOAD;
   }
@@ -481,21 +556,30 @@ int main(int argc, char **argv) {
     size_t sumlen = 0;
     FILE *js = open_memstream(&sum, &sumlen);
     if (!js) rc = EXIT_LOAD;
-    int contacts = phys_world_contact_count(w), first = 1;
+    int first = 1;
     for (int k = 0; k < PHYS_SOLVER_COUNT && !rc; k++) {
       if (!a.use[k]) continue;
       int caps[MAX_CAPS], ncaps = cap_list(a.cap[k], caps);
       rc = run_solver(w, &a, frozen, size, (phys_solver_kind)k, caps, ncaps, rows, csv, tcsv);
-      if (!rc) summary_json(js, (phys_solver_kind)k, rows, a.cases, ncaps, first);
+      if (!rc) summary_json(js, (phys_solver_kind)k, rows, ncases, ncaps, first);
       first = 0;
     }
     if (js) fclose(js);
     if (!rc) {
       printf("{\"scene\":");
       bench_json_string(stdout, a.scene);
-      printf(",\"step\":%ld,\"cases\":%d,\"wrench\":%g,\"threads\":%d,\"repeat\":%d,"
-             "\"contacts\":%d,\"solver_options\":{",
-             a.step, a.cases, a.wrench, a.threads, a.repeat, contacts);
+      printf(",\"step\":%ld,\"cases\":%d,\"configs\":%d,\"config_every\":%d,\"wrench\":%g,"
+             "\"threads\":%d,\"repeat\":%d,\"contacts\":%d,\"contacts_per_config\":[",
+             a.step, a.cases, a.configs, a.config_every, a.wrench, a.threads, a.repeat, contacts[0]);
+      for (int c = 0; c < a.configs; c++) printf("%s%d", c ? "," : "", contacts[c]);
+      printf("]");
+      if (a.drive_body) {
+        printf(",\"drive\":{\"body\":");
+        bench_json_string(stdout, a.drive_body);
+        printf(",\"torque\":[%.17g,%.17g,%.17g]}", a.drive_torque[0], a.drive_torque[1],
+               a.drive_torque[2]);
+      }
+      printf(",\"solver_options\":{");
       for (int i = 0; i < a.sets.n; i++) {
         printf("%s", i ? "," : "");
         bench_json_string(stdout, phys_solver_option_at(a.sets.index[i])->name);
@@ -515,7 +599,10 @@ int main(int argc, char **argv) {
   if (csv) fclose(csv);
   if (tcsv) fclose(tcsv);
   free(rows);
+  for (int c = 0; c < nfrozen; c++) free(frozen[c]);
   free(frozen);
+  free(size);
+  free(contacts);
   phys_world_destroy(w);
   return rc;
 }

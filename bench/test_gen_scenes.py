@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """test_gen_scenes.py - the scenes bench/gen_scenes.py writes into configs/worlds/ are its output.
 
-Regenerates the committed quadruped drops (quadruped_drop_8, quadruped_drop_27) and pouring
-tasks (pour_9, pour_45) into a temporary directory and checks that each is byte for byte the
+Regenerates the committed quadruped drops (quadruped_drop_8, quadruped_drop_27), pouring
+tasks (pour_9, pour_45) and the bolt and nut (bolt_nut) into a temporary directory and checks that each is byte for byte the
 committed file (a hand edit, or a generator change without regenerating, fails here with the
 first differing line); also that every other scene of the generator is written, that an unknown
 name is a usage error (exit 2, naming it; pour_N outside 1 .. 150 too), that the drops hold what
 their header says (robots, hinges with limits, three foot pads per leg, one servo per hinge),
 and the pours theirs (the balls, two arms of seven hinges and a finger slide, one servo per
 joint, SDF profiles for the bottle and the cup, keys pour_0, pour_1, ... at increasing times
-with a control per servo; and pour_18, written on request).
+with a control per servo; and pour_18, written on request), and the bolt and nut theirs (a
+thread SDF, a non-convex nut mesh of the header's size, gap = margin).
 
     test_gen_scenes.py GEN_SCENES.PY WORLDS_DIR
 """
@@ -21,6 +22,25 @@ import tempfile
 
 COMMITTED = {"quadruped_drop_8": 8, "quadruped_drop_27": 27}
 POURS = {"pour_9": 9, "pour_45": 45}
+BOLT_NUT = "bolt_nut"
+
+
+def check_bolt_nut(check, text):
+    """The bolt and nut hold what their header says: a thread SDF on the bolt, the nut marked
+    non-convex with as many vertices and triangles as the header counts, every index in range,
+    and the nut's contacts acting at touch (gap = margin)."""
+    thread = re.findall(r'<numeric name="physd:sdf_thread:bolt" data="([^"]+)"/>', text)
+    mark = re.findall(r'<text name="physd:nonconvex" data="([^"]+)"/>', text)
+    head = re.search(r"(\d+) vertices and (\d+) triangles", text)
+    mesh = re.search(r'<mesh name="nut"\s+vertex="([^"]+)"\s+face="([^"]+)"/>', text)
+    nv = len(mesh.group(1).split()) // 3 if mesh else -1
+    idx = [int(i) for i in mesh.group(2).split()] if mesh else []
+    geom = re.search(r'<geom name="nut" [^>]*margin="([^"]+)" gap="([^"]+)"/>', text)
+    check(thread == ["0.048 0.005 0.06"] and mark == ["nut"] and head and mesh
+          and nv == int(head.group(1)) and len(idx) == 3 * int(head.group(2))
+          and min(idx) >= 0 and max(idx) < nv and geom and geom.group(1) == geom.group(2),
+          f"bolt_nut: thread {thread}, non-convex {mark}, {nv} vertices and {len(idx) // 3} "
+          "triangles as the header says, the nut's gap = margin")
 
 
 def check_pour(check, name, text, balls):
@@ -60,7 +80,7 @@ def main():
                              timeout=120)
         check(run.returncode == 0, f"gen_scenes.py writes every scene (exit {run.returncode})")
         written = sorted(os.listdir(out))
-        names = list(COMMITTED) + list(POURS)
+        names = list(COMMITTED) + list(POURS) + [BOLT_NUT]
         check(len(written) >= 9 and all(n + ".xml" in written for n in names),
               f"the drops and pours among the scenes written: {written}")
         for name in names:
@@ -78,6 +98,9 @@ def main():
                      "bench/gen_scenes.py --out configs/worlds " + name + ")"))
             if name in POURS:
                 check_pour(check, name, new, POURS[name])
+                continue
+            if name == BOLT_NUT:
+                check_bolt_nut(check, new)
                 continue
             robots = COMMITTED[name]
             joints = re.findall(r'<joint name="q\d+_\w+" axis="[01 ]+" range="(\S+) (\S+)"', new)

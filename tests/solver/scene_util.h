@@ -356,6 +356,17 @@ static inline phys_sdf_desc sdf_desc(const double *rz, int n, double t) {
   return d;
 }
 
+/* a threaded-rod description (PHYS_SDF_THREAD): major diameter D, pitch P, length L (m) */
+static inline phys_sdf_desc sdf_thread_desc(double D, double P, double L) {
+  phys_sdf_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = PHYS_SDF_THREAD;
+  d.major_diameter = D;
+  d.pitch = P;
+  d.length = L;
+  return d;
+}
+
 /* the profile sdf_desc(rz, n, t) registered in w; its id */
 static inline int add_sdf_profile(phys_world *w, const double *rz, int n, double t) {
   phys_sdf_desc d = sdf_desc(rz, n, t);

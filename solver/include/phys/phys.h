@@ -196,12 +196,15 @@ int phys_world_mesh_is_nonconvex(const phys_world *w, int mesh);
 int phys_world_find_mesh(const phys_world *w, const char *name);
 
 /* Register a signed-distance profile for PHYS_GEOM_SDF geoms (phys_sdf_desc: a polyline in the
- * (r, z) half-plane revolved about the geom's z axis and thickened). `desc` and `name`
- * (nullable, < 64 bytes, must be unique) are copied. Its mass properties (volume, centre on the
- * axis, inertia) are integrated once here to a relative accuracy of 1e-9 (docs/engine.md,
- * Geometry). Rejected (world unchanged, PHYS_E_INVALID with the point named): npoint outside
+ * (r, z) half-plane revolved about the geom's z axis and thickened, or with kind
+ * PHYS_SDF_THREAD an ISO metric threaded rod). `desc` and `name` (nullable, < 64 bytes, must be
+ * unique) are copied. Its mass properties (volume, centre on the axis, inertia) are integrated
+ * once here to a relative accuracy of 1e-9 (a thread's in closed form, exact for a length of
+ * whole pitches; docs/engine.md, Geometry). Rejected (world unchanged, PHYS_E_INVALID with the
+ * point named): an unknown kind; a revolved profile with npoint outside
  * 2 .. PHYS_SDF_MAX_POINTS, a negative radius, non-finite values, two consecutive points
- * closer than 1e-9 m, thickness <= 0, a taken name. On success *out_sdf (nullable) receives
+ * closer than 1e-9 m, thickness <= 0; a thread with a major diameter or length not in
+ * (0, 1e3] m, a pitch not in (0, D/2), more than 1000 turns (length / pitch); a taken name. On success *out_sdf (nullable) receives
  * the profile id (0, 1, ... in order). Not thread-safe with other calls on w. */
 phys_status phys_world_add_sdf(phys_world *w, const phys_sdf_desc *desc, const char *name,
                                int *out_sdf);
@@ -214,9 +217,12 @@ int phys_world_find_sdf(const phys_world *w, const char *name);
 phys_status phys_world_get_sdf(const phys_world *w, int sdf, phys_sdf_desc *out);
 
 /* Signed distance of the point p (geom frame) to the shape of `desc`, and its gradient (unit,
- * geom frame; grad nullable). Exact: negative inside the wall. On the axis of revolution or on
- * the polyline itself, where the gradient is not unique, one of its values is given. Returns
- * NAN for a NULL desc. Pure and thread-safe. */
+ * geom frame; grad nullable). Exact for a revolved profile: negative inside the wall. On the
+ * axis of revolution or on the polyline itself, where the gradient is not unique, one of its
+ * values is given. For a thread (PHYS_SDF_THREAD) zero exactly on its surface and, around the
+ * thread, within cos(helix angle at the root radius) of the true distance and never above it
+ * (1-Lipschitz there; docs/engine.md, Geometry). Returns NAN for a NULL desc. Pure and
+ * thread-safe. */
 double phys_sdf_distance(const phys_sdf_desc *desc, const double p[3], double grad[3]);
 
 /* Read the vertices and triangles of a mesh file, for phys_world_add_trimesh: OBJ `v` and `f`
@@ -571,7 +577,8 @@ phys_status phys_world_get_mesh_surface(const phys_world *w, int mesh, double *v
 
 /* The surface of SDF profile `sdf` (phys_world_add_sdf) as triangles, for viewers and
  * exporters, in the geom frame: the outline of the thickened profile (polyline offsets, round
- * joins and caps) revolved in `segments` steps about z (segments clamped to 8 .. 256). Vertices
+ * joins and caps) revolved in `segments` steps about z (segments clamped to 8 .. 256); a
+ * thread's surface on a grid of `segments` azimuths by 16 rows per pitch, its ends closed. Vertices
  * and triangles as phys_world_get_mesh_hull (counter-clockwise seen from outside; a first call
  * with NULL arrays asks the sizes). Unknown profile: PHYS_E_NOT_FOUND, nothing written. Reads
  * only; keeps no pointer. */

@@ -55,18 +55,40 @@ typedef enum phys_geom_type {
 /* Most points of a signed-distance profile (phys_sdf_desc). */
 #define PHYS_SDF_MAX_POINTS 16
 
-/* A signed-distance-field shape (PHYS_GEOM_SDF): a 2-D polyline revolved about the geom's local
- * z axis and thickened by `thickness` on every side (paper 002, App. B, eq. 45):
+/* The kinds of signed-distance shape (phys_sdf_desc.kind). */
+typedef enum phys_sdf_kind {
+  PHYS_SDF_REVOLVED = 0, /* a thickened polyline revolved about z (the default: a zeroed desc) */
+  PHYS_SDF_THREAD = 1    /* an ISO metric external thread about z (a threaded rod, a bolt) */
+} phys_sdf_kind;
+
+/* A signed-distance-field shape (PHYS_GEOM_SDF), of one of two kinds.
+ *
+ * PHYS_SDF_REVOLVED: a 2-D polyline revolved about the geom's local z axis and thickened by
+ * `thickness` on every side (paper 002, App. B, eq. 45):
  *   SDF3(p) = SDF2(sqrt(p.x^2 + p.y^2), p.z),  SDF2(q) = min_k dist(q, segment k) - thickness.
  * A plate is O-A-B with O on the axis (the bottom disc, then the rim), a bowl or a pot a longer
  * wall, a bottle a closed bottom, a wall and a neck. Distance and gradient are exact (the
- * distance to a rounded revolved polyline); docs/engine.md, Geometry. */
+ * distance to a rounded revolved polyline); docs/engine.md, Geometry.
+ *
+ * PHYS_SDF_THREAD: a single-start right-hand ISO metric thread (ISO 68-1 basic profile: 60
+ * degree flanks, fundamental height H = P sqrt(3)/2, a crest flat of P/8 at the major radius
+ * D/2 and a root flat of P/4 at D/2 - 5H/8) on a rod about z spanning z in [-length/2,
+ * length/2] (flat ends); at angle 0 a crest is centred at z = 0, and turning by an angle a
+ * about z moves the thread by P a / (2 pi) along z (right-handed). The distance is the
+ * meridian half-plane distance to the profile shifted by P theta / (2 pi), scaled by cos of the
+ * helix angle at the root radius: exact on the surface, within that factor (1 - 7e-4 for M48)
+ * of the true distance elsewhere and never above it near the thread (docs/engine.md). npoint,
+ * point and thickness are unused (zero). */
 typedef struct phys_sdf_desc {
   int npoint;                            /* 2 .. PHYS_SDF_MAX_POINTS */
   double point[PHYS_SDF_MAX_POINTS][2];  /* (r, z) in the geom frame, m: r >= 0 (distance from
                                           * the axis), consecutive points distinct */
   double thickness;                      /* m, > 0: the wall is 2 * thickness thick (the
                                           * polyline is its mid-surface) */
+  phys_sdf_kind kind;                    /* PHYS_SDF_REVOLVED (0) or PHYS_SDF_THREAD */
+  double major_diameter;                 /* PHYS_SDF_THREAD: D, m (> 0) */
+  double pitch;                          /* PHYS_SDF_THREAD: P, m (> 0, < D / 2) */
+  double length;                         /* PHYS_SDF_THREAD: of the rod, m (> 0) */
 } phys_sdf_desc;
 
 /* A geom: a shape with contact properties, attached to a body or to the world.

@@ -3,9 +3,9 @@
  *
  * Only plane-plane has no routine (0 contacts). Pairs with a cylinder, an ellipsoid or a mesh
  * that have no dedicated routine go to phys__np_convex_pair (narrowphase_convex.c); every pair
- * with an SDF geom to phys__np_sdf_pair (narrowphase_sdf.c), which sees a non-convex mesh as its
- * hull; every other pair with a non-convex mesh (phys_shape.trimesh) but against a plane to
- * phys__np_trimesh_pair (narrowphase_trimesh.c).
+ * with an SDF geom to phys__np_sdf_pair (narrowphase_sdf.c), which samples a non-convex mesh's
+ * vertices and edges; every other pair with a non-convex mesh (phys_shape.trimesh) but against
+ * a plane to phys__np_trimesh_pair (narrowphase_trimesh.c).
  */
 #include <math.h>
 #include "collision/narrowphase_internal.h"
@@ -51,13 +51,8 @@ int phys__collide(const phys_shape *a, const phys_shape *b, double margin, phys_
   int swap = a->type < b->type;
   const phys_shape *first = swap ? b : a, *second = swap ? a : b;
   np_pair_fn fn = np_table[first->type][second->type];
-  phys_shape as_hull;
-  if (first->type == PHYS_GEOM_SDF && second->trimesh) {
-    /* the SDF samples a mesh's hull (with room for PHYS_MAX_PAIR_CONTACTS per sample) */
-    as_hull = *second;
-    as_hull.trimesh = NULL;
-    second = &as_hull;
-  } else if ((first->trimesh || second->trimesh) && second->type != PHYS_GEOM_PLANE) {
+  if (first->type != PHYS_GEOM_SDF && (first->trimesh || second->trimesh) &&
+      second->type != PHYS_GEOM_PLANE) {
     fn = phys__np_trimesh_pair;
   }
   if (!fn) return 0;
@@ -149,6 +144,23 @@ void phys__shape_aabb(const phys_shape *s, double margin, double lo[3], double h
   for (int i = 0; i < 3; i++) {
     lo[i] = c[i] - e[i] - margin;
     hi[i] = c[i] + e[i] + margin;
+  }
+}
+
+void phys__np_box_in_frame(const double lo[3], const double hi[3], const phys_shape *s,
+                           double llo[3], double lhi[3]) {
+  /* centre R^T (c - pos), half-extents |R^T| e */
+  double c[3], e[3], lc[3];
+  for (int k = 0; k < 3; k++) {
+    c[k] = 0.5 * (lo[k] + hi[k]) - s->pos[k];
+    e[k] = 0.5 * (hi[k] - lo[k]);
+  }
+  m3_tmulv(lc, s->rot, c);
+  const double *r = s->rot;
+  for (int k = 0; k < 3; k++) {
+    double le = fabs(r[k]) * e[0] + fabs(r[3 + k]) * e[1] + fabs(r[6 + k]) * e[2];
+    llo[k] = lc[k] - le;
+    lhi[k] = lc[k] + le;
   }
 }
 

@@ -90,6 +90,11 @@ int phys__np_trimesh_pair(const phys_shape *a, const phys_shape *b, double margi
 
 /* narrowphase.c: shared geometry */
 
+/* The box of shape s's frame that holds the world box [lo, hi]: [llo, lhi] (for a tree query
+ * in a mesh's frame). */
+void phys__np_box_in_frame(const double lo[3], const double hi[3], const phys_shape *s,
+                           double llo[3], double lhi[3]);
+
 /* Parameter in [0, 1] of the point of segment [p, q] closest to x (0 if the segment is a point). */
 double phys__np_segment_param(const double x[3], const double p[3], const double q[3]);
 

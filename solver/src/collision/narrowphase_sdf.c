@@ -12,7 +12,15 @@
  *   - box, cylinder, ellipsoid, mesh: (1) samples of b's surface against a's SDF (b's corners,
  *     edges and faces reaching into a) and (2) a's skeleton samples inside b's box, each as a
  *     sphere of radius t_a against b with the exact pair routines (a's wall on b's faces);
- *   - SDF: both ways, the skeleton samples of each against the other's SDF, minus its own t.
+ *   - SDF: both ways, the skeleton samples of each against the other's SDF, minus its own t;
+ *   - non-convex mesh (phys_shape.trimesh): the mesh's own vertices, and points along its edges
+ *     where they are long against the margin, against a's SDF, through the mesh's tree queried
+ *     with a's box (a vertex or edge in a's box is in every triangle the query returns with it;
+ *     each is taken once, by its first triangle: trimesh.h). A thread's nut is such a mesh.
+ * A threaded rod (PHYS_SDF_THREAD) has no skeleton: its "skeleton" samples lie on its surface
+ * (thickness 0) and a ball meets it as one point, its centre's distance. Its field is at most
+ * the true distance near the thread (sdf_thread.c: 1-Lipschitz there), so the margin test below
+ * misses no sample that is truly within the margin.
  * Every sample closer than the margin gives a point. More than PHYS_SDF_CLUSTER_ABOVE points
  * are clustered down to PHYS_SDF_CLUSTER_POINTS (contact_cluster.c), keeping their resultant and
  * moment. Features: the sample's index (+ 1024 for a's own skeleton samples, as 4 i + k against
@@ -24,6 +32,7 @@
 #include "collision/contact_cluster.h"
 #include "model/hull.h"
 #include "model/sdf.h"
+#include "model/trimesh.h"
 
 /* most candidate points of one pair before clustering (the deepest are kept beyond) */
 #define MAX_CANDIDATES 1024
@@ -96,6 +105,10 @@ static void sphere_against_sdf(const phys_shape *a, const double x[3], double r,
 static void ball_ring_against_sdf(const phys_shape *a, const double x[3], double r, double margin,
                                   uint32_t feature0, cand_set *c) {
   const phys_sdf_desc *d = &a->sdf->desc;
+  if (d->kind == PHYS_SDF_THREAD) { /* no skeleton: the ball's centre against the field */
+    sphere_against_sdf(a, x, r, margin, feature0, c);
+    return;
+  }
   double l[3], gr, gz;
   to_local(l, a, x);
   double rho = hypot(l[0], l[1]);
@@ -293,6 +306,57 @@ static void capsule_against_sdf(const phys_shape *a, const phys_shape *b, double
   }
 }
 
+/* most points taken along one mesh edge (besides its corners) */
+#define EDGE_SAMPLES 7
+/* edge points every this many margins (an edge shorter than two spacings has none) */
+#define EDGE_SPACING_MARGINS 4.0
+
+/* a trimesh query in progress: the SDF a, the mesh b, the candidates */
+typedef struct mesh_query {
+  const phys_shape *a, *b;
+  double margin, spacing;
+  cand_set *c;
+} mesh_query;
+
+/* triangle t's own vertices and edge points against a's SDF (tree query callback) */
+static int mesh_visit(void *ctx, int t) {
+  mesh_query *q = ctx;
+  const phys_trimesh *m = q->b->trimesh;
+  int own = m->edge_own[t];
+  const double *v[3];
+  phys__trimesh_corners(m, t, v);
+  double x[3][3];
+  for (int k = 0; k < 3; k++) to_world(x[k], q->b, v[k]);
+  for (int k = 0; k < 3; k++) {
+    if (own & (PHYS_TRIMESH_OWN_VERT << k))
+      sphere_against_sdf(q->a, x[k], 0.0, q->margin, (uint32_t)m->tri[3 * t + k], q->c);
+    if (!(own & (PHYS_TRIMESH_OWN_EDGE << k))) continue;
+    const double *p0 = x[k], *p1 = x[(k + 1) % 3];
+    double e[3];
+    v3_sub(e, p1, p0);
+    double len = v3_norm(e);
+    int n = q->spacing > 0.0 ? (int)ceil(len / q->spacing) - 1 : EDGE_SAMPLES;
+    if (n > EDGE_SAMPLES) n = EDGE_SAMPLES;
+    for (int j = 1; j <= n; j++) {
+      double y[3];
+      v3_madd(y, p0, (double)j / (n + 1), e);
+      uint32_t f = 0x80000000u | (((uint32_t)(3 * t + k) << 3) + (uint32_t)j);
+      sphere_against_sdf(q->a, y, 0.0, q->margin, f, q->c);
+    }
+  }
+  return 0;
+}
+
+/* a non-convex mesh b's vertices and edge points near a, against a's SDF */
+static void trimesh_against_sdf(const phys_shape *a, const phys_shape *b, double margin,
+                                cand_set *c) {
+  double lo[3], hi[3], llo[3], lhi[3];
+  phys__shape_aabb(a, margin, lo, hi);
+  phys__np_box_in_frame(lo, hi, b, llo, lhi);
+  mesh_query q = {a, b, margin, EDGE_SPACING_MARGINS * margin, c};
+  phys__trimesh_query(b->trimesh, llo, lhi, mesh_visit, &q);
+}
+
 int phys__np_sdf_pair(const phys_shape *a, const phys_shape *b, double margin,
                       phys_contact_point *out) {
   if (!a->sdf || (b->type == PHYS_GEOM_SDF && !b->sdf) || (b->type == PHYS_GEOM_MESH && !b->hull))
@@ -318,6 +382,10 @@ int phys__np_sdf_pair(const phys_shape *a, const phys_shape *b, double margin,
     break;
   }
   default:
+    if (b->trimesh) {
+      trimesh_against_sdf(a, b, margin, &c);
+      break;
+    }
     convex_against_sdf(a, b, margin, &c);
     skeleton_against_convex(a, b, margin, &c);
     break;

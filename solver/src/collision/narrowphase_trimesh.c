@@ -1,6 +1,7 @@
 /* narrowphase_trimesh.c - a non-convex mesh (phys_shape.trimesh) against a convex geom: sphere,
  * capsule, box, cylinder, ellipsoid or a mesh hull. A plane meets a mesh's hull instead (the
- * same contacts: a half-space only touches extreme vertices), an SDF samples the hull.
+ * same contacts: a half-space only touches extreme vertices), an SDF samples the mesh's
+ * vertices and edges (narrowphase_sdf.c).
  *
  * The other geom's world box, grown by the margin and turned into the mesh frame, is queried in
  * the mesh's tree (model/trimesh.c); each triangle it reaches is a flat convex set, met by the
@@ -362,21 +363,12 @@ int phys__np_trimesh_pair(const phys_shape *a, const phys_shape *b, double margi
   q.n = 0;
   q.scale = 1.0 + v3_norm(q.mesh->pos) + (q.mesh->hull ? q.mesh->hull->rbound : 0.0);
 
-  /* the other geom's box in the mesh frame: centre R^T (c - pos), half-extents |R^T| e */
-  double lo[3], hi[3], c[3], e[3], lc[3], le[3], llo[3], lhi[3];
+  /* the other geom's box in the mesh frame */
+  double lo[3], hi[3], e[3], llo[3], lhi[3];
   phys__shape_aabb(&other, margin, lo, hi);
-  for (int k = 0; k < 3; k++) {
-    c[k] = 0.5 * (lo[k] + hi[k]) - q.mesh->pos[k];
-    e[k] = 0.5 * (hi[k] - lo[k]);
-  }
+  for (int k = 0; k < 3; k++) e[k] = 0.5 * (hi[k] - lo[k]);
   q.size = v3_norm(e);
-  m3_tmulv(lc, q.mesh->rot, c);
-  const double *r = q.mesh->rot;
-  for (int k = 0; k < 3; k++) {
-    le[k] = fabs(r[k]) * e[0] + fabs(r[3 + k]) * e[1] + fabs(r[6 + k]) * e[2];
-    llo[k] = lc[k] - le[k];
-    lhi[k] = lc[k] + le[k];
-  }
+  phys__np_box_in_frame(lo, hi, q.mesh, llo, lhi);
   phys__trimesh_query(q.mesh->trimesh, llo, lhi, tm_visit, &q);
   int n = tm_reduce(&q);
   if (n > PHYS_TRIMESH_MAX_PAIR_CONTACTS) {

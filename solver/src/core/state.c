@@ -84,6 +84,12 @@ uint64_t phys_world_model_hash(const phys_world *w) {
       h = phys__fnv1a(h, &d->npoint, sizeof d->npoint);
       h = phys__fnv1a(h, &d->thickness, sizeof d->thickness);
       h = phys__fnv1a(h, d->point, sizeof d->point[0] * (size_t)d->npoint);
+      if (d->kind == PHYS_SDF_THREAD) { /* only for threads: revolved profiles keep their hash */
+        h = phys__fnv1a(h, &d->kind, sizeof d->kind);
+        h = phys__fnv1a(h, &d->major_diameter, sizeof d->major_diameter);
+        h = phys__fnv1a(h, &d->pitch, sizeof d->pitch);
+        h = phys__fnv1a(h, &d->length, sizeof d->length);
+      }
     }
   }
   /* mesh hulls: their vertices */

@@ -19,7 +19,10 @@
  * A signed-distance-field geom (PHYS_GEOM_SDF, docs/mjcf.md) is a primitive geom that MuJoCo
  * loads as a stand-in, turned into a revolved profile by
  *   <numeric name="physd:sdf:GEOM" data="thickness r0 z0 r1 z1 ..."/>
- * (the polyline's (r, z) points in the geom frame, 2 to 16 of them).
+ * (the polyline's (r, z) points in the geom frame, 2 to 16 of them), or into a threaded rod
+ * (PHYS_SDF_THREAD, an ISO metric thread about the geom's z axis, centred on its origin) by
+ *   <numeric name="physd:sdf_thread:GEOM" data="major_diameter pitch length"/>
+ * (metres; M48 x 5 on 60 mm: data="0.048 0.005 0.06"). A geom has one or the other.
  *
  * Meshes that collide as their triangles: <text name="physd:nonconvex" data="MESH ..."/>
  * (loader_mjcf_nonconvex.c). */
@@ -107,15 +110,68 @@ static phys_status custom_text(mj_ctx *c, const xmlNode *node) {
 static const char *const cp_names[MJ_CP_COUNT] = {"contact_stiffness", "contact_dissipation",
                                                   "hunt_crossley", "stiction_tolerance"};
 
+/* the geom name after a physd:sdf...: prefix, when no other profile names it; NULL after a
+ * failure reported into *st */
+static const char *sdf_geom_name(mj_ctx *c, const xmlNode *node, const char *name,
+                                 size_t prefix, phys_status *st) {
+  const char *geom = name + prefix;
+  *st = PHYS_OK;
+  if (!geom[0]) {
+    *st = phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
+    return NULL;
+  }
+  for (int i = 0; i < c->nsdf; i++)
+    if (strcmp(c->sdfs[i].geom, geom) == 0) {
+      *st = phys__mj_fail(c, node, PHYS_E_PARSE, "%s: geom '%s' has a profile already (line %ld)",
+                          name, geom, (long)xmlGetLineNo(c->sdfs[i].node));
+      return NULL;
+    }
+  return geom;
+}
+
+/* a checked description waiting for its geom */
+static phys_status sdf_spec_add(mj_ctx *c, const xmlNode *node, const char *name,
+                                const char *geom, const phys_sdf_desc *d) {
+  char why[160];
+  if (phys__sdf_check(d, why, sizeof why))
+    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: bad profile: %s", name, why);
+  if (PHYS_RESERVE(c->sdfs, c->capsdf, c->nsdf + 1))
+    return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
+  mj_sdf_spec s;
+  memset(&s, 0, sizeof s);
+  s.geom = geom;
+  s.node = node;
+  s.desc = *d;
+  c->sdfs[c->nsdf++] = s;
+  return PHYS_OK;
+}
+
+/* physd:sdf_thread:GEOM: "major_diameter pitch length", checked now (the numeric's line) */
+static phys_status custom_sdf_thread(mj_ctx *c, const xmlNode *node, const char *name) {
+  phys_status st;
+  const char *geom = sdf_geom_name(c, node, name, strlen("physd:sdf_thread:"), &st);
+  if (!geom) return st;
+  double v[4];
+  int n;
+  if ((st = phys__mj_reals(c, node, "data", v, 0, 4, &n))) return st;
+  if (n != 3)
+    return phys__mj_fail(c, node, PHYS_E_PARSE,
+                         "%s: attribute 'data' must be 3 numbers (major_diameter pitch length, "
+                         "m), got %d", name, n);
+  phys_sdf_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = PHYS_SDF_THREAD;
+  d.major_diameter = v[0];
+  d.pitch = v[1];
+  d.length = v[2];
+  return sdf_spec_add(c, node, name, geom, &d);
+}
+
 /* physd:sdf:GEOM: "thickness r0 z0 r1 z1 ...", checked now (the numeric's line) */
 static phys_status custom_sdf(mj_ctx *c, const xmlNode *node, const char *name) {
-  const char *geom = name + strlen("physd:sdf:");
-  if (!geom[0])
-    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
-  for (int i = 0; i < c->nsdf; i++)
-    if (strcmp(c->sdfs[i].geom, geom) == 0)
-      return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: geom '%s' has a profile already", name,
-                           geom);
+  phys_status st0;
+  const char *geom = sdf_geom_name(c, node, name, strlen("physd:sdf:"), &st0);
+  if (!geom) return st0;
   double v[1 + 2 * PHYS_SDF_MAX_POINTS + 1];
   int n;
   phys_status st = phys__mj_reals(c, node, "data", v, 0, (int)(sizeof v / sizeof v[0]), &n);
@@ -125,23 +181,20 @@ static phys_status custom_sdf(mj_ctx *c, const xmlNode *node, const char *name) 
                          "%s: attribute 'data' must be the thickness and 2 to %d (r, z) points "
                          "(an odd count of 5 to %d numbers), got %d", name, PHYS_SDF_MAX_POINTS,
                          1 + 2 * PHYS_SDF_MAX_POINTS, n);
-  mj_sdf_spec s;
-  memset(&s, 0, sizeof s);
-  s.geom = geom;
-  s.node = node;
-  s.desc.thickness = v[0];
-  s.desc.npoint = (n - 1) / 2;
-  for (int i = 0; i < s.desc.npoint; i++) {
-    s.desc.point[i][0] = v[1 + 2 * i];
-    s.desc.point[i][1] = v[2 + 2 * i];
+  phys_sdf_desc d;
+  memset(&d, 0, sizeof d);
+  d.thickness = v[0];
+  d.npoint = (n - 1) / 2;
+  for (int i = 0; i < d.npoint; i++) {
+    d.point[i][0] = v[1 + 2 * i];
+    d.point[i][1] = v[2 + 2 * i];
   }
-  char why[160];
-  if (phys__sdf_check(&s.desc, why, sizeof why))
-    return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: bad profile: %s", name, why);
-  if (PHYS_RESERVE(c->sdfs, c->capsdf, c->nsdf + 1))
-    return phys__mj_fail(c, node, PHYS_E_NOMEM, "out of memory");
-  c->sdfs[c->nsdf++] = s;
-  return PHYS_OK;
+  return sdf_spec_add(c, node, name, geom, &d);
+}
+
+/* the mark that declared a profile, for messages */
+static const char *sdf_mark(const mj_sdf_spec *s) {
+  return s->desc.kind == PHYS_SDF_THREAD ? "physd:sdf_thread" : "physd:sdf";
 }
 
 phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
@@ -151,20 +204,18 @@ phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
     if (strcmp(s->geom, name) != 0) continue;
     if (g->type == PHYS_GEOM_PLANE || g->type == PHYS_GEOM_MESH)
       return phys__mj_fail(c, node, PHYS_E_PARSE,
-                           "geom '%s' has a physd:sdf profile (line %ld): its stand-in must be "
-                           "a sphere, capsule, box, cylinder or ellipsoid", name,
+                           "geom '%s' has a %s profile (line %ld): its stand-in must be "
+                           "a sphere, capsule, box, cylinder or ellipsoid", name, sdf_mark(s),
                            (long)xmlGetLineNo(s->node));
     /* one profile per distinct description: geoms with equal profiles share it */
     int id = -1;
     for (int k = 0; k < c->world->nsdfs && id < 0; k++) {
       phys_sdf_desc d;
-      if (phys_world_get_sdf(c->world, k, &d) == PHYS_OK && d.npoint == s->desc.npoint &&
-          d.thickness == s->desc.thickness &&
-          memcmp(d.point, s->desc.point, sizeof d.point[0] * (size_t)d.npoint) == 0)
+      if (phys_world_get_sdf(c->world, k, &d) == PHYS_OK && phys__sdf_same(&d, &s->desc))
         id = k;
     }
     if (id < 0 && phys_world_add_sdf(c->world, &s->desc, NULL, &id) != PHYS_OK)
-      return phys__mj_fail(c, s->node, PHYS_E_INVALID, "physd:sdf:%s: %s", name,
+      return phys__mj_fail(c, s->node, PHYS_E_INVALID, "%s:%s: %s", sdf_mark(s), name,
                            phys_world_last_error(c->world));
     g->type = PHYS_GEOM_SDF;
     g->sdf = id;
@@ -177,6 +228,7 @@ phys_status phys__mj_sdf_apply(mj_ctx *c, const xmlNode *node, const char *name,
 /* one <numeric> named physd:PARAM or physd:PARAM:GEOM */
 static phys_status custom_numeric_physd(mj_ctx *c, const xmlNode *node, const char *name) {
   if (strncmp(name, "physd:sdf:", 10) == 0) return custom_sdf(c, node, name);
+  if (strncmp(name, "physd:sdf_thread:", 17) == 0) return custom_sdf_thread(c, node, name);
   const char *rest = name + 6, *colon = strchr(rest, ':');
   size_t len = colon ? (size_t)(colon - rest) : strlen(rest);
   int p = -1;
@@ -187,7 +239,7 @@ static phys_status custom_numeric_physd(mj_ctx *c, const xmlNode *node, const ch
                          "unknown physd numeric '%s' (known: physd:contact_stiffness, "
                          "physd:contact_dissipation, physd:hunt_crossley, "
                          "physd:stiction_tolerance, each optionally followed by :GEOM; "
-                         "physd:sdf:GEOM)", name);
+                         "physd:sdf:GEOM, physd:sdf_thread:GEOM)", name);
   if (colon && !colon[1])
     return phys__mj_fail(c, node, PHYS_E_PARSE, "%s: empty geom name after ':'", name);
   double v;
@@ -231,8 +283,8 @@ void phys__mj_contact_params_apply(mj_ctx *c, const char *name, phys_geom_desc *
 phys_status phys__mj_contact_params_check(mj_ctx *c) {
   for (int i = 0; i < c->nsdf; i++)
     if (!c->sdfs[i].used)
-      return phys__mj_fail(c, c->sdfs[i].node, PHYS_E_PARSE, "physd:sdf:%s: no geom named '%s'",
-                           c->sdfs[i].geom, c->sdfs[i].geom);
+      return phys__mj_fail(c, c->sdfs[i].node, PHYS_E_PARSE, "%s:%s: no geom named '%s'",
+                           sdf_mark(&c->sdfs[i]), c->sdfs[i].geom, c->sdfs[i].geom);
   for (int i = 0; i < c->ngparam; i++)
     if (!c->gparams[i].used)
       return phys__mj_fail(c, c->gparams[i].node, PHYS_E_PARSE, "physd:%s: no geom named '%s'",

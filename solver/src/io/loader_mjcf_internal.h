@@ -142,9 +142,10 @@ typedef struct mj_geom_param {
   int used;           /* a geom of that name took it */
 } mj_geom_param;
 
-/* one SDF profile "physd:sdf:GEOM" waiting for its geom (loader_mjcf_custom.c) */
+/* one SDF profile "physd:sdf:GEOM" or "physd:sdf_thread:GEOM" waiting for its geom
+ * (loader_mjcf_custom.c) */
 typedef struct mj_sdf_spec {
-  const char *geom;   /* points into the document (after "physd:sdf:") */
+  const char *geom;   /* points into the document (after the mark's last ':') */
   phys_sdf_desc desc; /* checked */
   const xmlNode *node;
   int used;           /* a geom of that name took it */

@@ -1,5 +1,5 @@
 /* sdf.c - the world's SDF profile registry (phys_world_add_sdf and its queries) and the
- * triangulated surface of a profile for viewers (phys_world_get_sdf_surface). */
+ * triangulated surface of a profile or a threaded rod for viewers (phys_world_get_sdf_surface). */
 #include <math.h>
 #include <string.h>
 #include "core/world_internal.h"
@@ -138,12 +138,59 @@ static int outline(const phys_sdf_desc *d, double (*o)[2]) {
   return n;
 }
 
+/* rows of a thread's surface per pitch (its outline's corners fall between rows by at most
+ * P/32: a corner is cut by at most 0.03 P) */
+#define THREAD_ROWS_PER_PITCH 16
+
+/* a threaded rod's surface: a grid over (z, azimuth) at radius f(z - P theta / (2 pi)) and a
+ * fan closing each flat end, counter-clockwise from outside */
+static void thread_surface(const phys_sdf_desc *d, int seg, double *vert, int vert_cap,
+                           int *nvert, int *tri, int tri_cap, int *ntri) {
+  int rows = (int)ceil(d->length / d->pitch * THREAD_ROWS_PER_PITCH);
+  if (rows < 1) rows = 1;
+  int nv = (rows + 1) * seg + 2, t = 0;
+  *nvert = nv;
+  *ntri = 2 * rows * seg + 2 * seg;
+  for (int i = 0; i <= rows; i++)
+    for (int j = 0; j < seg; j++) {
+      int v = i * seg + j;
+      if (v >= vert_cap) continue;
+      double th = 2.0 * M_PI * j / seg, z = -0.5 * d->length + d->length * i / rows;
+      double r = phys__sdf_thread_radius(d, z - d->pitch * th / (2.0 * M_PI));
+      vert[3 * v] = r * cos(th);
+      vert[3 * v + 1] = r * sin(th);
+      vert[3 * v + 2] = z;
+    }
+  for (int e = 0; e < 2; e++) /* the ends' centres */
+    if (nv - 2 + e < vert_cap) {
+      vert[3 * (nv - 2 + e)] = vert[3 * (nv - 2 + e) + 1] = 0.0;
+      vert[3 * (nv - 2 + e) + 2] = e ? 0.5 * d->length : -0.5 * d->length;
+    }
+#define PUT_TRI(a, b, c) do { if (t < tri_cap) { tri[3 * t] = (a); tri[3 * t + 1] = (b); tri[3 * t + 2] = (c); } t++; } while (0)
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < seg; j++) {
+      int j1 = (j + 1) % seg, a = i * seg + j, b = i * seg + j1, c = a + seg, e = b + seg;
+      PUT_TRI(a, b, e);
+      PUT_TRI(a, e, c);
+    }
+  for (int j = 0; j < seg; j++) {
+    int j1 = (j + 1) % seg;
+    PUT_TRI(nv - 2, j1, j);                                /* bottom, seen from below */
+    PUT_TRI(nv - 1, rows * seg + j, rows * seg + j1);      /* top, seen from above */
+  }
+#undef PUT_TRI
+}
+
 phys_status phys_world_get_sdf_surface(const phys_world *w, int sdf, int segments, double *vert,
                                        int vert_cap, int *nvert, int *tri, int tri_cap,
                                        int *ntri) {
   const phys_sdf_shape *s = phys__sdf_shape(w, sdf);
   if (!s) return phys__fail((phys_world *)w, PHYS_E_NOT_FOUND, "sdf %d: no such profile", sdf);
   int seg = segments < 8 ? 8 : (segments > 256 ? 256 : segments);
+  if (s->desc.kind == PHYS_SDF_THREAD) {
+    thread_surface(&s->desc, seg, vert, vert_cap, nvert, tri, tri_cap, ntri);
+    return PHYS_OK;
+  }
   double o[MAX_OUTLINE][2];
   int no = outline(&s->desc, o);
   *nvert = no * seg;

@@ -1,10 +1,12 @@
 /* sdf.h - signed-distance-field shapes (PHYS_GEOM_SDF): a revolved, thickened 2-D polyline
- * (paper 002, App. B), as the narrowphase and the mass properties see it.
+ * (paper 002, App. B) or an ISO metric threaded rod (sdf_thread.c), as the narrowphase and the
+ * mass properties see them.
  *
  * A profile is registered once (phys_world_add_sdf) and shared by its geoms. Its view,
  * phys_sdf_shape, is plain data: the description, derived bounds and mass properties, and the
  * skeleton samples the contact routines use (points on the revolved polyline, the "mid-surface"
- * of the wall, spaced about `spacing` apart). Every function here is pure and thread-safe.
+ * of the wall, spaced about `spacing` apart; for a thread, whose thickness is 0, points on its
+ * surface). Every function here is pure and thread-safe.
  */
 #ifndef PHYS_SDF_H
 #define PHYS_SDF_H
@@ -42,6 +44,20 @@ double phys__sdf_skeleton_dist2d(const phys_sdf_desc *d, double r, double z, dou
 
 /* Signed distance of the geom-frame point p and its unit gradient (grad nullable). */
 double phys__sdf_eval(const phys_sdf_desc *d, const double p[3], double grad[3]);
+
+/* sdf_thread.c (PHYS_SDF_THREAD): the checks of a thread's fields (0, or -1 with the reason);
+ * the signed distance (scaled to be 1-Lipschitz near the thread, see the file) and its unit
+ * gradient (nullable); the bounds, mass properties and surface samples of s; the outline's
+ * radius f(u) at u = z - P theta / (2 pi); cos of the helix angle at the root radius (the
+ * band of the distance: |g| <= |d| <= |g| / cos_root near the thread). */
+int phys__sdf_thread_check(const phys_sdf_desc *d, char *why, size_t whylen);
+double phys__sdf_thread_eval(const phys_sdf_desc *d, const double p[3], double grad[3]);
+void phys__sdf_thread_derive(phys_sdf_shape *s);
+double phys__sdf_thread_radius(const phys_sdf_desc *d, double u);
+double phys__sdf_thread_cos_root(const phys_sdf_desc *d);
+
+/* 1 when two checked descriptions describe the same shape (every field of their kind). */
+int phys__sdf_same(const phys_sdf_desc *a, const phys_sdf_desc *b);
 
 /* sdf_massprops.c: volume, centre height and per-unit-mass inertias (about the centre: xx = yy,
  * zz) of the revolved solid of d, by adaptive Simpson over r of exact z-intervals. */

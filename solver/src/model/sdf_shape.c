@@ -17,6 +17,11 @@ int phys__sdf_check(const phys_sdf_desc *d, char *why, size_t whylen) {
     snprintf(why, whylen, "NULL description");
     return -1;
   }
+  if (d->kind == PHYS_SDF_THREAD) return phys__sdf_thread_check(d, why, whylen);
+  if (d->kind != PHYS_SDF_REVOLVED) {
+    snprintf(why, whylen, "unknown kind %d (PHYS_SDF_REVOLVED or PHYS_SDF_THREAD)", (int)d->kind);
+    return -1;
+  }
   if (d->npoint < 2 || d->npoint > PHYS_SDF_MAX_POINTS) {
     snprintf(why, whylen, "%d points; a profile has 2 to %d", d->npoint, PHYS_SDF_MAX_POINTS);
     return -1;
@@ -77,6 +82,7 @@ double phys__sdf_skeleton_dist2d(const phys_sdf_desc *d, double r, double z, dou
 }
 
 double phys__sdf_eval(const phys_sdf_desc *d, const double p[3], double grad[3]) {
+  if (d->kind == PHYS_SDF_THREAD) return phys__sdf_thread_eval(d, p, grad);
   double r = sqrt(p[0] * p[0] + p[1] * p[1]), gr, gz;
   double dist = phys__sdf_skeleton_dist2d(d, r, p[2], &gr, &gz) - d->thickness;
   if (grad) {
@@ -123,7 +129,20 @@ static int sample_skeleton(phys_sdf_shape *s, double h, int cap) {
   return n;
 }
 
+int phys__sdf_same(const phys_sdf_desc *a, const phys_sdf_desc *b) {
+  if (a->kind != b->kind) return 0;
+  if (a->kind == PHYS_SDF_THREAD)
+    return a->major_diameter == b->major_diameter && a->pitch == b->pitch &&
+           a->length == b->length;
+  return a->npoint == b->npoint && a->thickness == b->thickness &&
+         memcmp(a->point, b->point, sizeof a->point[0] * (size_t)a->npoint) == 0;
+}
+
 void phys__sdf_derive(phys_sdf_shape *s) {
+  if (s->desc.kind == PHYS_SDF_THREAD) {
+    phys__sdf_thread_derive(s);
+    return;
+  }
   const phys_sdf_desc *d = &s->desc;
   double t = d->thickness, rmax = 0.0, zlo = INFINITY, zhi = -INFINITY, rb = 0.0, area = 0.0;
   for (int i = 0; i < d->npoint; i++) {

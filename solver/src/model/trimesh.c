@@ -137,11 +137,21 @@ static void dedge_find(const dedge *e, int n, int a, int b, int *lo, int *hi) {
 
 /* edge_own flags: an edge run once each way by two triangles is covered by the neighbour when
  * the neighbour's third corner is not behind this triangle's plane (flat or concave); *closed
- * gets 1 when every edge is so shared (a closed, consistently oriented surface) */
+ * gets 1 when every edge is so shared (a closed, consistently oriented surface). The sampling
+ * bits: a corner whose vertex no earlier triangle has, an edge no earlier triangle runs. */
 static int edge_flags(phys_trimesh_data *d, int *closed) {
   int ne = 3 * d->ntri;
   dedge *e = phys__xmalloc((size_t)ne * sizeof *e);
-  if (!e) return -1;
+  int *first = phys__xmalloc((size_t)d->nvert * sizeof *first);
+  if (!e || !first) {
+    phys__xfree(e);
+    phys__xfree(first);
+    return -1;
+  }
+  for (int v = 0; v < d->nvert; v++) first[v] = -1;
+  for (int t = 0; t < d->ntri; t++)
+    for (int k = 0; k < 3; k++)
+      if (first[d->tri[3 * t + k]] < 0) first[d->tri[3 * t + k]] = t;
   for (int t = 0; t < d->ntri; t++)
     for (int k = 0; k < 3; k++)
       e[3 * t + k] = (dedge){d->tri[3 * t + k], d->tri[3 * t + (k + 1) % 3], t, k};
@@ -171,9 +181,13 @@ static int edge_flags(phys_trimesh_data *d, int *closed) {
         own = v3_dot(x, n) < -1e-9 * v3_norm(x); /* behind: a convex edge */
       }
       if (own) d->edge_own[t] |= 1 << k;
+      /* sampling owners: the first triangle with the vertex, the first with the edge */
+      if (first[a] == t) d->edge_own[t] |= PHYS_TRIMESH_OWN_VERT << k;
+      if (e[lo2].tri == t && (hi == lo || e[lo].tri > t)) d->edge_own[t] |= PHYS_TRIMESH_OWN_EDGE << k;
     }
   }
   phys__xfree(e);
+  phys__xfree(first);
   return 0;
 }
 

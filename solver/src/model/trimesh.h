@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+/* sampling owners in phys_trimesh.edge_own (shifted left by the corner or edge index) */
+#define PHYS_TRIMESH_OWN_VERT (1 << 3)
+#define PHYS_TRIMESH_OWN_EDGE (1 << 6)
+
 /* most triangles in a leaf */
 #define PHYS_BVH_LEAF_TRIS 4
 /* deepest tree the query's fixed stack holds (a median split of 2^31 triangles needs < 32) */
@@ -33,7 +37,12 @@ typedef struct phys_trimesh {
   const phys_bvh_node *node;
   const int *edge_own;         /* per triangle, bit k: edge k (corners k, k + 1) needs contacts
                                 * of its own: it is convex, open or shared by more than two
-                                * triangles. A flat or concave edge's neighbour covers it. */
+                                * triangles. A flat or concave edge's neighbour covers it.
+                                * Bit PHYS_TRIMESH_OWN_VERT << k: corner k's vertex appears in
+                                * no earlier triangle; bit PHYS_TRIMESH_OWN_EDGE << k: no
+                                * earlier triangle has edge k (either way): so a sampler that
+                                * visits every triangle near a point takes each vertex and
+                                * edge once. */
 } phys_trimesh;
 
 /* A triangle mesh under construction (arrays owned, phys__xmalloc), with the mass properties
