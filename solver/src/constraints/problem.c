@@ -62,6 +62,17 @@ static void add_piece(phys_problem *s, phys_con *c, int ci, int sb, double sign,
   c->np++;
 }
 
+/* a limit's single row for the gap to its stop: exact when open, Baumgarte-limited when
+ * violated */
+static void dof_row_gap(phys_con *c, double gap, const phys_world_options *o) {
+  double h = o->timestep, en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
+  c->dim = 1;
+  c->mu = 0.0;
+  m3_identity(c->R);
+  c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
+  c->phi[2] = gap;
+}
+
 /* row set ci: its frame, friction, bias, warm start and pieces (from its slot c->p0) */
 static void assemble_row(phys_world *w, phys_problem *s, int ci) {
   const phys_world_options *o = &w->opt;
@@ -118,13 +129,7 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     const phys_artic *a = &w->artics[c->src];
     int d = c->dof;
     double q = a->qpos[a->qadr[a->dof_body[d]]];
-    double gap = c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q;
-    double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
-    c->dim = 1;
-    c->mu = 0.0;
-    m3_identity(c->R);
-    c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-    c->phi[2] = gap;
+    dof_row_gap(c, c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q, o);
     c->lambda[2] = a->limit_lambda[2 * d + c->side];
     c->tree = -1;
   } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
@@ -133,13 +138,7 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     const phys_tendon *tn = &w->tendons[c->src];
     double L;
     phys__tendon_length(w, c->src, &L, NULL);
-    double gap = c->side == 0 ? L - tn->desc.range[0] : tn->desc.range[1] - L;
-    double en = gap >= 0.0 ? gap / h : o->baumgarte * gap / h;
-    c->dim = 1;
-    c->mu = 0.0;
-    m3_identity(c->R);
-    c->e[2] = en < -LINK_MAX_RECOVERY_SPEED ? -LINK_MAX_RECOVERY_SPEED : en;
-    c->phi[2] = gap;
+    dof_row_gap(c, c->side == 0 ? L - tn->desc.range[0] : tn->desc.range[1] - L, o);
     /* warm-started like a joint limit, from the last step's impulse of this side (state:
      * snapshots keep it, so a restored world steps as the original) */
     v3_zero(c->lambda);
