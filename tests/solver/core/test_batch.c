@@ -146,6 +146,32 @@ static void test_clone_loaded_model(void) {
   phys_world_destroy(c);
 }
 
+/* (1c) a clone of a settled 64-sphere pile under sap (contacts, warm starts, the sparse
+ * Hessian's cached analysis in the original) steps as its original: its contacts and warm
+ * records are copied, its caches start empty */
+static void test_clone_settled_sap(void) {
+  phys_world_options o = phys_world_options_default();
+  o.solver = PHYS_SOLVER_SAP;
+  o.sleep_enabled = 0;
+  o.threads = 1;
+  phys_world *w = make_world(&o), *c = NULL;
+  add_ground(w, 1.0);
+  add_sphere_pile(w, 4, 0.1, 0.5, 0.12, 0.0, 0.0);
+  step_n(w, 150);
+  CU_ASSERT(phys_world_contact_count(w) >= 64);
+  phys_error err;
+  CU_ASSERT_EQUAL_FATAL(phys_world_clone(w, &c, &err), PHYS_OK);
+  CU_ASSERT_EQUAL(phys_world_contact_count(c), phys_world_contact_count(w));
+  CU_ASSERT_EQUAL(phys_world_state_hash(c), phys_world_state_hash(w));
+  for (int k = 0; k < 20; k++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(c), PHYS_OK);
+  }
+  CU_ASSERT_EQUAL(phys_world_state_hash(c), phys_world_state_hash(w));
+  phys_world_destroy(w);
+  phys_world_destroy(c);
+}
+
 /* (2) a subset step moves only its worlds; the others keep hash, time and step index */
 static void test_subset(void) {
   phys_batch *b = make_batch(6, 2);
@@ -417,6 +443,8 @@ int register_tests(void) {
   if (!CU_add_test(s, "world i of a batch matches lone world i (1, 4, 16 worlds; 1, 2 threads)",
                    test_batch_matches_lone) ||
       !CU_add_test(s, "a clone of a loaded robot steps as its original", test_clone_loaded_model) ||
+      !CU_add_test(s, "a clone of a settled sap pile steps as its original",
+                   test_clone_settled_sap) ||
       !CU_add_test(s, "a subset step moves only its worlds", test_subset) ||
       !CU_add_test(s, "resetting one world leaves the others alone", test_reset_one) ||
       !CU_add_test(s, "no allocation in warmed-up batch steps", test_no_allocation) ||
