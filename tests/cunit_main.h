@@ -1,6 +1,14 @@
 /* cunit_main.h - shared CUnit runner: each suite file defines register_tests(), which adds its
- * suites to the registry; cunit_main.c runs them with the basic interface and returns the
- * number of failures as the exit status. */
+ * suites to the registry; cunit_main.c runs them with the basic interface.
+ *
+ * Exit status: 1 when a test failed (or a suite failed to set up), else 77 (meson's SKIP) when a
+ * test called test_skip(), else 0. A test that cannot run here is therefore never reported as a
+ * pass. Arguments select suites by CUnit suite name, so that a test needing files this machine
+ * may lack can be its own meson test (SKIP alone) instead of turning its whole executable SKIP:
+ *
+ *   test_NAME                  every suite
+ *   test_NAME --suite S        only suite S (an unknown name is an error, exit 2)
+ *   test_NAME --without S      every suite but S (may repeat) */
 #ifndef PHYS_TEST_CUNIT_MAIN_H
 #define PHYS_TEST_CUNIT_MAIN_H
 
@@ -8,6 +16,11 @@
 
 /* Defined by each test file: register its suites. Returns 0 on success. */
 int register_tests(void);
+
+/* Marks the running test as not run on this machine: prints "SKIP: " and the printf-style
+ * reason, and counts it, which makes the executable exit 77 unless a test failed. Call it and
+ * return from the test. Not thread-safe (call it from the test's own thread). */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Helpers shared by the suites. */
 #define ASSERT_NEAR(a, b, tol) CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol))

@@ -56,13 +56,13 @@ static int overloaded(const char *what) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   double load = wc_loadavg();
   if (load > 2.0 * (double)(cores > 0 ? cores : 1)) {
-    printf("\n    SKIP %s: load average %.2f on %ld cores\n", what, load, cores);
+    test_skip("%s: load average %.2f on %ld cores", what, load, cores);
     return 1;
   }
   double late = sleep_lateness_us();
   if (late > 200.0) {
-    printf("\n    SKIP %s: 2 ms sleeps end %.0f us late on average (the machine is throttled)\n",
-           what, late);
+    test_skip("%s: 2 ms sleeps end %.0f us late on average (the machine is throttled)", what,
+              late);
     return 1;
   }
   return 0;
@@ -118,8 +118,8 @@ static void test_rtf_accuracy(void) {
   int accurate = err > -0.01 && err < 0.01 && s->stats->real_time_factor_measured > 0.99 &&
                  s->stats->real_time_factor_measured < 1.01;
   if (!accurate && late > 100.0) {
-    printf("    SKIP the 1 %% check: this process's 2 ms sleeps ended %.0f us late on average "
-           "during the run (throttled)\n", late);
+    test_skip("the 1 %% check: this process's 2 ms sleeps ended %.0f us late on average "
+              "during the run (throttled)", late);
   } else {
     CU_ASSERT(err > -0.01 && err < 0.01);
     CU_ASSERT(s->stats->real_time_factor_measured > 0.99 &&
@@ -277,8 +277,8 @@ static void test_subscribers_and_stuck_client(void) {
                fmax <= 220;
   double late = probing ? probe.late_us : sleep_lateness_us();
   if (!timing && late > 100.0) {
-    printf("    SKIP the rate checks: 2 ms sleeps ended %.0f us late on average during the run "
-           "(throttled)\n", late);
+    test_skip("the rate checks: 2 ms sleeps ended %.0f us late on average during the run "
+              "(throttled)", late);
   } else {
     CU_ASSERT(base > 900.0);
     CU_ASSERT(loaded > base * 0.95 && loaded < base * 1.05);

@@ -234,7 +234,7 @@ static void test_humanoid100(void) {
   const char *path = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   FILE *f = fopen(path, "r");
   if (!f) {
-    printf("\n  %s not installed: skipped\n", path);
+    test_skip("%s not installed", path);
     return;
   }
   fclose(f);

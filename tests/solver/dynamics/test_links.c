@@ -541,7 +541,7 @@ static void test_mujoco_humanoid(void) {
   const char *path = "/usr/share/mujoco/model/humanoid/humanoid.xml";
   FILE *f = fopen(path, "r");
   if (!f) {
-    printf("\n  %s not installed: skipped\n", path);
+    test_skip("%s not installed", path);
     return;
   }
   fclose(f);
@@ -584,7 +584,7 @@ static void body_point(const phys_world *w, phys_id id, const double local[3], d
 static void test_four_bar(void) {
   const char *dir = getenv("PHYS_WORLDS");
   if (!dir) {
-    printf("\n  PHYS_WORLDS not set: skipped\n");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   char path[1024];

@@ -501,7 +501,7 @@ static void test_notices(void) {
 static void test_mujoco_models(void) {
   const char *dir = "/usr/share/mujoco/model";
   if (access(dir, R_OK) != 0) {
-    printf("\n  note: %s absent, skipped ", dir);
+    test_skip("%s absent", dir);
     return;
   }
   static const char *const files[] = {"humanoid100/humanoid100.xml", "humanoid/humanoid.xml",

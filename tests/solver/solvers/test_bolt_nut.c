@@ -53,7 +53,7 @@ static void test_nut_rests_and_screws(void) {
   phys_id nut;
   phys_world *w = bolt_nut(1, &nut);
   if (!w) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   double mass, inertia[3];
@@ -115,7 +115,7 @@ static void test_threads_identical(void) {
     phys_id nut;
     phys_world *w = bolt_nut(t + 1, &nut);
     if (!w) {
-      printf("\n  PHYS_WORLDS not set: skipped");
+      test_skip("PHYS_WORLDS not set");
       return;
     }
     step_n(w, 60);

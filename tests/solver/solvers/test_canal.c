@@ -531,7 +531,7 @@ static void test_limit_and_connect(void) {
 static void test_robot_arm(void) {
   const char *dir = getenv("PHYS_WORLDS");
   if (!dir) {
-    printf("\n  PHYS_WORLDS not set: skipped\n");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   char path[1024];
@@ -623,7 +623,7 @@ static phys_world *box_pile(int threads) {
 
 static void test_dense_vs_sparse(void) {
   if (!phys__sparse_hessian_available()) {
-    printf("\n  built without CHOLMOD: skipped\n");
+    test_skip("built without CHOLMOD");
     return;
   }
   phys_world *wd = box_pile(1), *ws = box_pile(1);

@@ -17,7 +17,7 @@ static void test_pile_stands(void) {
   o.sleep_enabled = 0; /* a sleeping pile would stand trivially */
   phys_world *w = load_world_file("dish_pile.xml", &o, 1);
   if (!w) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   int nb = phys_world_body_id_bound(w);
@@ -59,7 +59,7 @@ static void test_threads_identical(void) {
   o.sleep_enabled = 0;
   phys_world *a = load_world_file("dish_pile.xml", &o, 1);
   if (!a) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   phys_world *b = load_world_file("dish_pile.xml", &o, 2);

@@ -707,7 +707,7 @@ static phys_world *quadrupeds(int threads) {
 static void test_quadrupeds_threads(void) {
   phys_world *a = quadrupeds(1), *b = quadrupeds(2);
   if (!a || !b) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     if (a) phys_world_destroy(a);
     if (b) phys_world_destroy(b);
     return;

@@ -91,7 +91,7 @@ static void test_joint_grid(void) {
 static phys_world *load_sample(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) {
-    printf("\n  %s not installed: skipped\n", path);
+    test_skip("%s not installed", path);
     return NULL;
   }
   fclose(f);

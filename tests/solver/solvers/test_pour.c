@@ -28,7 +28,7 @@ static phys_world *load_pour(int n, int threads, pour_task *t) {
   o.sleep_enabled = 0;
   phys_world *w = load_world_file(name, &o, threads);
   if (!w) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     return NULL;
   }
   int st = pour_task_init(t, w, why, sizeof why);
@@ -158,7 +158,7 @@ static void test_refused_without_bodies(void) {
   phys_world_options o = phys_world_options_default();
   phys_world *w = load_world_file("dish_pile.xml", &o, 1);
   if (!w) {
-    printf("\n  PHYS_WORLDS not set: skipped");
+    test_skip("PHYS_WORLDS not set");
     return;
   }
   pour_task t;

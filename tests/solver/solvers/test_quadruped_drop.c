@@ -26,7 +26,7 @@ static phys_world *load_drop(int n, int threads) {
   phys_world_options o = phys_world_options_default();
   o.sleep_enabled = 0;
   phys_world *w = load_world_file(name, &o, threads);
-  if (!w) printf("\n  PHYS_WORLDS not set: skipped\n");
+  if (!w) test_skip("PHYS_WORLDS not set");
   return w;
 }
 

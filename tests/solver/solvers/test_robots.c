@@ -17,7 +17,7 @@
 static phys_world *load_world(const char *name) {
   const char *dir = getenv("PHYS_WORLDS");
   if (!dir) {
-    printf("\n  PHYS_WORLDS not set: skipped\n");
+    test_skip("PHYS_WORLDS not set");
     return NULL;
   }
   char path[1024];
