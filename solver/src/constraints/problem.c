@@ -20,20 +20,38 @@
 /* m/s: the fastest a link's penetration is pushed out (links are not position-corrected) */
 #define LINK_MAX_RECOVERY_SPEED 0.5
 
-/* world position and COM offset of a connect side; returns the solver body or -1 */
-static int connect_point(const phys_world *w, const phys_problem *s, phys_id id,
-                         const double anchor[3], double point[3], double r[3]) {
+/* world position and COM offset of a connect side (the anchor itself on the world or a static
+ * body) */
+static void connect_point(const phys_world *w, phys_id id, const double anchor[3],
+                          double point[3], double r[3]) {
   if (id == PHYS_ID_NONE || w->bodies[id].is_static) {
     v3_copy(point, anchor);
     v3_zero(r);
-    return -1;
+    return;
   }
   const phys_body *b = &w->bodies[id];
   double R[9];
   q_to_m3(R, b->q);
   m3_mulv(r, R, anchor);
   v3_add(point, b->x, r);
-  return s->sb_of_body[id];
+}
+
+/* the solver body of side k (0: a contact's body_a or a connect's body1; 1: body_b or body2)
+ * of row set c, or -1 where that side gets no piece (the world, a static body, a body outside
+ * the solve, or a row kind without body sides). One rule for assemble_row's pieces and
+ * row_piece_count's slots. */
+static int row_side(const phys_world *w, const phys_problem *s, const phys_con *c, int k) {
+  if (c->kind == PHYS_CON_CONTACT) {
+    const phys_contact *ct = &w->contacts[c->src];
+    int body = k ? ct->body_b : ct->body_a;
+    return body >= 0 ? s->sb_of_body[body] : -1;
+  }
+  if (c->kind == PHYS_CON_CONNECT) {
+    const phys_connect *cn = &w->connects[c->src];
+    phys_id body = k ? cn->body2 : cn->body1;
+    return body != PHYS_ID_NONE && !w->bodies[body].is_static ? s->sb_of_body[body] : -1;
+  }
+  return -1;
 }
 
 /* orientation error of a weld as a rotation vector (small angles: 2 vec(q1 qrel q2^-1)), whose
@@ -94,8 +112,8 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     memcpy(c->R, ct->frame, sizeof c->R);
     v3_copy(c->lambda, ct->lambda + 3);
     double zero[3] = {0, 0, 0};
-    if (ct->body_a >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, zero);
-    if (ct->body_b >= 0) add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, zero);
+    add_piece(s, c, ci, row_side(w, s, c, 0), 1.0, zero);
+    add_piece(s, c, ci, row_side(w, s, c, 1), -1.0, zero);
   } else if (c->kind == PHYS_CON_CONTACT) {
     /* contact: gap term is exact for a gap, Baumgarte-limited for a penetration */
     const phys_contact *ct = &w->contacts[c->src];
@@ -118,11 +136,11 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     double r[3];
     if (ct->body_a >= 0) {
       v3_sub(r, ct->pos, w->bodies[ct->body_a].x);
-      add_piece(s, c, ci, s->sb_of_body[ct->body_a], 1.0, r);
+      add_piece(s, c, ci, row_side(w, s, c, 0), 1.0, r);
     }
     if (ct->body_b >= 0) {
       v3_sub(r, ct->pos, w->bodies[ct->body_b].x);
-      add_piece(s, c, ci, s->sb_of_body[ct->body_b], -1.0, r);
+      add_piece(s, c, ci, row_side(w, s, c, 1), -1.0, r);
     }
   } else if (c->kind == PHYS_CON_LIMIT) {
     /* joint limit: the gap to the stop, exact when open, Baumgarte-limited when violated */
@@ -164,8 +182,8 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     m3_identity(c->R);
     v3_copy(c->lambda, cn->lambda + 3 * c->ang);
     double p1[3], p2[3], r1[3], r2[3], d[3];
-    int sb1 = connect_point(w, s, cn->body1, cn->anchor1, p1, r1);
-    int sb2 = connect_point(w, s, cn->body2, cn->anchor2, p2, r2);
+    connect_point(w, cn->body1, cn->anchor1, p1, r1);
+    connect_point(w, cn->body2, cn->anchor2, p2, r2);
     if (c->ang) {
       weld_error(w, cn, d);
       v3_zero(r1);
@@ -183,27 +201,14 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     } else if (!phys__connect_position_corrected(w, c)) {
       v3_scale(c->e, d, o->baumgarte / h);
     } /* else e = 0: the position pass closes the gap, without adding kinetic energy */
-    add_piece(s, c, ci, sb1, 1.0, r1);
-    add_piece(s, c, ci, sb2, -1.0, r2);
+    add_piece(s, c, ci, row_side(w, s, c, 0), 1.0, r1);
+    add_piece(s, c, ci, row_side(w, s, c, 1), -1.0, r2);
   }
 }
 
-/* the pieces row set c will have: a side of a contact on a solver body, a connect side on a
- * dynamic body in the solve (what add_piece keeps of assemble_row's calls) */
+/* the pieces row set c will have (the sides assemble_row gives one) */
 static int row_piece_count(const phys_world *w, const phys_problem *s, const phys_con *c) {
-  int n = 0;
-  if (c->kind == PHYS_CON_CONTACT) {
-    const phys_contact *ct = &w->contacts[c->src];
-    n += ct->body_a >= 0 && s->sb_of_body[ct->body_a] >= 0;
-    n += ct->body_b >= 0 && s->sb_of_body[ct->body_b] >= 0;
-  } else if (c->kind == PHYS_CON_CONNECT) {
-    const phys_connect *cn = &w->connects[c->src];
-    phys_id side[2] = {cn->body1, cn->body2};
-    for (int k = 0; k < 2; k++)
-      n += side[k] != PHYS_ID_NONE && !w->bodies[side[k]].is_static &&
-           s->sb_of_body[side[k]] >= 0;
-  }
-  return n;
+  return (row_side(w, s, c, 0) >= 0) + (row_side(w, s, c, 1) >= 0);
 }
 
 /* constraint rows (frame, friction, bias), warm starts and attachments; returns 0 or -1. Each
