@@ -86,6 +86,7 @@ typedef struct run_result {
   double fo_inflation_max;   /* its worst lam_n / max(0, sig_n) - 1 */
   double fo_radius_res_max;  /* its worst distance of the lagged radii from their fixed point */
   double fo_cone_excess_max; /* its worst |lam_t| / (mu lam_n) - 1 */
+  double fo_cone_excess_isl; /* its worst (|lam_t| - mu lam_n) / the island's largest mu lam_n */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
 } run_result;
@@ -568,6 +569,8 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
     r->fo_radius_res_max = s->firstorder.radius_residual;
   if (s->firstorder.cone_excess_max > r->fo_cone_excess_max)
     r->fo_cone_excess_max = s->firstorder.cone_excess_max;
+  if (s->firstorder.cone_excess_island > r->fo_cone_excess_isl)
+    r->fo_cone_excess_isl = s->firstorder.cone_excess_island;
   if (s->pgs.colors > r->pgs_colors_max) r->pgs_colors_max = s->pgs.colors;
   if (s->pgs.overflow > r->pgs_overflow_max) r->pgs_overflow_max = s->pgs.overflow;
 }
@@ -712,6 +715,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->fo_inflation_max = 0.0;
   r->fo_radius_res_max = 0.0;
   r->fo_cone_excess_max = -INFINITY;
+  r->fo_cone_excess_isl = -INFINITY;
   r->residual_max = r->penetration_max = 0.0;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
@@ -824,6 +828,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
     json_num(&j, "inflation_max", r->fo_inflation_max);
     json_num(&j, "radius_residual_max", r->fo_radius_res_max);
     json_num(&j, "cone_excess_max", r->fo_cone_excess_max);
+    json_num(&j, "cone_excess_island_max", r->fo_cone_excess_isl);
   } else if (r->opt.solver == PHYS_SOLVER_PGS) {
     json_int(&j, "colors_max", r->pgs_colors_max);
     json_int(&j, "overflow_max", r->pgs_overflow_max);

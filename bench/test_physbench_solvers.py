@@ -48,12 +48,14 @@ def main():
             # and the worst cone excess (<= 0 inside the cone) of a settling stack
             st = d.get("solver_stats", {})
             rr, ce = st.get("radius_residual_max"), st.get("cone_excess_max")
+            ci = st.get("cone_excess_island_max")
             pd = st.get("predicted_directions_per_step")
             check(isinstance(rr, (int, float)) and 0.0 <= rr < 1e-2 and
                   isinstance(ce, (int, float)) and ce < 1e-3 and
+                  isinstance(ci, (int, float)) and ci < 1e-3 and
                   isinstance(pd, (int, float)) and pd >= 0.0,
                   f"firstorder: solver_stats radius_residual_max {rr}, cone_excess_max {ce}, "
-                  f"predicted_directions_per_step {pd}")
+                  f"cone_excess_island_max {ci}, predicted_directions_per_step {pd}")
     run = subprocess.run([exe, "builtin:box_stack_10", "--solver", "canal", "--steps", "2", "--threads", "1",
                           "--set", "canal.kappa=20", "--json"],
                          capture_output=True, text=True, timeout=120)

@@ -487,8 +487,9 @@ typedef struct phys_firstorder_options {
                                piles); default 1e4 */
   double margin;            /* m, >= 0: contacts enter the problem this far before they touch,
                                so that the implicit phi1 acts before penetration; default 0.01 */
-  double cone_tol;          /* eps of the post-solve checks |lam_t| <= (1 + eps) mu lam_n and
-                               lam_n <= (1 + eps) max(0, sig_n), in (0, 1); default 1e-6 */
+  double cone_tol;          /* eps of the post-solve checks |lam_t| <= mu lam_n + eps c (c the
+                               island's largest mu lam_n) and lam_n <= (1 + eps) max(0,
+                               sig_n), in (0, 1); default 1e-6 */
   int max_resolves;         /* re-solves of an island when a check fails, >= 0; default 40 */
   int anderson;             /* depth m in [0, 16] of the Anderson acceleration of the lagged
                                friction radii between re-solves; 0: the plain iteration
@@ -673,7 +674,12 @@ typedef struct phys_firstorder_stats {
   int unresolved_islands;    /* islands still failing a check after max_resolves */
   double inflation_max;      /* max over contacts of lam_n / max(0, sig_n) - 1 at the result
                                 (0: every normal impulse equals its spring value) */
-  double cone_excess_max;    /* max over contacts of |lam_t| / (mu lam_n) - 1 (<= 0 inside) */
+  double cone_excess_max;    /* max over contacts of |lam_t| / (mu lam_n) - 1 (<= 0 inside; on
+                                a contact with almost no load a tiny impulse is a large figure) */
+  double cone_excess_island; /* max over islands and contacts of (|lam_t| - mu lam_n) / (the
+                                island's largest mu lam_n): the cone error in units of the
+                                island's friction impulses, the figure that the re-solve test
+                                holds to firstorder.cone_tol (<= 0 inside) */
   double radius_residual;    /* worst island's max over contacts of |mu lam_n - rho| / max mu
                                 lam_n after its last solve (rho the radius that solve used): how
                                 far the lagged radii are from their fixed point (0: settled) */

@@ -58,6 +58,7 @@ typedef struct phys_fo_island {
   int solves, resolves, unresolved;
   int predicted;                 /* Newton steps on the predicted direction, over the solves */
   double inflation, cone_excess;
+  double cone_excess_island;     /* max (|gamma_t| - mu gamma_n) / max_j mu_j gamma_n,j */
   double radius_residual;        /* the update's measure after the last solve */
   phys_fo_radius radius;
   double *rho, *g;               /* per row set: the radii of the last solve, and mu gamma_n */

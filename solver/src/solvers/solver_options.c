@@ -123,7 +123,7 @@ static const option_row rows[] = {
     D, 1e4, 0.0, 1e12, 1, 0, NULL}, OFF(firstorder.friction_gain)},
   {{"firstorder.margin", "firstorder", "contacts enter the problem this far (m) before they touch",
     D, 0.01, 0.0, 1.0, 0, 0, NULL}, OFF(firstorder.margin)},
-  {{"firstorder.cone_tol", "firstorder", "eps of the checks |lam_t| <= (1+eps) mu lam_n, lam_n <= (1+eps) max(0, sig_n)",
+  {{"firstorder.cone_tol", "firstorder", "eps of the checks |lam_t| <= mu lam_n + eps c (c: the island's largest mu lam_n), lam_n <= (1+eps) max(0, sig_n)",
     D, 1e-6, 0.0, 1.0, 1, 1, NULL}, OFF(firstorder.cone_tol)},
   {{"firstorder.max_resolves", "firstorder", "re-solves of an island when a post-solve check fails",
     I, 40, 0, 1000, 0, 0, NULL}, OFF(firstorder.max_resolves)},

@@ -871,7 +871,39 @@ typedef struct pile_window {
   int at_cap;              /* steps with a solve at the Newton cap */
   long newton, resolves;
   double residual, penetration, radius_residual; /* worst over the window */
+  /* the Coulomb law at the step's result, from the contacts' impulses (one island): the worst
+   * (|gamma_t| - mu gamma_n) / max mu gamma_n over the settled steps and over all steps, the
+   * worst |gamma_t| / (mu gamma_n) - 1 of a contact with gamma_n > 0 over the settled steps
+   * (with that contact's gamma_n over the island's largest) and over all steps, and the
+   * largest |gamma_t| where gamma_n = 0 */
+  double cone_settled, cone_all, cone_contact, cone_contact_load, cone_contact_all, cone_free;
 } pile_window;
+
+/* the Coulomb figures of pile_window over w's frictional contacts (one island) into r */
+static void pile_cone(const phys_world *w, int settled, pile_window *r) {
+  double cmax = 0.0, gnmax = 0.0, ex = 0.0;
+  for (int c = 0; c < w->ncontacts; c++) {
+    const phys_contact *ct = &w->contacts[c];
+    if (ct->dim < 3 || !(ct->mu > 0.0)) continue;
+    cmax = fmax(cmax, ct->mu * fmax(ct->lambda[2], 0.0));
+    gnmax = fmax(gnmax, ct->lambda[2]);
+  }
+  for (int c = 0; c < w->ncontacts; c++) {
+    const phys_contact *ct = &w->contacts[c];
+    if (ct->dim < 3 || !(ct->mu > 0.0)) continue;
+    double gn = fmax(ct->lambda[2], 0.0), gt = hypot(ct->lambda[0], ct->lambda[1]);
+    if (cmax > 0.0) ex = fmax(ex, (gt - ct->mu * gn) / cmax);
+    double rel = gn > 0.0 ? gt / (ct->mu * gn) - 1.0 : -1.0;
+    r->cone_contact_all = fmax(r->cone_contact_all, rel);
+    if (settled && rel > r->cone_contact) {
+      r->cone_contact = rel;
+      r->cone_contact_load = gn / gnmax;
+    }
+    if (gn == 0.0) r->cone_free = fmax(r->cone_free, gt);
+  }
+  r->cone_all = fmax(r->cone_all, ex);
+  if (settled) r->cone_settled = fmax(r->cone_settled, ex);
+}
 
 static pile_window pile_window_run(phys_world *w, int steps) {
   pile_window r = {0};
@@ -879,7 +911,9 @@ static pile_window pile_window_run(phys_world *w, int steps) {
   for (int i = 0; i < steps; i++) {
     CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
     const phys_step_stats *st = phys_world_stats(w);
-    r.unsettled += st->firstorder.unresolved_islands > 0 || st->iterations_max >= cap;
+    int unsettled = st->firstorder.unresolved_islands > 0 || st->iterations_max >= cap;
+    r.unsettled += unsettled;
+    pile_cone(w, !unsettled, &r);
     r.at_cap += st->iterations_max >= cap;
     r.newton += st->firstorder.newton_iterations;
     r.resolves += st->firstorder.resolves;
@@ -893,9 +927,11 @@ static pile_window pile_window_run(phys_world *w, int steps) {
 /* The lagged radius rho = mu gamma_n of the last solve is a fixed point that the plain
  * iteration does not reach on piles; Anderson mixing (firstorder.anderson) does in most steps.
  * 25 steps of a loose 64-sphere pile (one island of about 105 contacts), both with
- * max_resolves 40. Measured (2026-11-28, with the driver's branch prediction): plain 23 of 25
- * steps unsettled, 4956 Newton steps; Anderson depth 5: 4 of 25, 2536 Newton steps (before the
- * prediction 8062 and 2 of 25, 4589); residual at most 2.7e-3 (3.7e-3 plain),
+ * max_resolves 40. Measured (2026-11-28, with the driver's branch prediction and the cone
+ * check relative to the island's largest mu gamma_n): plain 23 of 25 steps unsettled, 4929
+ * Newton steps; Anderson depth 5: 1 of 25, 2320 Newton steps (with the check relative to each
+ * contact's own radius 4 of 25 and 2536; before the prediction 8062 and 2 of 25, 4589);
+ * residual at most 2.8e-3 (3.7e-3 plain),
  * penetration at most 8e-5 m (sap's, removed within a few steps). Asserted: at most 5 of 25
  * steps unsettled with Anderson and fewer than the plain iteration, fewer Newton steps,
  * residual below 5e-3, penetration below 2e-4 m; then two piles (two islands) on 1 and 2
@@ -948,10 +984,20 @@ static void test_pile_radius_fixed_point(void) {
  * The driver's branch prediction (firstorder.c predict_stick) linearises the contacts whose
  * full step crosses their zone on the zone's piece. Measured (2026-11-28): before, 6 of 20
  * steps with a re-solve at the Newton cap and 5755 Newton steps; with it none and 3103.
- * Asserted: no step at the cap, fewer than 4500 Newton steps, residual below 1e-3 and
- * penetration below 5e-4 m over the window, and the same pile built on 2 threads bit-identical
- * for 6 steps (built again, not cloned: phys_world_clone of this settled pile reads past an
- * array under ASan, a separate defect) */
+ * The outer loop's cone check (2026-11-28): with a tolerance of cone_tol = 1e-6 of each
+ * contact's own mu gamma_n, 7 of 20 steps used all 40 re-solves, 4 of them held open by
+ * contacts with 1e-5..1e-3 of the island's largest load at 1e-10..1e-7 of its largest friction
+ * impulse; with 1e-6 of the island's largest mu gamma_n (firstorder.c check_island) 3 of 20,
+ * 582 re-solves instead of 713. The Coulomb law at the results, from the contacts' impulses:
+ * (|gamma_t| - mu gamma_n) / max mu gamma_n <= 9.3e-7 over the settled steps (2.2e-9 before),
+ * 1.7e-3 over all (4.8e-4 before: the unsettled steps differ); the worst contact of a settled
+ * step |gamma_t| / (mu gamma_n) - 1 = 1.3e-3 at 4.2e-4 of the largest load (9.8e-7 before),
+ * 0.15 over all (0.031). Asserted: no step at the cap, at most 4 steps unsettled, fewer than
+ * 4500 Newton steps, residual below 1e-3 and penetration below 5e-4 m over the window, the
+ * cone figure within cone_tol over the settled steps and below 5e-3 over all, no contact's
+ * relative excess above 1e-2 in a settled step, no friction without a normal impulse, and the
+ * same pile built on 2 threads bit-identical for 6 steps (built again, not cloned:
+ * phys_world_clone of this settled pile reads past an array under ASan, a separate defect) */
 static void test_pile_216(void) {
   const int steps = 20, tsteps = 6;
   phys_world *w = sphere_piles(1, 6, 0.75, 5, 1);
@@ -969,6 +1015,14 @@ static void test_pile_216(void) {
     r.resolves += one.resolves;
     r.residual = fmax(r.residual, one.residual);
     r.penetration = fmax(r.penetration, one.penetration);
+    r.cone_settled = fmax(r.cone_settled, one.cone_settled);
+    r.cone_all = fmax(r.cone_all, one.cone_all);
+    if (one.cone_contact > r.cone_contact) {
+      r.cone_contact = one.cone_contact;
+      r.cone_contact_load = one.cone_contact_load;
+    }
+    r.cone_contact_all = fmax(r.cone_contact_all, one.cone_contact_all);
+    r.cone_free = fmax(r.cone_free, one.cone_free);
   }
   phys_world *w2 = sphere_piles(1, 6, 0.75, 5, 2);
   int same = 1;
@@ -980,7 +1034,16 @@ static void test_pile_216(void) {
          "steps (%ld on the predicted direction), %ld re-solves, residual <= %.2e, penetration <= "
          "%.2e m; on 2 threads bit-identical %d", phys_world_stats(w)->contacts, r.at_cap, steps,
          r.unsettled, r.newton, predicted, r.resolves, r.residual, r.penetration, same);
+  printf("\n  cone: (|g_t| - mu g_n) / max mu g_n <= %.2e over the settled steps, %.2e over all; "
+         "worst contact |g_t| / (mu g_n) - 1 = %.2e (settled steps; its g_n %.1e of the "
+         "largest), %.2e (all); |g_t| <= %.1e N s where g_n = 0", r.cone_settled, r.cone_all,
+         r.cone_contact, r.cone_contact_load, r.cone_contact_all, r.cone_free);
   CU_ASSERT_EQUAL(r.at_cap, 0);
+  CU_ASSERT_TRUE(r.unsettled <= 4);
+  CU_ASSERT_TRUE(r.cone_settled <= phys_world_get_options(w).firstorder.cone_tol);
+  CU_ASSERT_TRUE(r.cone_all < 5e-3);
+  CU_ASSERT_TRUE(r.cone_contact < 1e-2);
+  CU_ASSERT_EQUAL(r.cone_free, 0.0);
   CU_ASSERT_TRUE(r.newton < 4500);
   CU_ASSERT_TRUE(predicted > 0);
   CU_ASSERT_TRUE(r.residual < 1e-3);
