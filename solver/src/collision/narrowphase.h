@@ -45,8 +45,8 @@ typedef struct phys_contact_point {
 } phys_contact_point;
 
 /* Feature bit of a speculative point that box-box, box-capsule and capsule-capsule add beside a
- * one-point contact (narrowphase_box.c, narrowphase_capsule.c; other pairs' features may use
- * the bit otherwise). The contact list keeps such points only for solvers that read a gap as
+ * one-point contact, and of separated boxes' closest points (narrowphase_box.c,
+ * narrowphase_capsule.c; other pairs' features may use the bit otherwise). The contact list keeps such points only for solvers that read a gap as
  * "may close in this step and no more" (collision/contact.c). */
 #define PHYS_FEATURE_SPECULATIVE (1u << 28)
 

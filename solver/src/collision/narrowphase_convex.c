@@ -50,6 +50,9 @@
 #define NP_CAP_ALIGN 0.70710678118654752
 /* cylinder caps are polygons of this many rim points */
 #define NP_CAP_POINTS 8
+/* face points shallower than the exact distance of separated cores by more than this share of
+ * the pair's size miss the closest feature (np_add_overhang) */
+#define NP_OVERHANG_TOL 1e-6
 /* EPA stops when a support point gains less than this share of the pair's size on its face */
 #define NP_EPA_TOL 1e-7
 
@@ -593,6 +596,33 @@ static int np_edge_normal(const phys_shape *a, const phys_shape *b, double margi
   return np_mpr_normal(a, b, margin, 0, n);
 }
 
+/* Face points pts[1 .. count] of a pair whose cores GJK found apart (cores), less deep than the
+ * cores' exact distance: the closest feature lies off the reference face (a capsule over a
+ * cylinder's rim, its segment clipped to the cap while its round side overhangs the rim and
+ * cuts into the rim edge), and no point guards it. humanoid100's forearm lay 4.4 mm into a
+ * disc's rim with its cap points at 0.004 mm (the step after: 4.4 mm deep). The exact closest
+ * points then join as pts[0] (feature 0x80000000, as below); otherwise pts[1 ..] move down.
+ * Returns the count in pts[0 ..]. */
+static int np_add_overhang(const phys_shape *a, const phys_shape *b, const np_cores *cores,
+                           double margin, phys_contact_point *pts, int count) {
+  double ra = phys__np_core_radius(a), rb = phys__np_core_radius(b);
+  double size = np_bound_radius(a) + np_bound_radius(b);
+  double shallowest_gap = INFINITY;
+  for (int i = 1; i <= count; i++) shallowest_gap = fmin(shallowest_gap, pts[i].dist);
+  double exact = cores->dist - ra - rb;
+  if (cores->dist > 1e-9 * (1.0 + ra + rb) && exact < margin &&
+      shallowest_gap > exact + NP_OVERHANG_TOL * size) {
+    double nc[3], sb[3];
+    v3_sub(nc, cores->ca, cores->cb);
+    v3_scale(nc, nc, 1.0 / cores->dist);
+    v3_madd(sb, cores->cb, rb, nc);
+    np_emit(&pts[0], sb, nc, exact, 0x80000000u);
+    return count + 1;
+  }
+  for (int i = 0; i < count; i++) pts[i] = pts[i + 1];
+  return count;
+}
+
 /* General convex pair (see the file comment). */
 int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
                    phys_contact_point *out) {
@@ -613,9 +643,10 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
   const np_feature *ref = ref_is_b ? &fb : &fa, *inc = ref_is_b ? &fa : &fb;
   double align = ref_is_b ? align_b : align_a;
   if (align >= NP_FACE_ALIGN && inc->cnt >= 2) {
-    phys_contact_point pts[NP_CLIP_MAX];
-    int count = np_clip_contacts(ref, inc, ref_is_b, margin, pts);
+    phys_contact_point pts[NP_CLIP_MAX + 1];
+    int count = np_clip_contacts(ref, inc, ref_is_b, margin, pts + 1);
     if (count > 0) {
+      count = np_add_overhang(a, b, &cores, margin, pts, count);
       count = phys__np_reduce4(pts, count);
       for (int i = 0; i < count; i++) out[i] = pts[i];
       return count;
