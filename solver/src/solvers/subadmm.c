@@ -638,10 +638,12 @@ static double gyration_scale(const phys_world *w, phys_id id1, phys_id id2) {
   return n && sum > 0.0 ? sum / n : 1.0;
 }
 
-/* beta0 per island: geometric mean over the bodies with pieces of mass / pieces (sec. 6.5),
- * where a piece counts by its rows (a frictionless contact's single row is a third of a piece):
- * the penalty acts per row, and counting rows makes the best beta_scale about the same for
- * frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid) */
+/* island k's penalty: beta0, the geometric mean over the bodies with pieces of mass / pieces
+ * (sec. 6.5), where a piece counts by its rows (a frictionless contact's single row is a third
+ * of a piece): the penalty acts per row, and counting rows makes the best beta_scale about the
+ * same for frictional and frictionless scenes (measured: 4 on the peer piles and the pyramid);
+ * then each dof row's scale bs (below). Writes only island k's entries. scratch: 2 max_nv + 2
+ * doubles of the calling thread's own, or NULL (joint limits then fall back to A_dd). */
 static void island_penalty(phys_world *w, phys_problem *s, int k, double *scratch, int paper) {
   double sum = 0.0, msum = 0.0;
   int n = 0, nall = 0;
