@@ -21,22 +21,34 @@ void test_skip(const char *fmt, ...) {
   last_skipped = t;
 }
 
-/* Applies --suite / --without; returns the one suite to run (--suite), NULL for all active
- * ones, or sets *bad on a bad argument. */
-static CU_pSuite select_suites(int argc, char **argv, int *bad) {
+/* Applies --suite / --without / --test; returns the one suite to run (--suite), NULL for all
+ * active ones, the one test in *test (--test, else NULL), or sets *bad on a bad argument. */
+static CU_pSuite select_suites(int argc, char **argv, CU_pTest *test, int *bad) {
   CU_pSuite only = NULL;
-  for (int i = 1; i < argc; i++) {
-    int is_only = strcmp(argv[i], "--suite") == 0, is_without = strcmp(argv[i], "--without") == 0;
-    CU_pSuite s = (is_only || is_without) && i + 1 < argc ? CU_get_suite(argv[i + 1]) : NULL;
+  *test = NULL;
+  /* every option takes one value: argv[i] is the option, argv[i + 1] its value */
+  for (int i = 1; i < argc; i += 2) {
+    const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(opt, "--test") == 0 && val && only) {
+      *test = CU_get_test(only, val);
+      if (!*test) {
+        fprintf(stderr, "%s: suite '%s' has no test '%s'\n", argv[0], only->pName, val);
+        *bad = 1;
+        return NULL;
+      }
+      continue;
+    }
+    int is_only = strcmp(opt, "--suite") == 0, is_without = strcmp(opt, "--without") == 0;
+    CU_pSuite s = (is_only || is_without) && val ? CU_get_suite(val) : NULL;
     if (!s) {
-      fprintf(stderr, "usage: %s [--suite NAME | --without NAME...]: bad or unknown '%s'\n",
-              argv[0], i + 1 < argc && (is_only || is_without) ? argv[i + 1] : argv[i]);
+      fprintf(stderr, "usage: %s [--suite NAME [--test NAME] | --without NAME...]: bad or "
+                      "unknown '%s'\n",
+              argv[0], val && (is_only || is_without) ? val : opt);
       *bad = 1;
       return NULL;
     }
     if (is_only) only = s;
     else CU_set_suite_active(s, CU_FALSE);
-    i++;
   }
   return only;
 }
@@ -49,14 +61,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   int bad = 0;
-  CU_pSuite only = select_suites(argc, argv, &bad);
+  CU_pTest test;
+  CU_pSuite only = select_suites(argc, argv, &test, &bad);
   if (bad) {
     CU_cleanup_registry();
     return 2;
   }
   CU_set_fail_on_inactive(CU_FALSE); /* a suite left out by --without is not a failure */
   CU_basic_set_mode(CU_BRM_VERBOSE);
-  if (only) CU_basic_run_suite(only);
+  if (only && test) CU_basic_run_test(only, test);
+  else if (only) CU_basic_run_suite(only);
   else CU_basic_run_tests();
   /* a suite whose set-up or clean-up failed ran none (or not all) of its tests: a failure, never
    * a pass */

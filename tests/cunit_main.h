@@ -8,7 +8,8 @@
  *
  *   test_NAME                  every suite
  *   test_NAME --suite S        only suite S (an unknown name is an error, exit 2)
- *   test_NAME --without S      every suite but S (may repeat) */
+ *   test_NAME --without S      every suite but S (may repeat)
+ *   test_NAME --suite S --test T   only test T of suite S (to run one under valgrind or gdb) */
 #ifndef PHYS_TEST_CUNIT_MAIN_H
 #define PHYS_TEST_CUNIT_MAIN_H
 
