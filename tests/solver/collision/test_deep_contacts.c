@@ -298,7 +298,7 @@ static void test_ellipsoid_box_edge(void) {
   CU_ASSERT(worst_p < 1e-6);
 }
 
-/* MuJoCo's humanoid100 (Debian's libmujoco-samples; skipped when not installed) at its 5 ms
+/* MuJoCo's humanoid100 (Debian's libmujoco-samples; SKIP when not installed) at its 5 ms
  * step, the default solver, no sleeping: a humanoid and 100 objects (boxes, ellipsoids, discs)
  * dropped in a heap. Per step, the deepest contact: over steps 400-3000 (the heap settling and
  * at rest) within 1 mm (0.44 mm; main 2.6 mm, 120 steps over 1 mm: an ellipsoid leaning on a

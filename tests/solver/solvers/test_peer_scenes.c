@@ -87,7 +87,7 @@ static void test_joint_grid(void) {
   phys_world_destroy(w);
 }
 
-/* load an MJCF file of MuJoCo's samples, or NULL (skipped) when it is not installed */
+/* load an MJCF file of MuJoCo's samples, or NULL (the test SKIPs) when it is not installed */
 static phys_world *load_sample(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) {
