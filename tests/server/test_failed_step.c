@@ -2,7 +2,8 @@
  *
  * The gripper scene (gripper_scene.h: a finger resting on box_b, more boxes, actuators and
  * sensors) settles; box_b gets a velocity of 1e300 (finite, but its kinetic energy overflows:
- * refused before the step) or 9e153 (the solve goes non-finite and the engine restores).
+ * refused before the step) or a spin of 1e154 rad/s about x (its kinetic energy is finite, so
+ * the step runs; the solve goes non-finite and the engine restores).
  * Step and StepAndObserve must fail naming box_b by id and name, and GetState with every field
  * selected (bodies, contacts, joints, actuator forces, sensors, statistics) must return bitwise
  * the frame it returned before the failed step (wall time and req_id aside). A NaN velocity is
@@ -67,13 +68,16 @@ static uint8_t *full_state(size_t *len, size_t *ncontacts) {
   return buf;
 }
 
-static Physd__V1__Envelope *set_velocity(int32_t id, double v) {
-  Physd__V1__Vec3 lin = PHYSD__V1__VEC3__INIT;
+/* body id's velocity becomes (v, 0, -v) and its angular velocity (spin, 0, 0) */
+static Physd__V1__Envelope *set_velocity(int32_t id, double v, double spin) {
+  Physd__V1__Vec3 lin = PHYSD__V1__VEC3__INIT, ang = PHYSD__V1__VEC3__INIT;
   lin.x = v;
   lin.z = -v;
+  ang.x = spin;
   Physd__V1__SetBodyState sb = PHYSD__V1__SET_BODY_STATE__INIT;
   sb.id = id;
   sb.linvel = &lin;
+  sb.angvel = &ang;
   Physd__V1__Envelope env;
   WC_ENV(env, SET_BODY_STATE, set_body_state, &sb);
   return wc_call(&C, &env, 5000);
@@ -99,14 +103,14 @@ static void test_failed_step_leaves_no_trace(void) {
   size_t n0, n1, nc0, nc1;
   uint8_t *s0 = full_state(&n0, &nc0);
   CU_ASSERT(nc0 > 0);
-  CU_ASSERT_EQUAL(wc_take_error(set_velocity(box, NAN)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(wc_take_error(set_velocity(box, NAN, 0.0)), PHYSD__V1__ERROR_CODE__INVALID_ARGUMENT);
   uint8_t *s1 = full_state(&n1, &nc1);
   CU_ASSERT(n0 == n1 && memcmp(s0, s1, n0) == 0);
   free(s0);
   free(s1);
 
   /* 1e300: accepted (finite), the step fails naming box_b, no trace of it */
-  CU_ASSERT(wc_take_ack(set_velocity(box, 1e300)));
+  CU_ASSERT(wc_take_ack(set_velocity(box, 1e300, 0.0)));
   s0 = full_state(&n0, &nc0);
   char want[64];
   snprintf(want, sizeof want, "body %d ('box_b')", box);
@@ -133,8 +137,9 @@ static void test_failed_step_leaves_no_trace(void) {
   free(s1);
   free(s0);
 
-  /* 9e153: steppable going in, the solve goes non-finite and the engine restores: the same */
-  CU_ASSERT(wc_take_ack(set_velocity(box, 9e153)));
+  /* a spin of 1e154 rad/s: steppable going in, the solve goes non-finite and the engine
+   * restores: the same */
+  CU_ASSERT(wc_take_ack(set_velocity(box, 0.0, 1e154)));
   s0 = full_state(&n0, &nc0);
   r = wc_req_step(&C, 4);
   CU_ASSERT_EQUAL_FATAL(wc_error_code(r), PHYSD__V1__ERROR_CODE__INTERNAL);
@@ -149,7 +154,7 @@ static void test_failed_step_leaves_no_trace(void) {
   free(s0);
 
   /* a sane velocity again: the world steps on */
-  CU_ASSERT(wc_take_ack(set_velocity(box, 0.0)));
+  CU_ASSERT(wc_take_ack(set_velocity(box, 0.0, 0.0)));
   CU_ASSERT(wc_take_ack(wc_req_step(&C, 5)));
 }
 
