@@ -345,6 +345,9 @@ typedef struct phys_subadmm_options {
   double beta_scale;        /* beta = beta_scale * beta0 (SCALED), > 0; default 4 */
   double over_relaxation;   /* alpha in [1, 2) (SCALED); default 1.8 */
   double adapt_gamma;       /* gamma > 1 of rule (43) (PAPER); default 10 */
+  int anderson;             /* depth m in [0, 16] of the Anderson acceleration of the ADMM
+                               iteration of islands with an articulated tree (SCALED, at most
+                               4096 slack and impulse values); 0: plain ADMM; default 5 */
 } phys_subadmm_options;
 
 /* Options of CANAL (paper 002 sec. 5). max_iterations caps its AL iterations; tolerance is the

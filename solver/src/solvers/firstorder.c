@@ -171,7 +171,7 @@ phys_status phys__firstorder_prepare(phys_world *w, phys_problem *s) {
     phys_fo_island *fi = &ws->isl[k];
     size_t nr = (size_t)(nt->nrow > 0 ? nt->nrow : 1);
     fi->rho = ARENA_NEW(&w->arena, double, 2 * nr);
-    if (!fi->rho || phys__fo_radius_init(&fi->radius, &w->arena, nt->nrow, o->anderson) != 0)
+    if (!fi->rho || phys__anderson_init(&fi->radius, &w->arena, nt->nrow, o->anderson) != 0)
       return phys__fail(w, PHYS_E_NOMEM, "step: out of memory in the solver");
     fi->g = fi->rho + nr;
   }
@@ -244,7 +244,7 @@ void phys__firstorder_solve_island(const phys_world *w, phys_problem *s, int k, 
   phys_newton *nt = &ws->sap.isl[k].nt;
   fi->solves = fi->resolves = fi->unresolved = fi->predicted = 0;
   fi->inflation = fi->cone_excess = fi->cone_excess_island = fi->radius_residual = 0.0;
-  phys__fo_radius_reset(&fi->radius);
+  phys__anderson_reset(&fi->radius);
   for (;;) {
     phys__sap_solve_island(w, s, k, team);
     fi->solves++;

@@ -10,6 +10,7 @@
 #ifndef PHYS_SOLVERS_FIRSTORDER_H
 #define PHYS_SOLVERS_FIRSTORDER_H
 
+#include "core/anderson.h"
 #include "solvers/newton.h"
 #include "solvers/sap.h"
 
@@ -33,25 +34,14 @@ double phys__firstorder_model_potential(const phys_newton_row *row, double beta,
                                         const double x[3]);
 
 /* the lagged friction radii of one island as a fixed point rho = G(rho) (G: mu gamma_n of the
- * solve with radii rho), accelerated by Anderson mixing of depth m (firstorder_radius.c). Per
- * row set i (0 for rows that are not frictional contacts); the arrays are the step arena's */
-typedef struct phys_fo_radius {
-  int n, m;            /* row sets; depth (0: the plain iteration rho = G(rho)) */
-  int kept, next;      /* difference pairs stored (<= m) and the ring slot of the next */
-  int have_prev;       /* fprev, gprev hold the last iterate's */
-  double fprev_norm;   /* |f| of the last iterate */
-  double *f, *fprev, *gprev; /* n each: f = G(rho) - rho */
-  double *dF, *dG;     /* m x n: differences of f and of G between iterates */
-} phys_fo_radius;
-
-/* sets up r for n row sets and depth m from the arena; returns 0, or -1 out of memory */
-int phys__fo_radius_init(phys_fo_radius *r, phys_arena *a, int n, int m);
-/* forgets the iterates (the start of a step's loop) */
-void phys__fo_radius_reset(phys_fo_radius *r);
+ * solve with radii rho), accelerated by Anderson mixing of depth m (firstorder_radius.c) on
+ * core/anderson.h's history (n = the island's row sets, 0 for rows that are not frictional
+ * contacts; set up with phys__anderson_init from the step arena, phys__anderson_reset at the
+ * start of a step's loop) with this solver's own safeguards */
 /* the next radii from rho (the radii the last solve used) and g = G(rho), in place into rho;
  * rows with g = rho = 0 stay 0. Returns max_i |g_i - rho_i| / max_i g_i (0 when all g are 0),
  * the convergence measure, computed before the update. Deterministic, allocation-free */
-double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g);
+double phys__fo_radius_update(phys_anderson *r, double *rho, const double *g);
 
 /* one island's figures of the step (firstorder.c) */
 typedef struct phys_fo_island {
@@ -60,7 +50,7 @@ typedef struct phys_fo_island {
   double inflation, cone_excess;
   double cone_excess_island;     /* max (|gamma_t| - mu gamma_n) / max_j mu_j gamma_n,j */
   double radius_residual;        /* the update's measure after the last solve */
-  phys_fo_radius radius;
+  phys_anderson radius;
   double *rho, *g;               /* per row set: the radii of the last solve, and mu gamma_n */
 } phys_fo_island;
 

@@ -16,57 +16,15 @@
  * runs the island. */
 #include <math.h>
 #include <string.h>
-#include "core/arena.h"
+#include "core/anderson.h"
 #include "solvers/firstorder.h"
 
 /* |f| may grow by this factor over the last iterate before the history is dropped */
 #define FO_AA_GROWTH 2.0
-/* Tikhonov term of the normal equations, relative to their trace */
-#define FO_AA_REG 1e-10
-#define FO_AA_MAXM 16
 /* an accelerated radius stays within [G / FO_AA_CLIP, FO_AA_CLIP G] */
 #define FO_AA_CLIP 2.0
 
-int phys__fo_radius_init(phys_fo_radius *r, phys_arena *a, int n, int m) {
-  memset(r, 0, sizeof *r);
-  r->n = n;
-  r->m = m < 0 ? 0 : (m > FO_AA_MAXM ? FO_AA_MAXM : m);
-  size_t nn = (size_t)(n > 0 ? n : 1), mm = (size_t)(r->m > 0 ? r->m : 1);
-  r->f = ARENA_NEW(a, double, 3 * nn);
-  r->dF = ARENA_NEW(a, double, 2 * mm * nn);
-  if (!r->f || !r->dF) return -1;
-  r->fprev = r->f + nn;
-  r->gprev = r->f + 2 * nn;
-  r->dG = r->dF + mm * nn;
-  return 0;
-}
-
-void phys__fo_radius_reset(phys_fo_radius *r) {
-  r->kept = r->next = r->have_prev = 0;
-  r->fprev_norm = 0.0;
-}
-
-/* solves the k x k system (G + reg I) c = b in place by Gaussian elimination without pivoting
- * (G is a Gram matrix plus a positive term: SPD); returns 0, or -1 on a non-positive pivot */
-static int solve_spd(int k, double G[FO_AA_MAXM][FO_AA_MAXM], double b[FO_AA_MAXM],
-                     double c[FO_AA_MAXM]) {
-  for (int p = 0; p < k; p++) {
-    if (!(G[p][p] > 0.0)) return -1;
-    for (int q = p + 1; q < k; q++) {
-      double l = G[q][p] / G[p][p];
-      for (int t = p; t < k; t++) G[q][t] -= l * G[p][t];
-      b[q] -= l * b[p];
-    }
-  }
-  for (int p = k - 1; p >= 0; p--) {
-    double x = b[p];
-    for (int t = p + 1; t < k; t++) x -= G[p][t] * c[t];
-    c[p] = x / G[p][p];
-  }
-  return 0;
-}
-
-double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g) {
+double phys__fo_radius_update(phys_anderson *r, double *rho, const double *g) {
   int n = r->n;
   double gmax = 0.0, fmax_ = 0.0, fnorm = 0.0;
   for (int i = 0; i < n; i++) {
@@ -83,7 +41,7 @@ double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g) {
   for (int i = 0; i < n && !first; i++) first = !isfinite(rho[i]);
   if (first || r->m == 0) {
     memcpy(rho, g, (size_t)n * sizeof(double));
-    phys__fo_radius_reset(r);
+    phys__anderson_reset(r);
     if (!first && r->m == 0) return measure;
     memcpy(r->fprev, r->f, (size_t)n * sizeof(double));
     memcpy(r->gprev, g, (size_t)n * sizeof(double));
@@ -108,7 +66,8 @@ double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g) {
   r->fprev_norm = fnorm;
   /* gamma from the normal equations of min |f - dF gamma| (k <= 16 columns) */
   int k = r->kept;
-  double G[FO_AA_MAXM][FO_AA_MAXM], b[FO_AA_MAXM], c[FO_AA_MAXM], tr = 0.0;
+  double G[PHYS_ANDERSON_MAX_DEPTH][PHYS_ANDERSON_MAX_DEPTH], b[PHYS_ANDERSON_MAX_DEPTH],
+      c[PHYS_ANDERSON_MAX_DEPTH];
   for (int p = 0; p < k; p++) {
     const double *fp = r->dF + (size_t)p * n;
     for (int q = 0; q <= p; q++) {
@@ -120,10 +79,8 @@ double phys__fo_radius_update(phys_fo_radius *r, double *rho, const double *g) {
     double d = 0.0;
     for (int i = 0; i < n; i++) d += fp[i] * r->f[i];
     b[p] = d;
-    tr += G[p][p];
   }
-  for (int p = 0; p < k; p++) G[p][p] += FO_AA_REG * tr + 1e-300;
-  if (k == 0 || solve_spd(k, G, b, c) != 0) {
+  if (k == 0 || phys__anderson_coefficients(k, G, b, c) != 0) {
     memcpy(rho, g, (size_t)n * sizeof(double));
     r->kept = r->next = 0;
     return measure;

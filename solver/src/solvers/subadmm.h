@@ -10,6 +10,7 @@
 #define PHYS_SOLVERS_SUBADMM_H
 
 #include "constraints/dense.h"
+#include "core/anderson.h"
 #include "solvers/solver.h"
 
 /* the No Sub ablation's data of one island (solvers/subadmm_nosub.c) */
@@ -44,6 +45,13 @@ typedef struct phys_subadmm_tree {
   unsigned char *touched; /* per link: 1 when a piece is on it or below it (Pc is set) */
 } phys_subadmm_tree;
 
+/* per island: the Anderson acceleration of its iteration (subadmm.anderson > 0) */
+typedef struct phys_subadmm_accel {
+  phys_anderson aa;      /* aa.n = 0: not accelerated (off, No Sub, or a state too big) */
+  double *x, *g;         /* aa.n each: the iterate (z, lambda) and its image after an iteration */
+  int stopped;           /* 1 after a revert: plain iterations for the rest of the solve */
+} phys_subadmm_accel;
+
 typedef struct phys_subadmm {
   double *isl_beta;      /* per island: the penalty */
   int *isl_refactor, *isl_stall; /* per island: refactorisations and stall-detector firings */
@@ -54,6 +62,7 @@ typedef struct phys_subadmm {
   phys_subadmm_piece *pc; /* per piece (np) */
   phys_subadmm_tree *tree; /* per tree (ntrees) */
   phys_nosub *nosub;     /* per island, the No Sub ablation only (else NULL) */
+  phys_subadmm_accel *accel; /* per island (NULL when subadmm.anderson is 0) */
 } phys_subadmm;
 
 /* the workspace of problem s (set by phys__subadmm_prepare) */
@@ -65,6 +74,16 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
 /* subadmm_tree.c: v-update of tree k: generalised solve, then every link's COM velocity into
  * s->v */
 void phys__tree_update(const phys_world *w, phys_problem *s, int k);
+
+/* subadmm_accel.c: the number of values of island k's ADMM state (every row set's lambda, a
+ * dof row's or tendon's slacks, every piece's z) */
+int phys__subadmm_accel_size(const phys_problem *s, int k);
+
+/* subadmm_accel.c: island k's state into x (phys__subadmm_accel_size values) */
+void phys__subadmm_accel_gather(const phys_problem *s, int k, double beta, double *x);
+
+/* subadmm_accel.c: x into island k's state (the pulls are not refreshed: the caller does) */
+void phys__subadmm_accel_scatter(phys_problem *s, int k, double beta, const double *x);
 
 /* subadmm_nosub.c (the No Sub ablation): set up island k's dofs, rows and right-hand side
  * (serial: allocates from the arena); 0, -1 on allocation failure, -3 when the island has more
