@@ -6,7 +6,9 @@ quadruped drops, with the paper's penalty rule and with physd's default.
                     [--build-dir DIR] [FILE.xml ...]
 
 Protocol (Table III's): exactly 100 iterations per step, no early stop (`--iterations 100
---tolerance 0`). Rules (SubADMM's penalty, `subadmm.penalty_rule`; the only difference):
+--tolerance 0`), and the paper's ADMM: physd's Anderson acceleration off (`--set
+subadmm.anderson=0`; it applies to SubADMM and No Body, not to No Sub, so with it the three would
+not run the same iteration). Rules (SubADMM's penalty, `subadmm.penalty_rule`; the only difference):
   paper    rule (43) as the paper writes it: beta0 from whole pieces, adapted by (43) with
            gamma 10, no over-relaxation (`--penalty paper`)
   default  physd's default: beta = 4 beta0, fixed for the step, over-relaxation 1.8
@@ -18,7 +20,7 @@ For every scene, each repeat runs physbench once per (rule, thread count, solver
 so that the machine's slow minutes fall on all of them alike:
 
   physbench FILE --warmup W --steps N --threads T --no-sleep --solver S --iterations 100
-            --tolerance 0 --penalty RULE --json
+            --tolerance 0 --set subadmm.anderson=0 --penalty RULE --json
 
 with S = subadmm, subadmm-nosub, subadmm-nobody. A cell's figures are medians over the repeats:
 ms per step (each run's median), the solve stage's ms per step (stage_ms.solve), iterations per
@@ -41,7 +43,7 @@ import sys
 import compare_mujoco as cm
 
 VARIANTS = ["subadmm", "subadmm-nosub", "subadmm-nobody"]
-PROTOCOL = ["--iterations", "100", "--tolerance", "0"]
+PROTOCOL = ["--iterations", "100", "--tolerance", "0", "--set", "subadmm.anderson=0"]
 RULES = {"paper": ["--penalty", "paper"], "default": ["--penalty", "scaled"]}
 SCENES = [os.path.join(cm.ROOT, "configs", "worlds", "quadruped_drop_%d.xml" % n)
           for n in (8, 27)]
