@@ -29,6 +29,7 @@ typedef struct phys_nsn_island {
   int lm;               /* 1 when its Levenberg-Marquardt term went on */
   int gmres;            /* Newton iterations solved by GMRES (a non-zero friction-normal block) */
   int lagged;           /* 1 while the friction bound is lagged (no coupling blocks) */
+  int fell_back;        /* 1 once `always`'s coupled step was reverted (then on demand) */
   double *u;            /* d.n: scratch island vector of the matrix-free product */
   double *hs;           /* GMRES's small arrays: Hessenberg (m + 1) x m, Givens m + m, g m + 1,
                            y m (m = phys__nsn_gmres_restart of the options) */
