@@ -335,12 +335,12 @@ def raw_handshake(port):
 def close_frame_then_eof(s, seconds, buf=b""):
     """Read the server's frames on raw socket s (buf: bytes already read after the handshake)
     until it closes the TCP connection or `seconds` pass; returns (the status code of a Close
-    frame the server sent, or None; whether the connection reached EOF). The server answers a
-    protocol error with a Close frame and closes the socket when the peer acknowledges it or when
-    libwebsockets' close-ack wait (5 s) runs out."""
+    frame the server sent, or None; whether the connection reached EOF; whether it ended in a
+    reset). The server answers a protocol error with a Close frame and closes the socket when the
+    peer acknowledges it or when libwebsockets' close-ack wait (5 s) runs out."""
     s.settimeout(0.2)
     end = time.monotonic() + seconds
-    code, eof = None, False
+    code, eof, reset = None, False, False
     while time.monotonic() < end and not eof:
         try:
             chunk = s.recv(65536)
@@ -349,7 +349,7 @@ def close_frame_then_eof(s, seconds, buf=b""):
         except socket.timeout:
             continue
         except OSError:
-            eof = True
+            eof = reset = True
         # server frames are unmasked: opcode, length (7, 16 or 64 bits), payload
         while len(buf) >= 2:
             n, at = buf[1] & 0x7F, 2
@@ -367,7 +367,7 @@ def close_frame_then_eof(s, seconds, buf=b""):
                 payload = buf[at:at + n]
                 code = struct.unpack(">H", payload[:2])[0] if n >= 2 else 1005
             buf = buf[at + n:]
-    return code, eof
+    return code, eof, reset
 
 
 async def still_receives(ws, what):
@@ -395,8 +395,15 @@ async def test_bad_clients(d):
     s, head = raw_handshake(d.port)
     check(head.startswith(b"HTTP/1.1 101"), "a raw client's handshake is accepted")
     s.sendall(b"\x8f\x7f" + b"\xff" * 200)
-    code, eof = close_frame_then_eof(s, 10, head.split(b"\r\n\r\n", 1)[1])
-    check(code == 1002, "garbage framing is answered with a Close frame, 1002 protocol error (%s)" % code)
+    code, eof, reset = close_frame_then_eof(s, 10, head.split(b"\r\n\r\n", 1)[1])
+    # a Close frame with 1002, or none: when more of the garbage is read before the Close
+    # frame could be written, libwebsockets closes at once (seen once in CI's sanitizer run
+    # under load: no frame, the connection closed within the window; 10 of 10 runs here, some
+    # with the garbage sent in two parts, gave 1002); what physd owes is that this connection
+    # closes and the others go on (below)
+    check(code in (1002, None),
+          "garbage framing is answered with a Close frame with 1002 protocol error, or closed "
+          "at once (code %s, reset %s)" % (code, reset))
     check(eof, "... and the connection is closed (within the 5 s close-ack wait)")
     s.close()
     await still_receives(good, "garbage framing")
