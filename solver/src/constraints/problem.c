@@ -148,6 +148,7 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     int d = c->dof;
     double q = a->qpos[a->qadr[a->dof_body[d]]];
     dof_row_gap(c, c->side == 0 ? q - a->range[2 * d] : a->range[2 * d + 1] - q, o);
+    v3_zero(c->lambda); /* a one-row set: rows 0 and 1 unused, but solvers' loops read them */
     c->lambda[2] = a->limit_lambda[2 * d + c->side];
     c->tree = -1;
   } else if (c->kind == PHYS_CON_TENDON_LIMIT) {
@@ -171,6 +172,7 @@ static void assemble_row(phys_world *w, phys_problem *s, int ci) {
     c->mu = 0.0;
     c->fbound = a->frictionloss[c->dof] * h;
     m3_identity(c->R);
+    v3_zero(c->lambda);
     c->lambda[2] = phys__con_dof_project(c, a->friction_lambda[c->dof]);
     c->tree = -1;
   } else {
