@@ -334,16 +334,18 @@ static int cmp_double(const void *a, const void *b) {
 
 /* MuJoCo's humanoid100 (Debian's libmujoco-samples; SKIP when not installed) at its 5 ms
  * step, the default solver, no sleeping: a humanoid and 100 objects (boxes, ellipsoids, discs)
- * dropped in a heap. Per step, the deepest contact: over steps 400-3000 (the heap settling and
- * at rest) within 1 mm (0.39 mm; before the ellipsoid-on-box-edge fix 2.6 mm, 120 steps over
- * 1 mm). The drop, steps 0-400, is chaotic: any change to contacts or to the solver's iterates
- * moves it, so one trajectory's figures rank nothing (the file as it is gave 5.7 mm, while
- * every free body raised by 1-4 um gave 6.8 mm in all four; iteration caps 80-120 gave 20-31
- * steps over 1 mm, with and without SubADMM's acceleration). It is judged over five
- * trajectories, the file as it is and raised by 1-4 um: the median of their deepest contacts
- * within 7 mm (6.8 mm; issue 15's goal is 1 mm) and of their steps over 1 mm at most 30 (23-27;
- * before the separated boxes' closest points and the capsule over a rim, one trajectory: 9.0
- * mm, 157 steps). 1 and 2 threads give the same state after 600 steps. */
+ * dropped in a heap, per step the deepest contact. The run is chaotic: any change to contacts
+ * or to the solver's iterates moves it, so one trajectory's figures rank nothing (the file as
+ * it is gave 5.7 mm over the drop and 0.39 mm at rest; every free body raised by 1-4 um gave
+ * 6.8 mm over the drop in all four, and at rest 5.1, 0.55, 0.56 and 1.3 mm: a 1 mm bound at
+ * rest on the file's own run held by chance, as the 6 mm bound on its drop did). It is judged
+ * over five trajectories of 3000 steps, the file as it is and raised by 1-4 um: the median of
+ * their deepest contacts over steps 400-3000 (the heap settling and at rest) within 1 mm
+ * (0.56 mm; before the ellipsoid-on-box-edge fix one run gave 2.6 mm, 120 steps over 1 mm),
+ * over the drop, steps 0-400, within 7 mm (6.8 mm; issue 15's goal is 1 mm), and of their steps
+ * over 1 mm at most 30 (24-31; before the separated boxes' closest points and the capsule over
+ * a rim, one trajectory: 9.0 mm, 157 steps). 1 and 2 threads give the same state after 600
+ * steps. */
 static void test_humanoid100(void) {
   const char *path = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   FILE *f = fopen(path, "r");
@@ -354,23 +356,21 @@ static void test_humanoid100(void) {
   fclose(f);
   enum { RUNS = 5 };
   uint64_t hash600[2] = {0, 1}, unused;
-  double drop[RUNS], over_d[RUNS], rest, r, d2;
-  int over, o2;
-  humanoid100_run(path, 1, 3000, 0, &drop[0], &rest, &over, &hash600[0]);
-  over_d[0] = over;
-  printf("\n  humanoid100: deepest %.3g m over steps 0-400, %.3g m over 400-3000, %d steps over "
-         "1 mm", drop[0], rest, over);
-  for (int k = 1; k < RUNS; k++) {
-    humanoid100_run(path, 1, 400, k, &drop[k], &r, &o2, &unused);
+  double drop[RUNS], rest[RUNS], over_d[RUNS], r, d2;
+  int o2;
+  for (int k = 0; k < RUNS; k++) {
+    humanoid100_run(path, 1, 3000, k, &drop[k], &rest[k], &o2, k ? &unused : &hash600[0]);
     over_d[k] = o2;
-    printf("\n  raised %d um: deepest %.3g m over steps 0-400, %d steps over 1 mm", k, drop[k], o2);
+    printf("\n  raised %d um: deepest %.3g m over steps 0-400, %.3g m over 400-3000, %d steps "
+           "over 1 mm", k, drop[k], rest[k], o2);
   }
   humanoid100_run(path, 2, 600, 0, &d2, &r, &o2, &hash600[1]);
   qsort(drop, RUNS, sizeof drop[0], cmp_double);
+  qsort(rest, RUNS, sizeof rest[0], cmp_double);
   qsort(over_d, RUNS, sizeof over_d[0], cmp_double);
-  printf("\n  median of %d: deepest %.3g m, %.0f steps over 1 mm\n", RUNS, drop[RUNS / 2],
-         over_d[RUNS / 2]);
-  CU_ASSERT(rest <= 1e-3);
+  printf("\n  median of %d: deepest %.3g m over the drop, %.3g m at rest, %.0f steps over 1 mm\n",
+         RUNS, drop[RUNS / 2], rest[RUNS / 2], over_d[RUNS / 2]);
+  CU_ASSERT(rest[RUNS / 2] <= 1e-3);
   CU_ASSERT(drop[RUNS / 2] <= 7e-3);
   CU_ASSERT(over_d[RUNS / 2] <= 30);
   CU_ASSERT_EQUAL(hash600[0], hash600[1]);
