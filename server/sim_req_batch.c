@@ -147,10 +147,106 @@ static int apply_resets(sim *s, const Physd__V1__StepBatch *m, const batch_plan 
   return 0;
 }
 
+/* The BatchFrame under construction: arrays sized for the plan, filled world by world (by the
+ * batch step's after-callback while each world is in cache, or by frame_fill_all). */
+typedef struct batch_out {
+  Physd__V1__BatchFrame f;
+  int nu_obs; /* actuator forces per world, 0 when not asked */
+} batch_out;
+
+static void out_free(batch_out *o) {
+  free(o->f.worlds);
+  free(o->f.step);
+  free(o->f.sim_time_ns);
+  free(o->f.status);
+  free(o->f.qpos);
+  free(o->f.qvel);
+  free(o->f.actuator_force);
+  free(o->f.sensor_values);
+}
+
+/* the frame's arrays for the plan's k worlds; 0, or -1 out of memory (o then freed) */
+static int out_alloc(batch_out *o, const Physd__V1__StepBatch *m, const batch_plan *p) {
+  const Physd__V1__BatchSelector *sel = m->selector;
+  size_t k = (size_t)p->k;
+  Physd__V1__BatchFrame f = PHYSD__V1__BATCH_FRAME__INIT;
+  o->f = f;
+  o->nu_obs = sel && sel->actuator_force ? p->nu : 0;
+  o->f.n_worlds = o->f.n_step = o->f.n_sim_time_ns = o->f.n_status = k;
+  o->f.nq = (uint32_t)p->nq;
+  o->f.nv = (uint32_t)p->nv;
+  o->f.n_qpos = k * (size_t)p->nq;
+  o->f.n_qvel = k * (size_t)p->nv;
+  o->f.n_actuator_force = k * (size_t)o->nu_obs;
+  o->f.n_sensor_values = k * (size_t)p->ns;
+  o->f.worlds = malloc(sizeof(int32_t) * (k ? k : 1));
+  o->f.step = malloc(sizeof(uint64_t) * (k ? k : 1));
+  o->f.sim_time_ns = malloc(sizeof(uint64_t) * (k ? k : 1));
+  o->f.status = malloc(sizeof(int32_t) * (k ? k : 1));
+  o->f.qpos = malloc(sizeof(double) * (o->f.n_qpos ? o->f.n_qpos : 1));
+  o->f.qvel = malloc(sizeof(double) * (o->f.n_qvel ? o->f.n_qvel : 1));
+  o->f.actuator_force = malloc(sizeof(double) * (o->f.n_actuator_force ? o->f.n_actuator_force : 1));
+  o->f.sensor_values = malloc(sizeof(double) * (o->f.n_sensor_values ? o->f.n_sensor_values : 1));
+  if (o->f.worlds && o->f.step && o->f.sim_time_ns && o->f.status && o->f.qpos && o->f.qvel &&
+      o->f.actuator_force && o->f.sensor_values)
+    return 0;
+  out_free(o);
+  memset(o, 0, sizeof *o);
+  return -1;
+}
+
+/* entry i (world wi = p->idx[i]) of the frame from world w: its step, time and selected state.
+ * Touches only w and entry i's slots, so the worlds of a batch step can fill theirs
+ * concurrently. */
+static void out_fill(const sim *s, const batch_plan *p, batch_out *o, size_t i, phys_world *w) {
+  Physd__V1__BatchFrame *f = &o->f;
+  f->worlds[i] = p->idx[i];
+  f->step[i] = phys_world_step_index(w);
+  f->sim_time_ns[i] = f->step[i] * s->wc.timestep_ns;
+  double *q = f->qpos + i * (size_t)p->nq, *v = f->qvel + i * (size_t)p->nv;
+  for (int j = 0; (p->nq || p->nv) && j < s->links.n; j++) {
+    double jq[7], jv[6];
+    int nq = 0, nv = 0;
+    if (phys_link_get_joint(w, s->links.ids[j], jq, jv, &nq, &nv) != PHYS_OK) continue;
+    if (p->nq) memcpy(q, jq, sizeof(double) * (size_t)nq), q += nq;
+    if (p->nv) memcpy(v, jv, sizeof(double) * (size_t)nv), v += nv;
+  }
+  for (int a = 0; a < o->nu_obs; a++)
+    phys_actuator_get(w, a, &f->actuator_force[i * (size_t)o->nu_obs + (size_t)a], NULL);
+  if (p->ns) snap_read_sensors(w, f->sensor_values + i * (size_t)p->ns, p->ns);
+}
+
+/* what the batch step's callbacks need: the controls to set before a world's first step, the
+ * frame to fill after its last */
+typedef struct step_hooks_ctx {
+  const sim *s;
+  const batch_plan *p;
+  const double *ctrl; /* [k * nu] or NULL: controls held */
+  batch_out *out;     /* NULL: not the last step */
+} step_hooks_ctx;
+
+static void set_ctrl(phys_world *w, const batch_plan *p, const double *ctrl, size_t i) {
+  for (int a = 0; a < p->nu; a++) phys_actuator_set_ctrl(w, a, ctrl[i * (size_t)p->nu + (size_t)a]);
+}
+
+static void hook_before(phys_world *w, int k, void *user) {
+  const step_hooks_ctx *c = user;
+  set_ctrl(w, c->p, c->ctrl, (size_t)k);
+}
+
+static void hook_after(phys_world *w, int k, phys_status st, void *user) {
+  (void)st; /* failures are read from the batch after the step (run_steps) */
+  const step_hooks_ctx *c = user;
+  out_fill(c->s, c->p, c->out, (size_t)k, w);
+}
+
 /* n steps of the chosen worlds; status[i] (by world index) gets each world's first failure.
- * Returns the steps done (fewer than n only when the server stops). */
-static uint32_t run_steps(sim *s, const batch_plan *p, uint32_t n, int32_t *status,
-                          char *msg, size_t msg_len) {
+ * A batch sets the controls (ctrl, nullable) before each world's first step and fills `out`
+ * after its last, world by world while it is in cache; the single world has them set and read
+ * around its steps by the caller. Returns the steps done (fewer than n only when the server
+ * stops). */
+static uint32_t run_steps(sim *s, const batch_plan *p, uint32_t n, const double *ctrl,
+                          batch_out *out, int32_t *status, char *msg, size_t msg_len) {
   uint32_t done = 0;
   if (!s->wc.batch) {
     phys_status st;
@@ -162,13 +258,13 @@ static uint32_t run_steps(sim *s, const batch_plan *p, uint32_t n, int32_t *stat
     }
     return done;
   }
-  int all = p->k == p->nworlds;
-  for (int i = 0; all && i < p->k; i++) all = p->idx[i] == i;
   for (; done < n; done++) {
     if (sim_stopping(s)) break;
+    step_hooks_ctx c = {s, p, ctrl, out};
+    phys_batch_hooks hk = {done == 0 && ctrl ? hook_before : NULL,
+                           done + 1 == n ? hook_after : NULL, &c};
     uint64_t t0 = mono_now_ns();
-    phys_status st = all ? phys_batch_step(s->wc.batch)
-                         : phys_batch_step_subset(s->wc.batch, p->idx, p->k);
+    phys_status st = phys_batch_step_hooked(s->wc.batch, p->idx, p->k, &hk);
     sim_record_batch_step(s, t0, mono_now_ns());
     if (st == PHYS_OK) continue;
     for (int i = 0; i < p->k; i++) {
@@ -183,78 +279,29 @@ static uint32_t run_steps(sim *s, const batch_plan *p, uint32_t n, int32_t *stat
   return done;
 }
 
-/* the BatchFrame of the chosen worlds, posted for `to` */
-static void reply_frame(sim *s, const reply_to *to, const Physd__V1__StepBatch *m,
-                        const batch_plan *p, const int32_t *status, const char *msg) {
-  const Physd__V1__BatchSelector *sel = m->selector;
-  size_t k = (size_t)p->k;
-  int nu_obs = sel && sel->actuator_force ? p->nu : 0;
-  Physd__V1__BatchFrame f = PHYSD__V1__BATCH_FRAME__INIT;
-  f.n_worlds = f.n_step = f.n_sim_time_ns = f.n_status = k;
-  f.worlds = malloc(sizeof(int32_t) * (k ? k : 1));
-  f.step = malloc(sizeof(uint64_t) * (k ? k : 1));
-  f.sim_time_ns = malloc(sizeof(uint64_t) * (k ? k : 1));
-  f.status = malloc(sizeof(int32_t) * (k ? k : 1));
-  f.nq = (uint32_t)p->nq;
-  f.nv = (uint32_t)p->nv;
-  f.n_qpos = k * (size_t)p->nq;
-  f.n_qvel = k * (size_t)p->nv;
-  f.n_actuator_force = k * (size_t)nu_obs;
-  f.n_sensor_values = k * (size_t)p->ns;
-  f.qpos = malloc(sizeof(double) * (f.n_qpos ? f.n_qpos : 1));
-  f.qvel = malloc(sizeof(double) * (f.n_qvel ? f.n_qvel : 1));
-  f.actuator_force = malloc(sizeof(double) * (f.n_actuator_force ? f.n_actuator_force : 1));
-  f.sensor_values = malloc(sizeof(double) * (f.n_sensor_values ? f.n_sensor_values : 1));
-  f.message = (char *)msg;
-  if (!f.worlds || !f.step || !f.sim_time_ns || !f.status || !f.qpos || !f.qvel ||
-      !f.actuator_force || !f.sensor_values) {
-    sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED,
-                    "out of memory building the BatchFrame (the worlds did step)");
-  } else {
-    for (size_t i = 0; i < k; i++) {
-      int wi = p->idx[i];
-      phys_world *w = world_at(&s->wc, wi);
-      f.worlds[i] = wi;
-      f.step[i] = phys_world_step_index(w);
-      f.sim_time_ns[i] = f.step[i] * s->wc.timestep_ns;
-      f.status[i] = status[wi];
-      double *q = f.qpos + i * (size_t)p->nq, *v = f.qvel + i * (size_t)p->nv;
-      for (int j = 0; (p->nq || p->nv) && j < s->links.n; j++) {
-        double jq[7], jv[6];
-        int nq = 0, nv = 0;
-        if (phys_link_get_joint(w, s->links.ids[j], jq, jv, &nq, &nv) != PHYS_OK) continue;
-        if (p->nq) memcpy(q, jq, sizeof(double) * (size_t)nq), q += nq;
-        if (p->nv) memcpy(v, jv, sizeof(double) * (size_t)nv), v += nv;
-      }
-      for (int a = 0; a < nu_obs; a++)
-        phys_actuator_get(w, a, &f.actuator_force[i * (size_t)nu_obs + (size_t)a], NULL);
-      if (p->ns) snap_read_sensors(w, f.sensor_values + i * (size_t)p->ns, p->ns);
-    }
-    Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
-    env.msg_case = PHYSD__V1__ENVELOPE__MSG_BATCH_FRAME;
-    env.batch_frame = &f;
-    sim_reply_env(s, to, &env, 0, 0);
-  }
-  free(f.worlds);
-  free(f.step);
-  free(f.sim_time_ns);
-  free(f.status);
-  free(f.qpos);
-  free(f.qvel);
-  free(f.actuator_force);
-  free(f.sensor_values);
+/* the frame's statuses and message, then posted for `to` */
+static void reply_frame(sim *s, const reply_to *to, const batch_plan *p, batch_out *o,
+                        const int32_t *status, const char *msg) {
+  for (int i = 0; i < p->k; i++) o->f.status[i] = status[p->idx[i]];
+  o->f.message = (char *)msg;
+  Physd__V1__Envelope env = PHYSD__V1__ENVELOPE__INIT;
+  env.msg_case = PHYSD__V1__ENVELOPE__MSG_BATCH_FRAME;
+  env.batch_frame = &o->f;
+  sim_reply_env(s, to, &env, 0, 0);
 }
 
 void sim_req_step_batch(sim *s, const reply_to *to, const Physd__V1__Envelope *env) {
   const Physd__V1__StepBatch *m = env->step_batch;
   perr e;
   batch_plan p;
+  batch_out out;
   if (check_request(s, m, &p, &e)) {
     sim_reply_perr(s, to, &e);
     return;
   }
   int32_t *status = calloc((size_t)p.nworlds, sizeof *status);
-  if (!status) {
+  if (!status || out_alloc(&out, m, &p)) {
+    free(status);
     plan_free(&p);
     sim_reply_error(s, to, PHYSD__V1__ERROR_CODE__RESOURCE_EXHAUSTED, "out of memory");
     return;
@@ -263,23 +310,26 @@ void sim_req_step_batch(sim *s, const reply_to *to, const Physd__V1__Envelope *e
     sim_reply_perr(s, to, &e);
     goto out;
   }
-  /* controls: held until changed, as SetActuatorControl's */
-  for (size_t i = 0; m->n_ctrl && i < (size_t)p.k; i++) {
-    phys_world *w = world_at(&s->wc, p.idx[i]);
-    for (int a = 0; a < p.nu; a++)
-      phys_actuator_set_ctrl(w, a, m->ctrl[i * (size_t)p.nu + (size_t)a]);
-  }
+  /* controls, held until changed as SetActuatorControl's: a batch's are set by its step, world
+   * by world, unless nothing steps */
+  const double *ctrl = m->n_ctrl ? m->ctrl : NULL;
+  int hooked = s->wc.batch && !m->no_step;
+  for (size_t i = 0; ctrl && !hooked && i < (size_t)p.k; i++)
+    set_ctrl(world_at(&s->wc, p.idx[i]), &p, ctrl, i);
   char msg[600] = "";
   uint32_t n = m->n ? m->n : 1;
   if (!m->no_step) {
-    uint32_t done = run_steps(s, &p, n, status, msg, sizeof msg);
+    uint32_t done = run_steps(s, &p, n, ctrl, &out, status, msg, sizeof msg);
     if (done < n) {
       sim_reply_shutdown(s, to, "StepBatch", done, n);
       goto out;
     }
   }
-  reply_frame(s, to, m, &p, status, msg);
+  for (size_t i = 0; !hooked && i < (size_t)p.k; i++)
+    out_fill(s, &p, &out, i, world_at(&s->wc, p.idx[i]));
+  reply_frame(s, to, &p, &out, status, msg);
 out:
+  out_free(&out);
   free(status);
   plan_free(&p);
 }

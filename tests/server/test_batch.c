@@ -1,7 +1,8 @@
 /* test_batch.c - protocol 1.9's batch of worlds (issue 16) against the real physd:
  *  - bit for bit: every world of a batch stepped through StepBatch (per-world controls, a
  *    subset of the worlds at some rounds, resets to the loaded state and to a keyframe in the
- *    same request) gives exactly the joint positions, velocities and actuator forces of a lone
+ *    same request) gives exactly the joint positions, velocities, actuator forces and sensor
+ *    values (a body's position, a joint's velocity, a body's orientation) of a lone
  *    world driven the 1.8 way (SetActuatorControl in StepAndObserve, Reset, ResetToKeyframe),
  *    for batch sizes 1 and 8 and with 1 and 2 engine threads;
  *  - every refusal names the field and changes no world: an index out of range or twice, a
@@ -36,6 +37,8 @@ static const char ARM_BOX[] =
     "        <geom type=\"box\" size=\"0.08 0.08 0.01\" pos=\"0.08 0 0\"/></body></body>\n"
     "  </worldbody>\n"
     "  <actuator><motor joint=\"h1\" gear=\"20\"/><motor joint=\"h2\" gear=\"10\"/></actuator>\n"
+    "  <sensor><framepos objtype=\"body\" objname=\"box\"/><jointvel joint=\"h2\"/>\n"
+    "    <framequat objtype=\"body\" objname=\"flap\"/></sensor>\n"
     "  <keyframe><key name=\"bent\" qpos=\"0.5 -0.8 0.3 0 0.3 1 0 0 0 0.4\"/></keyframe>\n"
     "</mujoco>\n";
 
@@ -54,7 +57,7 @@ static int stepped(int t, int w) { return t % 7 == 3 ? w % 2 == 0 : 1; }
 static double ctrl_of(int t, int w, int a) { return 0.8 * sin(0.3 * t + 0.7 * w + a); }
 
 /* what is compared: per world, one row per round it stepped (qpos, qvel, actuator forces) */
-enum { NQ = 10, NV = 9, ROW = NQ + NV + NU };
+enum { NQ = 10, NV = 9, NS = 3 + 1 + 4, ROW = NQ + NV + NU + NS };
 typedef struct traj {
   double rows[ROUNDS][ROW];
   int n;
@@ -90,7 +93,7 @@ typedef struct sb_args {
 static Physd__V1__Envelope *step_batch(wc_conn *c, const sb_args *a) {
   Physd__V1__StepBatch m = PHYSD__V1__STEP_BATCH__INIT;
   Physd__V1__BatchSelector sel = PHYSD__V1__BATCH_SELECTOR__INIT;
-  sel.qpos = sel.qvel = sel.actuator_force = 1;
+  sel.qpos = sel.qvel = sel.actuator_force = sel.sensors = 1;
   m.n_worlds = a->nworlds;
   m.worlds = a->worlds;
   m.n_ctrl = a->nctrl;
@@ -144,13 +147,14 @@ static int run_batch(wc_conn *c, int nw, traj *tr) {
     const Physd__V1__BatchFrame *f = r->batch_frame;
     int ok = f->n_worlds == a.nworlds && f->nq == NQ && f->nv == NV &&
              f->n_qpos == NQ * a.nworlds && f->n_qvel == NV * a.nworlds &&
-             f->n_actuator_force == NU * a.nworlds;
+             f->n_actuator_force == NU * a.nworlds && f->n_sensor_values == NS * a.nworlds;
     for (size_t i = 0; ok && i < a.nworlds; i++) {
       traj *x = &tr[f->worlds[i]];
       ok = f->worlds[i] == worlds[i] && f->status[i] == 0;
       memcpy(x->rows[x->n], f->qpos + NQ * i, NQ * sizeof(double));
       memcpy(x->rows[x->n] + NQ, f->qvel + NV * i, NV * sizeof(double));
       memcpy(x->rows[x->n] + NQ + NV, f->actuator_force + NU * i, NU * sizeof(double));
+      memcpy(x->rows[x->n] + NQ + NV + NU, f->sensor_values + NS * i, NS * sizeof(double));
       x->n++;
     }
     if (!ok)
@@ -187,7 +191,7 @@ static int run_lone(wc_conn *c, int w, traj *x) {
     act.ids = ids;
     act.ctrl = ctrl;
     Physd__V1__Selector sel = PHYSD__V1__SELECTOR__INIT;
-    sel.all_joints = sel.actuators = 1;
+    sel.all_joints = sel.actuators = sel.sensors = 1;
     Physd__V1__StepAndObserve so = PHYSD__V1__STEP_AND_OBSERVE__INIT;
     so.actuators = &act;
     so.n = STEPS;
@@ -206,11 +210,12 @@ static int run_lone(wc_conn *c, int w, traj *x) {
       for (size_t i = 0; i < f->joints[j]->n_qvel && v < NV; i++)
         x->rows[x->n][NQ + v++] = f->joints[j]->qvel[i];
     }
-    int ok = q == NQ && v == NV && f->n_actuator_force == NU;
+    int ok = q == NQ && v == NV && f->n_actuator_force == NU && f->n_sensor_values == NS;
     if (!ok)
       fprintf(stderr, "round %d: %zu joints, %zu + %zu values, %zu forces\n", t, f->n_joints,
               q, v, f->n_actuator_force);
     for (size_t u = 0; ok && u < NU; u++) x->rows[x->n][NQ + NV + u] = f->actuator_force[u];
+    for (size_t u = 0; ok && u < NS; u++) x->rows[x->n][NQ + NV + NU + u] = f->sensor_values[u];
     x->n++;
     wc_free(r);
     if (!ok) return -1;

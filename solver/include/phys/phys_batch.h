@@ -90,6 +90,27 @@ phys_status phys_batch_step(phys_batch *b);
  * during the call; its order does not change any result. */
 phys_status phys_batch_step_subset(phys_batch *b, const int *idx, int n);
 
+/* Per-world callbacks of phys_batch_step_hooked, each nullable: `before` runs just before a
+ * world's step and `after` just after it (with that step's outcome), on the thread that steps
+ * the world, while its data is in that core's cache (a caller that sets 256 worlds' controls
+ * and copies their states in its own loops pays a cache miss on every world). `k` is the entry
+ * of the index list (0 .. n - 1) and `w` its world. With two or more threads the callbacks of
+ * different worlds run concurrently: each may touch its own world and what the caller set
+ * aside for entry k, nothing shared that another callback writes. A callback must not call
+ * functions on the batch nor step a world. */
+typedef struct phys_batch_hooks {
+  void (*before)(phys_world *w, int k, void *user);
+  void (*after)(phys_world *w, int k, phys_status st, void *user);
+  void *user;  /* passed to both, not touched by the batch */
+} phys_batch_hooks;
+
+/* phys_batch_step_subset with `hooks` (nullable: none) called around each world's step. The
+ * results are those of phys_batch_step_subset when the callbacks change what a caller would
+ * change between steps (controls, commands) and read the rest. Refused (nothing stepped, no
+ * callback called) as phys_batch_step_subset. */
+phys_status phys_batch_step_hooked(phys_batch *b, const int *idx, int n,
+                                   const phys_batch_hooks *hooks);
+
 /* Outcome of world i's step in the last batch step that included it (PHYS_OK before any);
  * PHYS_E_NOT_FOUND for an index out of range. */
 phys_status phys_batch_world_status(const phys_batch *b, int i);

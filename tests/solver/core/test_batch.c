@@ -208,6 +208,89 @@ static void test_subset(void) {
   phys_batch_destroy(b);
 }
 
+/* the hooked step's callbacks: before sets world k's control from a table, after records the
+ * world's step index and outcome, and both count their calls per entry */
+typedef struct hook_log {
+  double ctrl[8];
+  int before[8], after[8];
+  uint64_t step[8];
+  phys_status st[8];
+} hook_log;
+
+static void log_before(phys_world *w, int k, void *user) {
+  hook_log *h = user;
+  h->before[k]++;
+  phys_actuator_set_ctrl(w, 0, h->ctrl[k]);
+}
+
+static void log_after(phys_world *w, int k, phys_status st, void *user) {
+  hook_log *h = user;
+  h->after[k]++;
+  h->step[k] = phys_world_step_index(w);
+  h->st[k] = st;
+}
+
+/* (2b) callbacks around each world's step: a control set by `before` gives what setting it
+ * between steps gives, bit for bit (1 and 2 threads, a full list and a subset, one world on
+ * two threads), `after` sees the stepped world once per entry, and a refused list calls none */
+static void test_hooked(void) {
+  static const int lists[3][4] = {{0, 1, 2, 3}, {3, 1, -1, -1}, {2, -1, -1, -1}};
+  static const int lens[3] = {4, 2, 1};
+  for (int threads = 1; threads <= 2; threads++)
+    for (int l = 0; l < 3; l++) {
+      phys_batch *hooked = make_batch(4, threads), *plain = make_batch(4, threads);
+      hook_log h;
+      memset(&h, 0, sizeof h);
+      phys_batch_hooks hk = {log_before, log_after, &h};
+      for (int k = 0; k < 40; k++) {
+        for (int e = 0; e < lens[l]; e++) {
+          h.ctrl[e] = 0.05 * (e + 1) * (k % 7 - 3);
+          phys_actuator_set_ctrl(phys_batch_world(plain, lists[l][e]), 0, h.ctrl[e]);
+        }
+        CU_ASSERT_EQUAL_FATAL(phys_batch_step_hooked(hooked, lists[l], lens[l], &hk), PHYS_OK);
+        CU_ASSERT_EQUAL_FATAL(phys_batch_step_subset(plain, lists[l], lens[l]), PHYS_OK);
+      }
+      for (int e = 0; e < lens[l]; e++) {
+        int i = lists[l][e];
+        CU_ASSERT_EQUAL(h.before[e], 40);
+        CU_ASSERT_EQUAL(h.after[e], 40);
+        CU_ASSERT_EQUAL(h.step[e], 40u);
+        CU_ASSERT_EQUAL(h.st[e], PHYS_OK);
+        CU_ASSERT_EQUAL(phys_world_state_hash(phys_batch_world(hooked, i)),
+                        phys_world_state_hash(phys_batch_world(plain, i)));
+      }
+      /* the controls did change the motion: world lists[l][0] differs from an undriven run */
+      CU_ASSERT_NOT_EQUAL(phys_world_state_hash(phys_batch_world(hooked, lists[l][0])),
+                          lone_hash(lists[l][0], 40));
+      phys_batch_destroy(hooked);
+      phys_batch_destroy(plain);
+    }
+  /* no callbacks (NULL hooks, NULL members) is phys_batch_step_subset */
+  phys_batch *a = make_batch(3, 1), *b = make_batch(3, 1);
+  phys_batch_hooks none = {NULL, NULL, NULL};
+  static const int all[3] = {0, 1, 2};
+  for (int k = 0; k < 10; k++) {
+    CU_ASSERT_EQUAL(phys_batch_step_hooked(a, all, 3, k % 2 ? &none : NULL), PHYS_OK);
+    CU_ASSERT_EQUAL(phys_batch_step(b), PHYS_OK);
+  }
+  for (int i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(phys_world_state_hash(phys_batch_world(a, i)),
+                    phys_world_state_hash(phys_batch_world(b, i)));
+  /* a refused list steps nothing and calls nothing */
+  hook_log h;
+  memset(&h, 0, sizeof h);
+  phys_batch_hooks hk = {log_before, log_after, &h};
+  static const int twice[2] = {1, 1}, out[1] = {3};
+  CU_ASSERT_EQUAL(phys_batch_step_hooked(a, twice, 2, &hk), PHYS_E_INVALID);
+  CU_ASSERT(strstr(phys_batch_last_error(a), "given twice") != NULL);
+  CU_ASSERT_EQUAL(phys_batch_step_hooked(a, out, 1, &hk), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(phys_batch_step_hooked(NULL, all, 3, &hk), PHYS_E_INVALID);
+  CU_ASSERT_EQUAL(h.before[0] + h.before[1] + h.after[0] + h.after[1], 0);
+  CU_ASSERT_EQUAL(phys_world_step_index(phys_batch_world(a, 1)), 10u);
+  phys_batch_destroy(a);
+  phys_batch_destroy(b);
+}
+
 /* (3) a world reset mid-run (its keyframe, a loaded state) does not disturb the others */
 static void test_reset_one(void) {
   phys_world *proto = build_scene();
@@ -446,6 +529,8 @@ int register_tests(void) {
       !CU_add_test(s, "a clone of a settled sap pile steps as its original",
                    test_clone_settled_sap) ||
       !CU_add_test(s, "a subset step moves only its worlds", test_subset) ||
+      !CU_add_test(s, "callbacks around each world's step (controls before, state after)",
+                   test_hooked) ||
       !CU_add_test(s, "resetting one world leaves the others alone", test_reset_one) ||
       !CU_add_test(s, "no allocation in warmed-up batch steps", test_no_allocation) ||
       !CU_add_test(s, "worlds step in their thread's scratch arena", test_shared_scratch) ||
