@@ -649,6 +649,120 @@ static int np_add_overhang(const phys_shape *a, const phys_shape *b, const np_co
   return count;
 }
 
+/* A local direction component at most this share of the direction's length counts as zero
+ * when a support set is taken: a box's support is then an edge or a face instead of a corner,
+ * a cylinder's a side line instead of a rim point (an edge's corners then differ in support by
+ * at most 2e-4 of the edge's length) */
+#define NP_SUPPORT_FLAT 1e-4
+
+/* The support set of a box or a cylinder along the world direction d: a point (1), a segment
+ * (2) or a face (4, in order around it) into p; 0 for other shapes and a cylinder's cap (no
+ * set taken). */
+static int np_support_set(const phys_shape *s, const double d[3], double p[4][3]) {
+  double l[3], loc[4][3];
+  m3_tmulv(l, s->rot, d);
+  double tol = NP_SUPPORT_FLAT * v3_norm(l);
+  int n = 0;
+  if (s->type == PHYS_GEOM_BOX) {
+    int freeax[3], nfree = 0;
+    double c[3];
+    for (int k = 0; k < 3; k++) {
+      c[k] = np_sign(l[k]) * s->size[k];
+      if (fabs(l[k]) <= tol) freeax[nfree++] = k;
+    }
+    if (nfree > 2) return 0;
+    static const double cs[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    n = nfree == 0 ? 1 : nfree == 1 ? 2 : 4;
+    for (int q = 0; q < n; q++) {
+      v3_copy(loc[q], c);
+      if (nfree >= 1) loc[q][freeax[0]] = (nfree == 1 ? (q ? 1 : -1) : cs[q][0]) * s->size[freeax[0]];
+      if (nfree == 2) loc[q][freeax[1]] = cs[q][1] * s->size[freeax[1]];
+    }
+  } else if (s->type == PHYS_GEOM_CYLINDER) {
+    double rho = sqrt(l[0] * l[0] + l[1] * l[1]);
+    if (rho <= tol) return 0; /* the cap */
+    double x = s->size[0] * l[0] / rho, y = s->size[0] * l[1] / rho;
+    if (fabs(l[2]) <= tol) {
+      n = 2;
+      v3_set(loc[0], x, y, -s->size[1]);
+      v3_set(loc[1], x, y, s->size[1]);
+    } else {
+      n = 1;
+      v3_set(loc[0], x, y, np_sign(l[2]) * s->size[1]);
+    }
+  } else {
+    return 0;
+  }
+  for (int q = 0; q < n; q++) {
+    m3_mulv(p[q], s->rot, loc[q]);
+    v3_add(p[q], p[q], s->pos);
+  }
+  return n;
+}
+
+/* Parameters [*lo, *hi] of segment p0 + t (p1 - p0) over the face f (cnt corners in order),
+ * seen along n; *lo > *hi when none of it is */
+static void np_clip_segment_to_face(const double p0[3], const double p1[3], double f[4][3],
+                                    int cnt, const double n[3], double *lo, double *hi) {
+  double c[3] = {0, 0, 0}, e[3], sn[3], x[3], dp[3];
+  for (int i = 0; i < cnt; i++) v3_add(c, c, f[i]);
+  v3_scale(c, c, 1.0 / cnt);
+  v3_sub(dp, p1, p0);
+  *lo = 0.0;
+  *hi = 1.0;
+  for (int i = 0; i < cnt && *lo <= *hi; i++) {
+    v3_sub(e, f[(i + 1) % cnt], f[i]);
+    v3_cross(sn, e, n);
+    v3_sub(x, c, f[i]);
+    if (v3_dot(x, sn) > 0.0) v3_scale(sn, sn, -1.0); /* outward */
+    v3_sub(x, p0, f[i]);
+    double g0 = v3_dot(x, sn), gd = v3_dot(dp, sn);
+    if (fabs(gd) < 1e-300) {
+      if (g0 > 0.0) *hi = -1.0;
+      continue;
+    }
+    double t = -g0 / gd;
+    if (gd > 0.0) *hi = fmin(*hi, t);
+    else *lo = fmax(*lo, t);
+  }
+}
+
+/* b's surface point of a deep overlap of a box or cylinder a with a box or cylinder b along n
+ * (b -> a, depth dist; pa and pb their support points, np_support's corners where the support
+ * is an edge or a side line): where the support sets meet. Two segments (a box edge across a
+ * cylinder's side line): their closest points; a segment against a face: the middle of the
+ * segment's part over the face; a unique support point on one side: that point. Otherwise pb
+ * stays. (A box standing on an edge against a rolling disc's rim in humanoid100 got its point
+ * at the far end of its edge, at the floor, 0.13 m below the overlap, and the pair's overlap
+ * grew from 6 to 9.5 mm over 40 steps.) */
+static void np_overlap_point(const phys_shape *a, const phys_shape *b, const double n[3],
+                             double dist, const double pa[3], double pb[3]) {
+  double nn[3], A[4][3], B[4][3];
+  v3_scale(nn, n, -1.0);
+  int na = np_support_set(a, nn, A), nb = np_support_set(b, n, B);
+  if (nb == 1 || na == 0 || nb == 0) return; /* b's point is unique, or no set: pb */
+  if (na == 1) {
+    v3_madd(pb, pa, -dist, n);
+    return;
+  }
+  if (na == 2 && nb == 2) {
+    double sa, tb, db[3];
+    phys__np_segments_closest(A[0], A[1], B[0], B[1], &sa, &tb);
+    v3_sub(db, B[1], B[0]);
+    v3_madd(pb, B[0], tb, db);
+    return;
+  }
+  if (na != 2 && nb != 2) return; /* two faces: the clipping above handles aligned ones */
+  double(*seg)[3] = na == 2 ? A : B;
+  double lo, hi, ds[3], mid[3];
+  np_clip_segment_to_face(seg[0], seg[1], na == 2 ? B : A, na == 2 ? nb : na, n, &lo, &hi);
+  if (lo > hi) return;
+  v3_sub(ds, seg[1], seg[0]);
+  v3_madd(mid, seg[0], 0.5 * (lo + hi), ds);
+  if (na == 2) v3_madd(pb, mid, -dist, n);
+  else v3_copy(pb, mid);
+}
+
 /* General convex pair (see the file comment). */
 int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin,
                    phys_contact_point *out) {
@@ -744,6 +858,7 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
    * (np_support gives a corner: the end of a box edge, 15 cm from where an ellipsoid lay on
    * it, and the constraint then acted at that lever arm); b's surface point below a's */
   if (np_smooth(a) && !np_smooth(b)) v3_madd(pb, pa, -dist, n);
+  else if (!np_smooth(a) && !np_smooth(b)) np_overlap_point(a, b, n, dist, pa, pb);
   np_emit(out, pb, n, dist, 0x80000001u);
   return 1;
 }

@@ -332,6 +332,93 @@ static void test_touching_cylinders(void) {
   CU_ASSERT(tilt < 1e-3);
 }
 
+/* column k of rotation r (a body axis in world coordinates) */
+static void np_axis_of(double out[3], const double r[9], int k) {
+  v3_set(out, r[k], r[3 + k], r[6 + k]);
+}
+
+/* distance of point p from the line through q along unit u */
+static double line_distance(const double p[3], const double q[3], const double u[3]) {
+  double d[3], c[3];
+  v3_sub(d, p, q);
+  v3_cross(c, d, u);
+  return v3_norm(c);
+}
+
+/* A box edge pressed across a cylinder's side, deep: a cylinder (r 0.1, half-length 0.05)
+ * lying along world x, a box (0.15 x 0.1 x 0.05) turned 45 degrees about its y axis so that
+ * an edge along y points down onto the cylinder's top line, `depth` into it and `x0` along it.
+ * Both support sets along the normal are segments (the edge, the side line), so the point is
+ * where they cross: (x0, 0), to 1e-7 m (EPA's normal is good to about 1e-8), in both orders and at any margin, at the depth. Main
+ * put it at an end of the edge or of the side line (np_support's corner: up to 0.1 m off). */
+static void test_edge_across_side_line(void) {
+  double worst_p = 0.0, worst_d = 0.0;
+  for (int k = 0; k < 9; k++) {
+    double x0 = -0.04 + 0.01 * k, depth = 0.002 + 0.0005 * k;
+    phys_shape cyl = shape(PHYS_GEOM_CYLINDER, 0.1, 0.05, 0, 0, 0, 0);
+    rotate(&cyl, 0, 1, 0, 0.5 * M_PI);
+    double half_diag = sqrt(0.15 * 0.15 + 0.05 * 0.05), tilt = atan2(0.05, 0.15);
+    phys_shape box = shape(PHYS_GEOM_BOX, 0.15, 0.1, 0.05, x0, 0, 0.1 + half_diag - depth);
+    rotate(&box, 0, 1, 0, 0.5 * M_PI - tilt); /* the corner edge (+x, +z) straight down */
+    for (int order = 0; order < 2; order++)
+      for (int m = 0; m < 2; m++) {
+        phys_contact_point c[PHYS_MAX_PAIR_CONTACTS];
+        double margin = m ? 0.02 : 0.001;
+        int n = order ? phys__collide(&cyl, &box, margin, c) : phys__collide(&box, &cyl, margin, c);
+        CU_ASSERT_EQUAL(n, 1);
+        if (n < 1) continue;
+        worst_d = fmax(worst_d, fabs(c[0].dist + depth));
+        worst_p = fmax(worst_p, fmax(fabs(c[0].pos[0] - x0), fabs(c[0].pos[1])));
+      }
+  }
+  printf("\n  box edge across a side line: point off the crossing by %.3g m, depth off %.3g m\n",
+         worst_p, worst_d);
+  CU_ASSERT(worst_d < 1e-7);
+  CU_ASSERT(worst_p < 1e-7);
+}
+
+/* humanoid100's box 68 standing on an edge against disc 85 rolling on its rim (poses recorded
+ * at step 1005 of a run raised by 4 um): 9.13 mm of overlap along a normal perpendicular to
+ * both the box's edge (up from the floor to z 0.174) and the disc's axis (EPA's minimum
+ * translation, 9.16 mm by 8 million sampled directions). The point was the edge's far end, at
+ * the floor, 0.13 m below the overlap (whose deepest disc point, sampled, is at z 0.133), and
+ * the pair's overlap grew to 9.5 mm in 40 steps. It must now be where the edge crosses the
+ * disc's side line: within the depth of both, at z 0.13-0.14. */
+static void test_box_edge_on_rolling_disc(void) {
+  const double qb[4] = {0.58366379836068649, -0.33242445785168667, 0.63572725111374717,
+                        -0.38037009937237043};
+  const double qd[4] = {0.16437229902752015, -0.60579439206138463, -0.36652880824711059,
+                        -0.68676890915673938};
+  phys_shape box = shape(PHYS_GEOM_BOX, 0.15, 0.1, 0.05, -0.40552438116600231,
+                         -0.91155138050607087, 0.16167196874194259);
+  phys_shape disc = shape(PHYS_GEOM_CYLINDER, 0.1, 0.05, 0, -0.29658616071802824,
+                          -1.1171270545669263, 0.099752117434119408);
+  q_to_m3(box.rot, qb);
+  q_to_m3(disc.rot, qd);
+  for (int order = 0; order < 2; order++) {
+    phys_contact_point c[PHYS_MAX_PAIR_CONTACTS];
+    int n = order ? phys__collide(&disc, &box, 0.01, c) : phys__collide(&box, &disc, 0.01, c);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    /* the box's edge along its y axis at local (+x, +z); the disc's side line along its axis
+     * at the rim point facing the box (along the normal from the disc to the box) */
+    double e0[3] = {0.15, 0.0, 0.05}, ey[3], q[3], ax[3], toward[3], w[3], s0[3];
+    m3_mulv(q, box.rot, e0);
+    v3_add(q, q, box.pos);
+    np_axis_of(ey, box.rot, 1);
+    np_axis_of(ax, disc.rot, 2);
+    v3_scale(toward, c[0].normal, order ? -1.0 : 1.0); /* from the disc to the box */
+    v3_madd(w, toward, -v3_dot(toward, ax), ax);
+    v3_normalize(w);
+    v3_madd(s0, disc.pos, 0.1, w);
+    double de = line_distance(c[0].pos, q, ey), ds = line_distance(c[0].pos, s0, ax);
+    printf("\n  box edge on a rolling disc (order %d): depth %.5g m, point %.4g m from the edge, "
+           "%.4g m from the side line, at z %.4f", order, c[0].dist, de, ds, c[0].pos[2]);
+    ASSERT_NEAR(c[0].dist, -0.00913, 1e-4);
+    CU_ASSERT(de < 0.0095 && ds < 0.0095);
+    CU_ASSERT(c[0].pos[2] > 0.13 && c[0].pos[2] < 0.14);
+  }
+}
+
 /* one run of humanoid100 (`path`) on `threads` threads for `steps` steps, every free body
  * first raised by `raise_um` micrometres (another trajectory of the same chaotic drop): the
  * deepest contact over steps 0-400 and 400-steps, the steps over 1 mm, the state hash after
@@ -425,6 +512,10 @@ int register_tests(void) {
       !CU_add_test(s, "box beside a tilted box: a point at the exact distance",
                    test_box_beside_tilted_box) ||
       !CU_add_test(s, "capsule over a disc's rim: the exact overlap", test_capsule_over_rim) ||
+      !CU_add_test(s, "box edge across a side line: the point where they cross",
+                   test_edge_across_side_line) ||
+      !CU_add_test(s, "box edge on a rolling disc: the point at the overlap",
+                   test_box_edge_on_rolling_disc) ||
       !CU_add_test(s, "humanoid100: at most 1 mm deep once the heap settles", test_humanoid100))
     return -1;
   return 0;
