@@ -3,7 +3,7 @@ per-element Python work (protocol 1.9; Client.step_batch uses it).
 
 Encode: protobuf serialises the StepBatch without its ``ctrl``; the controls are appended as
 one packed-double field whose payload is the raw little-endian bytes of the array (numpy's
-``tobytes``, or ``array.array('d')``), and the Envelope around it (req_id, step_batch) is
+``tobytes``; ``struct.pack`` of a list), and the Envelope around it (req_id, step_batch) is
 written here. Decode: the reply Envelope and its BatchFrame are scanned field by field (a
 handful of top-level fields; the big packed fields are skipped by their length), the four
 packed double arrays become numpy arrays viewing the frame's own buffer (``array.array('d')``
@@ -15,6 +15,7 @@ decoded here: the caller parses it whole with protobuf, as for every other reque
 Field numbers come from the generated descriptors (physd_pb2), never written down here.
 """
 import array
+import struct
 import sys
 
 try:  # optional: without numpy the arrays are array.array('d')
@@ -168,10 +169,11 @@ class Wire:
                     raise TypeError("ctrl must be numbers, not an array of %s" % a.dtype)
                 return a.astype("<f8", copy=False).tobytes()
             ctrl = ctrl.ravel().tolist()
-        a = array.array("d", ctrl)
-        if not _LITTLE:
-            a.byteswap()
-        return a.tobytes()
+        values = ctrl if isinstance(ctrl, (list, tuple)) else list(ctrl)
+        try:  # struct packs a list of floats faster than array.array('d') or numpy take it
+            return struct.pack("<%dd" % len(values), *values)
+        except struct.error as e:
+            raise TypeError("ctrl must be numbers: %s" % e)
 
     def request(self, req_id, step_batch_bytes, ctrl):
         """The Envelope bytes of a StepBatch: step_batch_bytes (serialised without ctrl) plus

@@ -21,7 +21,8 @@ Threading, as in the C library (libphysclient):
 
 Every request waits at most ``timeout`` seconds (:class:`Timeout`); a late reply is recognised
 by its req_id and discarded. Results are the protobuf messages of physd_pb2 (StateFrame,
-ModelInfo, Stats, ...); failures raise :class:`PhysdError` subclasses.
+ModelInfo, Stats, ...), except step_batch's BatchResult (the BatchFrame's fields, its arrays
+as numpy arrays: _batch_wire.py); failures raise :class:`PhysdError` subclasses.
 """
 import os
 import select
@@ -121,6 +122,7 @@ class Client:
         self._rbuf = bytearray(1 << 16)   # the reply buffer (see framing)
         self._rview = memoryview(self._rbuf)
         self._rpos = self._rend = 0
+        self._partial = None   # [body, bytes received] of a frame cut short by a Timeout
         self._max_frame = _HANDSHAKE_MAX_FRAME
         self._reader = None
         self._waiting = 0
@@ -233,27 +235,33 @@ class Client:
         return data
 
     def _read_raw(self, deadline):
-        """The next frame's body, as a bytearray of its own."""
-        self._fill(4, deadline)
-        (n,) = struct.unpack_from("<I", self._rbuf, self._rpos)
-        if n > self._max_frame:   # checked before the frame is read or allocated
-            raise ProtocolError("frame of %d bytes exceeds the limit of %d bytes"
-                                % (n, self._max_frame))
-        self._rpos += 4
-        have = self._rend - self._rpos
-        if have >= n:
-            body = bytearray(self._rview[self._rpos:self._rpos + n])
-            self._rpos += n
-            return body
-        body = bytearray(n)
+        """The next frame's body, as a bytearray of its own. A big frame is received straight
+        into it; one cut short by a Timeout is resumed by the next call (self._partial)."""
+        if self._partial is None:
+            self._fill(4, deadline)
+            (n,) = struct.unpack_from("<I", self._rbuf, self._rpos)
+            if n > self._max_frame:   # checked before the frame is read or allocated
+                raise ProtocolError("frame of %d bytes exceeds the limit of %d bytes"
+                                    % (n, self._max_frame))
+            self._rpos += 4
+            have = self._rend - self._rpos
+            if have >= n:
+                body = bytearray(self._rview[self._rpos:self._rpos + n])
+                self._rpos += n
+                return body
+            body = bytearray(n)
+            body[:have] = self._rview[self._rpos:self._rend]
+            self._rpos = self._rend = 0
+            self._partial = [body, have]
+        body, have = self._partial
         view = memoryview(body)
         try:
-            view[:have] = self._rview[self._rpos:self._rend]
-            self._rpos = self._rend = 0
-            while have < n:
+            while have < len(body):
                 have += self._recv_into(view[have:], deadline)
+                self._partial[1] = have
         finally:
             view.release()
+        self._partial = None
         return body
 
     def _parse(self, raw):
