@@ -398,6 +398,19 @@ class WireTest(unittest.TestCase):
         res = self.c.step_batch()
         self.assert_result_equals(res, reply_env(3, frames[1]))
 
+    def test_undecodable_reply_breaks_the_connection(self):
+        bf = PB.Envelope.DESCRIPTOR.fields_by_name["batch_frame"].number
+        message = PB.BatchFrame.DESCRIPTOR.fields_by_name["message"].number
+        bad_utf8 = _batch_wire.varint(message << 3 | 2) + b"\x02\xff\xfe"
+        self.frames.append(lambda rid: (_batch_wire.varint(1 << 3) + _batch_wire.varint(rid)
+                                        + _batch_wire.varint(bf << 3 | 2)
+                                        + _batch_wire.varint(len(bad_utf8)) + bad_utf8))
+        self.start()
+        with self.assertRaises(pc.ProtocolError):
+            self.c.step_batch()
+        with self.assertRaises(pc.ConnectionClosed):
+            self.c.step_batch()
+
     def test_frame_limit(self):
         self.start(lambda env: [struct.pack("<I", 1 << 20) + b"\0" * 16], max_frame=1 << 16)
         with self.assertRaises(pc.ProtocolError) as cm:

@@ -407,7 +407,16 @@ class Client:
             env.req_id = rid
             return env.SerializeToString()
         raw, _ = self._exchange(body)
-        return self._check(self._parse(raw), want, env.WhichOneof("msg"))
+        return self._check(self._parse_reply(raw), want, env.WhichOneof("msg"))
+
+    def _parse_reply(self, raw):
+        """_parse for a request's own reply: an undecodable one breaks the connection, as an
+        undecodable frame read anywhere else does."""
+        try:
+            return self._parse(raw)
+        except ProtocolError as e:
+            self._break(e)
+            raise
 
     def _check(self, reply, want, request):
         """reply, or the ServerError of an Error reply / PhysdError of an unexpected one."""
@@ -599,7 +608,7 @@ class Client:
         if result is not None:
             return result
         # an Error, or a frame the scan does not take: protobuf parses it whole
-        reply = self._check(self._parse(raw), "batch_frame", "step_batch")
+        reply = self._check(self._parse_reply(raw), "batch_frame", "step_batch")
         return _batch_wire.from_message(reply.batch_frame)
 
     def _solver_options(self, field, options):
