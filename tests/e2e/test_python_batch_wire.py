@@ -23,6 +23,7 @@ be loaded.
 import array
 import math
 import os
+import pickle
 import random
 import socket
 import struct
@@ -324,6 +325,10 @@ class WireTest(unittest.TestCase):
         frame = random_frame(self.rng, 4, 3, 2, 1, 2)
         res, _ = self.roundtrip(lambda rid: reply_env(rid, frame))
         res2, _ = self.roundtrip(lambda rid: reply_env(rid, frame))
+        again = pickle.loads(pickle.dumps(res))  # a result travels (multiprocessing, dask)
+        self.assertEqual((again.worlds, again.step, again.status, again.message),
+                         (res.worlds, res.step, res.status, res.message))
+        np.testing.assert_array_equal(again.qvel, res.qvel)
         keep = res.qpos.copy()
         res2.qpos[:] = 0  # another result's arrays are its own
         np.testing.assert_array_equal(res.qpos, keep)

@@ -88,18 +88,18 @@ def scan(buf, pos, end):
 class BatchResult:
     """Client.step_batch's result: the BatchFrame's fields by the same names. qpos, qvel,
     actuator_force and sensor_values are flat float64 numpy arrays (array.array('d') without
-    numpy); worlds, step, sim_time_ns and status are sequences of ints; nq, nv ints; message
-    a str."""
+    numpy); worlds, step, sim_time_ns and status are lists of ints; nq, nv ints; message a
+    str."""
 
     __slots__ = ("worlds", "step", "sim_time_ns", "status", "nq", "nv", "qpos", "qvel",
                  "actuator_force", "sensor_values", "message")
 
     def __init__(self, small, arrays):
         """small: a BatchFrame with the non-double fields; arrays: {name: array}."""
-        self.worlds = small.worlds
-        self.step = small.step
-        self.sim_time_ns = small.sim_time_ns
-        self.status = small.status
+        self.worlds = list(small.worlds)  # plain lists: a result pickles and compares
+        self.step = list(small.step)
+        self.sim_time_ns = list(small.sim_time_ns)
+        self.status = list(small.status)
         self.nq = small.nq
         self.nv = small.nv
         self.message = small.message

@@ -584,7 +584,7 @@ class Client:
 
         Returns a BatchResult with the BatchFrame's fields by the same names: per world
         ``worlds``, ``step``, ``sim_time_ns``, ``status`` (0, or 7 INTERNAL for a failed step;
-        sequences of ints), ``nq``, ``nv``, ``message``, and the selected flat arrays ``qpos``
+        lists of ints), ``nq``, ``nv``, ``message``, and the selected flat arrays ``qpos``
         (``nq`` per world), ``qvel`` (``nv``), ``actuator_force``, ``sensor_values`` as float64
         numpy arrays viewing the reply's buffer (writable, owned by this result; without numpy
         array.array('d') copies; empty when not selected). The controls travel as raw packed
