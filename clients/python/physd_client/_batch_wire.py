@@ -85,21 +85,33 @@ def scan(buf, pos, end):
         yield num, wt, start, vstart, pos, value
 
 
+def _int_list(name):
+    """A BatchResult attribute: the parsed BatchFrame's repeated int field as a list, made on
+    first use (most callers read one of the four, or none)."""
+    def get(self):
+        cache = self._lists
+        if name not in cache:
+            cache[name] = list(getattr(self._small, name))
+        return cache[name]
+    return property(get, doc="the BatchFrame's %s, a list of ints" % name)
+
+
 class BatchResult:
     """Client.step_batch's result: the BatchFrame's fields by the same names. qpos, qvel,
     actuator_force and sensor_values are flat float64 numpy arrays (array.array('d') without
     numpy); worlds, step, sim_time_ns and status are lists of ints; nq, nv ints; message a
-    str."""
+    str. It pickles (the parsed rest travels as its BatchFrame)."""
 
-    __slots__ = ("worlds", "step", "sim_time_ns", "status", "nq", "nv", "qpos", "qvel",
-                 "actuator_force", "sensor_values", "message")
+    __slots__ = ("_small", "_lists", "nq", "nv", "message") + DOUBLE_FIELDS
+    worlds = _int_list("worlds")
+    step = _int_list("step")
+    sim_time_ns = _int_list("sim_time_ns")
+    status = _int_list("status")
 
     def __init__(self, small, arrays):
         """small: a BatchFrame with the non-double fields; arrays: {name: array}."""
-        self.worlds = list(small.worlds)  # plain lists: a result pickles and compares
-        self.step = list(small.step)
-        self.sim_time_ns = list(small.sim_time_ns)
-        self.status = list(small.status)
+        self._small = small
+        self._lists = {}
         self.nq = small.nq
         self.nv = small.nv
         self.message = small.message
@@ -107,8 +119,9 @@ class BatchResult:
             setattr(self, name, arrays[name])
 
     def __repr__(self):
-        return "BatchResult(worlds=%d, nq=%d, nv=%d, message=%r)" % (len(self.worlds), self.nq,
-                                                                      self.nv, self.message)
+        return "BatchResult(worlds=%d, nq=%d, nv=%d, message=%r)" % (len(self._small.worlds),
+                                                                      self.nq, self.nv,
+                                                                      self.message)
 
 
 def _empty():
