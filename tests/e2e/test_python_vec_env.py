@@ -113,6 +113,28 @@ class VecEnvTest(unittest.TestCase):
         np.testing.assert_array_equal(obs[:3], first[:3])
         np.testing.assert_allclose(tm[:3], DT)
 
+    def test_step_batch_ctrl_forms_agree(self):
+        """ctrl as a numpy (worlds, nu) array, float32 array and flat list: the same states, bit
+        for bit; every selected array has its size"""
+        results = []
+        for form in (lambda a: a, lambda a: a.astype(np.float32),
+                     lambda a: a.ravel().tolist()):
+            self.c.load_world(data=ARM, world_count=4)
+            for t in range(5):
+                a = actions(t, 4).astype(np.float32).astype(np.float64)
+                f = self.c.step_batch(ctrl=form(a), qpos=True, qvel=True, actuator_force=True,
+                                      sensors=True)
+            results.append(f)
+        for f in results[1:]:
+            for name in ("qpos", "qvel", "actuator_force"):
+                np.testing.assert_array_equal(getattr(f, name), getattr(results[0], name))
+            self.assertEqual(list(f.step), [5] * 4)
+        f = results[0]
+        self.assertEqual((f.nq, f.nv, len(f.qpos), len(f.qvel), len(f.actuator_force)),
+                         (NQ, NV, 4 * NQ, 4 * NV, 4 * NU))
+        self.assertEqual((list(f.worlds), list(f.status), f.message), ([0, 1, 2, 3], [0] * 4, ""))
+        self.c.load_world(data=ARM)
+
     def test_keyframe_reset(self):
         env = pc.VecEnv(self.c, data=ARM, num_worlds=3, reset_keyframe="up")
         obs = env.reset()
@@ -124,15 +146,21 @@ class VecEnvTest(unittest.TestCase):
         before = self.c.step_batch(no_step=True, qpos=True)
         for kw, field in ((dict(worlds=[0, 4]), "StepBatch.worlds[1]"),
                           (dict(ctrl=[0.0] * 3), "StepBatch.ctrl"),
+                          (dict(ctrl=[0.0] * 7 + [float("nan")]), "StepBatch.ctrl[7]"),
+                          (dict(ctrl=np.full((4, NU), np.inf)), "StepBatch.ctrl[0]"),
                           (dict(reset=[2, 2]), "StepBatch.reset[1]"),
                           (dict(reset=[1], reset_keyframe=["nosuch"]),
                            "StepBatch.reset_keyframe[0]")):
             with self.assertRaises(pc.ServerError) as cm:
                 self.c.step_batch(**kw)
             self.assertIn(field, str(cm.exception))
+            self.assertEqual(cm.exception.code_name,
+                             "NOT_FOUND" if "keyframe" in field else "INVALID_ARGUMENT")
         after = self.c.step_batch(no_step=True, qpos=True)
         self.assertEqual(list(after.qpos), list(before.qpos))
         self.assertEqual(list(after.step), [0, 0, 0, 0])
+        self.assertEqual((type(after.qpos), after.qpos.dtype, after.qpos.shape),
+                         (np.ndarray, np.float64, (4 * NQ,)))
         with self.assertRaises(pc.ServerError) as cm:
             self.c.get_state()
         self.assertEqual(cm.exception.code_name, "INCORRECT_STATE")

@@ -21,7 +21,8 @@ Threading, as in the C library (libphysclient):
 
 Every request waits at most ``timeout`` seconds (:class:`Timeout`); a late reply is recognised
 by its req_id and discarded. Results are the protobuf messages of physd_pb2 (StateFrame,
-ModelInfo, Stats, ...); failures raise :class:`PhysdError` subclasses.
+ModelInfo, Stats, ...), except step_batch's BatchResult (the BatchFrame's fields, its arrays
+as numpy arrays: _batch_wire.py); failures raise :class:`PhysdError` subclasses.
 """
 import os
 import select
@@ -30,7 +31,7 @@ import struct
 import threading
 import time
 
-from . import _proto
+from . import _batch_wire, _proto
 
 PROTO_MAJOR = 1
 PROTO_MINOR = 9
@@ -112,12 +113,16 @@ class Client:
     def __init__(self, sock, name="physd_client", token="", timeout=10.0, pb2_dir=None):
         """Take a connected stream socket and do the handshake (preambles, Hello, Welcome)."""
         self.pb = _proto.load(pb2_dir)
+        self._wire = _batch_wire.Wire(self.pb)
         self._sock = sock
         self.timeout = float(timeout)
         self._req_lock = threading.Lock()
         self._cond = threading.Condition()
         self._next_id = 0
-        self._buf = bytearray()
+        self._rbuf = bytearray(1 << 16)   # the reply buffer (see framing)
+        self._rview = memoryview(self._rbuf)
+        self._rpos = self._rend = 0
+        self._partial = None   # [body, bytes received] of a frame cut short by a Timeout
         self._max_frame = _HANDSHAKE_MAX_FRAME
         self._reader = None
         self._waiting = 0
@@ -187,12 +192,16 @@ class Client:
         return name in self.welcome.features
 
     # ---- framing ----------------------------------------------------------------------------
+    # Replies are read into one reusable buffer (self._rbuf, unread bytes at [_rpos, _rend));
+    # a frame's body is handed out as its own bytearray: copied out of the buffer once when it
+    # is there whole, else received straight into the new bytearray (a big BatchFrame).
 
-    def _fill(self, need, deadline):
-        """Read until the buffer holds need bytes; deadline None waits forever."""
-        while len(self._buf) < need:
+    def _recv_into(self, view, deadline):
+        """recv_into view (non-empty) and return the byte count (> 0); deadline None waits
+        forever."""
+        while True:
             try:
-                chunk = self._sock.recv(max(65536, need - len(self._buf)))
+                got = self._sock.recv_into(view)
             except (BlockingIOError, InterruptedError):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -201,28 +210,80 @@ class Client:
                 continue
             except OSError as e:
                 raise ConnectionClosed("recv: %s" % e)
-            if not chunk:
+            if not got:
                 if self._event_error is not None:
                     raise ConnectionClosed("server closed the connection: %s"
                                            % self._event_error.message, self._event_error.code)
                 raise ConnectionClosed("server closed the connection")
-            self._buf += chunk
+            return got
 
-    def _read_frame(self, deadline):
-        self._fill(4, deadline)
-        (n,) = struct.unpack_from("<I", self._buf, 0)
-        if n > self._max_frame:   # checked before the frame is read or allocated
-            raise ProtocolError("frame of %d bytes exceeds the limit of %d bytes"
-                                % (n, self._max_frame))
-        self._fill(4 + n, deadline)
+    def _fill(self, need, deadline):
+        """Read until the buffer holds need (<= its size) unread bytes."""
+        if self._rpos == self._rend:
+            self._rpos = self._rend = 0
+        while self._rend - self._rpos < need:
+            if len(self._rbuf) - self._rpos < need:  # move the unread bytes to the front
+                k = self._rend - self._rpos
+                self._rview[:k] = self._rview[self._rpos:self._rend].tobytes()
+                self._rpos, self._rend = 0, k
+            self._rend += self._recv_into(self._rview[self._rend:], deadline)
+
+    def _take(self, n):
+        """The next n buffered bytes, consumed."""
+        data = self._rview[self._rpos:self._rpos + n].tobytes()
+        self._rpos += n
+        return data
+
+    def _read_raw(self, deadline):
+        """The next frame's body, as a bytearray of its own. A big frame is received straight
+        into it; one cut short by a Timeout is resumed by the next call (self._partial)."""
+        if self._partial is None:
+            self._fill(4, deadline)
+            (n,) = struct.unpack_from("<I", self._rbuf, self._rpos)
+            if n > self._max_frame:   # checked before the frame is read or allocated
+                raise ProtocolError("frame of %d bytes exceeds the limit of %d bytes"
+                                    % (n, self._max_frame))
+            self._rpos += 4
+            have = self._rend - self._rpos
+            if have >= n:
+                body = bytearray(self._rview[self._rpos:self._rpos + n])
+                self._rpos += n
+                return body
+            body = bytearray(n)
+            body[:have] = self._rview[self._rpos:self._rend]
+            self._rpos = self._rend = 0
+            self._partial = [body, have]
+        body, have = self._partial
+        view = memoryview(body)
+        try:
+            while have < len(body):
+                have += self._recv_into(view[have:], deadline)
+                self._partial[1] = have
+        finally:
+            view.release()
+        self._partial = None
+        return body
+
+    def _parse(self, raw):
+        """An Envelope from a frame's body; ProtocolError when protobuf cannot decode it."""
         env = self.pb.Envelope()
         try:
-            env.ParseFromString(bytes(self._buf[4:4 + n]))
+            env.ParseFromString(raw)
         except Exception as e:  # protobuf's DecodeError
-            raise ProtocolError("undecodable frame of %d bytes: %s" % (n, e))
-        finally:
-            del self._buf[:4 + n]
+            raise ProtocolError("undecodable frame of %d bytes: %s" % (len(raw), e))
         return env
+
+    def _read_frame(self, deadline):
+        return self._parse(self._read_raw(deadline))
+
+    def _frame_req_id(self, raw):
+        """(req_id, the parsed Envelope or None): the req_id from a scan, the Envelope only
+        when the scan could not tell it (then protobuf decides)."""
+        rid = self._wire.req_id_of(raw)
+        if rid is not None:
+            return rid, None
+        env = self._parse(raw)
+        return env.req_id, env
 
     def _send_all(self, data, deadline):
         view = memoryview(data)
@@ -239,7 +300,10 @@ class Client:
                 raise ConnectionClosed("send: %s" % e)
 
     def _encode(self, env):
-        body = env.SerializeToString()
+        return self._frame(env.SerializeToString())
+
+    def _frame(self, body):
+        """The length prefix and body; PhysdError when it exceeds the frame limit."""
         if len(body) > self._max_frame:
             raise PhysdError("request of %d bytes exceeds the frame limit of %d bytes"
                              % (len(body), self._max_frame))
@@ -260,8 +324,7 @@ class Client:
         except ConnectionClosed as e:
             raise ConnectionClosed("server closed the connection during the handshake (%s)"
                                    % e.message)
-        pre = bytes(self._buf[:8])
-        del self._buf[:8]
+        pre = self._take(8)
         if pre[:4] != b"PHYS":
             raise ProtocolError("not a physd server: preamble %r, expected b'PHYS'" % pre[:4])
         major, minor = struct.unpack("<HH", pre[4:])
@@ -310,15 +373,19 @@ class Client:
 
     def _reader_main(self):
         while True:
+            env = None
             try:
-                env = self._read_frame(None)
+                raw = self._read_raw(None)
+                rid, env = self._frame_req_id(raw)
+                if rid == 0 and env is None:
+                    env = self._parse(raw)
             except PhysdError as e:
                 self._break(e)
                 return
             except Exception as e:   # a failing callback must not kill the connection silently
                 self._break(ConnectionClosed("reader thread: %r" % e))
                 return
-            if env.req_id == 0:
+            if rid == 0:
                 try:
                     self._dispatch(env)
                 except Exception as e:   # a failing callback: report it once, drop it
@@ -328,23 +395,52 @@ class Client:
                     with self._cb_lock:
                         self._subs.pop(env.state.subscription_id, None)
                 continue
-            with self._cond:
-                if env.req_id == self._waiting and self._reply is None:
-                    self._reply = env
+            with self._cond:   # the caller decodes the reply's body
+                if rid == self._waiting and self._reply is None:
+                    self._reply = raw
                     self._cond.notify_all()
 
     def _call(self, env, want=None):
         """Send env (req_id assigned here) and return the reply; want: the expected oneof name
         (None: anything but Error)."""
+        def body(rid):
+            env.req_id = rid
+            return env.SerializeToString()
+        raw, _ = self._exchange(body)
+        return self._check(self._parse_reply(raw), want, env.WhichOneof("msg"))
+
+    def _parse_reply(self, raw):
+        """_parse for a request's own reply: an undecodable one breaks the connection, as an
+        undecodable frame read anywhere else does."""
+        try:
+            return self._parse(raw)
+        except ProtocolError as e:
+            self._break(e)
+            raise
+
+    def _check(self, reply, want, request):
+        """reply, or the ServerError of an Error reply / PhysdError of an unexpected one."""
+        kind = reply.WhichOneof("msg")
+        if kind == "error":
+            code = reply.error.code
+            raise ServerError("%s: %s" % (ERROR_CODES[code] if code < len(ERROR_CODES) else code,
+                                          reply.error.message), code, reply.error.steps_done)
+        if want is not None and kind != want:
+            raise PhysdError("unexpected reply %s to %s (expected %s)" % (kind, request, want))
+        return reply
+
+    def _exchange(self, make_body):
+        """Send the Envelope bytes make_body(req_id) (req_id assigned here) and return (the
+        reply frame's body, req_id): requests are serialised by the lock, events met on the
+        way dispatched, late replies discarded."""
         with self._req_lock:
             if self._broken is not None:
                 raise ConnectionClosed("connection is closed: %s" % self._broken.message,
                                        self._broken.code)
             self._next_id += 1
             rid = self._next_id
-            env.req_id = rid
             deadline = time.monotonic() + self.timeout
-            data = self._encode(env)
+            data = self._frame(make_body(rid))
             if self._reader is not None:
                 with self._cond:
                     self._waiting = rid
@@ -362,32 +458,26 @@ class Client:
                             self._waiting = 0
                             raise Timeout("no reply within %.3f s" % self.timeout)
                         self._cond.wait(left)
-                    reply, self._reply, self._waiting = self._reply, None, 0
-                    if reply is None:
+                    raw, self._reply, self._waiting = self._reply, None, 0
+                    if raw is None:
                         raise ConnectionClosed("connection is closed: %s" % self._broken.message,
                                                self._broken.code)
-            else:
-                while True:
-                    try:
-                        reply = self._read_frame(deadline)
-                    except Timeout:
-                        raise
-                    except PhysdError as e:
-                        self._break(e)
-                        raise
-                    if reply.req_id == rid:
-                        break
-                    if reply.req_id == 0:
-                        self._dispatch(reply)
-        kind = reply.WhichOneof("msg")
-        if kind == "error":
-            code = reply.error.code
-            raise ServerError("%s: %s" % (ERROR_CODES[code] if code < len(ERROR_CODES) else code,
-                                          reply.error.message), code, reply.error.steps_done)
-        if want is not None and kind != want:
-            raise PhysdError("unexpected reply %s to %s (expected %s)"
-                             % (kind, env.WhichOneof("msg"), want))
-        return reply
+                return raw, rid
+            while True:
+                try:
+                    raw = self._read_raw(deadline)
+                    got, env = self._frame_req_id(raw)
+                    if got == 0 and env is None:
+                        env = self._parse(raw)
+                except Timeout:
+                    raise
+                except PhysdError as e:
+                    self._break(e)
+                    raise
+                if got == rid:
+                    return raw, rid
+                if got == 0:
+                    self._dispatch(env)
 
     def _env(self):
         return self.pb.Envelope()
@@ -489,18 +579,20 @@ class Client:
         """Protocol 1.9: StepBatch. Resets the worlds of ``reset`` (indices; ``reset_keyframe``
         empty, or one name per reset, "" = the loaded state), then sets ``ctrl`` (None: controls
         held; else one value per actuator for each chosen world, world-major: a flat sequence
-        or a numpy array of shape (worlds, nu)), then steps the chosen worlds (``worlds``
-        indices, empty = all) n times (none with ``no_step``). Returns the BatchFrame: per
-        world ``step``, ``sim_time_ns``, ``status`` (0, or 7 INTERNAL for a failed step), and
-        the selected flat arrays ``qpos`` (``nq`` per world), ``qvel`` (``nv``),
-        ``actuator_force``, ``sensor_values``. Bad input raises ServerError and changes
+        of numbers or a numpy array of shape (worlds, nu), read in C order), then steps the
+        chosen worlds (``worlds`` indices, empty = all) n times (none with ``no_step``).
+
+        Returns a BatchResult with the BatchFrame's fields by the same names: per world
+        ``worlds``, ``step``, ``sim_time_ns``, ``status`` (0, or 7 INTERNAL for a failed step;
+        lists of ints), ``nq``, ``nv``, ``message``, and the selected flat arrays ``qpos``
+        (``nq`` per world), ``qvel`` (``nv``), ``actuator_force``, ``sensor_values`` as float64
+        numpy arrays viewing the reply's buffer (writable, owned by this result; without numpy
+        array.array('d') copies; empty when not selected). The controls travel as raw packed
+        doubles and the arrays are not converted element by element (_batch_wire.py). Bad input
+        (a wrong count, a non-finite value, a bad index) raises ServerError and changes
         nothing; a 1.8 server answers UNSUPPORTED."""
-        env = self._env()
-        m = env.step_batch
+        m = self.pb.StepBatch()
         m.worlds.extend(int(w) for w in worlds)
-        if ctrl is not None:
-            flat = ctrl.ravel().tolist() if hasattr(ctrl, "ravel") else [float(v) for v in ctrl]
-            m.ctrl.extend(flat)
         m.reset.extend(int(w) for w in reset)
         m.reset_keyframe.extend(str(k) for k in reset_keyframe)
         m.n = int(n)
@@ -509,7 +601,15 @@ class Client:
         m.selector.qvel = bool(qvel)
         m.selector.actuator_force = bool(actuator_force)
         m.selector.sensors = bool(sensors)
-        return self._call(env, "batch_frame").batch_frame
+        head = m.SerializeToString()
+        ctrl_bytes = b"" if ctrl is None else self._wire.ctrl_bytes(ctrl)
+        raw, rid = self._exchange(lambda rid: self._wire.request(rid, head, ctrl_bytes))
+        result = self._wire.reply(raw, rid)
+        if result is not None:
+            return result
+        # an Error, or a frame the scan does not take: protobuf parses it whole
+        reply = self._check(self._parse_reply(raw), "batch_frame", "step_batch")
+        return _batch_wire.from_message(reply.batch_frame)
 
     def _solver_options(self, field, options):
         """Protocol 1.6: a {name: value} dict into a repeated SolverOption field; refused here

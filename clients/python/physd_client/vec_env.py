@@ -67,6 +67,8 @@ class VecEnv:
                                    sensors=self.sensors)
         n = self.num_worlds
         self.nq, self.nv = f.nq, f.nv
+        # f's arrays are float64 numpy views of the reply: reshaped without a copy, copied once
+        # into obs by the concatenation
         parts = [np.asarray(f.qpos, dtype=np.float64).reshape(n, f.nq),
                  np.asarray(f.qvel, dtype=np.float64).reshape(n, f.nv)]
         ns = len(f.sensor_values) // n if self.sensors else 0
