@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include "phys/phys.h"
 #include "scenes.h"
@@ -760,6 +761,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_int(&j, "bodies", r->bodies);
   json_int(&j, "steps", n);
   json_int(&j, "threads", r->opt.threads);
+  json_str(&j, "omp_wait_policy", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "");
   json_int(&j, "warmup", a->warmup);
   json_int(&j, "repeat", a->repeat);
   json_bool(&j, "sleep", r->opt.sleep_enabled);
@@ -931,6 +933,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "physbench: invalid option value: %s\n", err.message);
     return EXIT_USAGE;
   }
+
+  /* libgomp's passive workers sleep between a step's parallel stages and each stage wakes them:
+   * on a 2-vCPU machine two threads then gained nothing on a settled pile (docs/engine.md) */
+  const char *wait = getenv("OMP_WAIT_POLICY");
+  if (a.threads >= 2 && wait && strcasecmp(wait, "passive") == 0)
+    fprintf(stderr, "physbench: notice: OMP_WAIT_POLICY=passive: every parallel stage of a step "
+                    "wakes sleeping workers; two or more threads may gain nothing (unset it to "
+                    "time threads; docs/engine.md, Threads)\n");
 
   run_result r;
   double *medians = calloc((size_t)a.repeat, sizeof(double));

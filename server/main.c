@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -195,6 +196,14 @@ int main(int argc, char **argv) {
   log_info("world loaded", "name=\"%s\" bodies=%d threads=%d solver=%s max_iterations=%d "
            "tolerance=%g", wc.name, phys_world_body_count(wc.w), g_cfg.threads,
            phys_solver_name((int)wo.solver), wo.max_iterations, wo.tolerance);
+
+  /* libgomp's passive workers sleep between a step's parallel stages, and each stage wakes
+   * them: two threads then gained nothing on a settled pile (docs/engine.md, Threads) */
+  const char *wait = getenv("OMP_WAIT_POLICY");
+  if (g_cfg.threads >= 2 && wait && strcasecmp(wait, "passive") == 0)
+    log_warn("OMP_WAIT_POLICY=passive: every parallel stage of a step wakes sleeping workers, "
+             "so more than one thread may gain nothing (unset it; docs/engine.md, Threads)",
+             "threads=%d", g_cfg.threads);
 
   /* loop, simulation, listeners */
   uv_loop_init(&g_loop);
