@@ -10,6 +10,16 @@
 #include <CUnit/CUnit.h>
 #include "phys/phys.h"
 
+/* qsort comparator of doubles, ascending; and the median of v[0 .. n-1] (v sorted in place) */
+static inline int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static inline double sorted_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* a world with the given options (NULL: defaults), or NULL after a failed assertion */
 static inline phys_world *make_world(const phys_world_options *opt) {
   phys_world *w = NULL;

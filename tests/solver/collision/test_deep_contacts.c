@@ -448,11 +448,6 @@ static void humanoid100_run(const char *path, int threads, int steps, int raise_
   phys_world_destroy(w);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* MuJoCo's humanoid100 (Debian's libmujoco-samples; SKIP when not installed) at its 5 ms
  * step, the default solver, no sleeping: a humanoid and 100 objects (boxes, ellipsoids, discs)
  * dropped in a heap, per step the deepest contact. The run is chaotic: any change to contacts

@@ -471,7 +471,7 @@ typedef struct pile_result {
  * a second world on 2 fixed threads (the first on 1) steps beside it and *same tells whether
  * every step's state hashes were equal. */
 static pile_result sphere_pile_with(double lm, double mu, int n, int *same,
-                                    phys_nsn_friction_normal coupling) {
+                                    phys_nsn_friction_normal coupling, int raise_um) {
   phys_world_options o = nsn_options();
   o.timestep = 0.002;
   o.nsn.lm_friction = lm;
@@ -484,6 +484,13 @@ static pile_result sphere_pile_with(double lm, double mu, int n, int *same,
     w[t] = make_world(&o);
     add_ground(w[t], mu);
     add_sphere_pile_mu(w[t], n, 0.1, 1.1, 0.1, 0.0, 0.0, mu);
+    /* another trajectory of the same chaotic settling: every sphere raised by raise_um um */
+    for (int b = 0; raise_um && b < phys_world_body_id_bound(w[t]); b++) {
+      double pos[3];
+      if (phys_body_get_state(w[t], b, pos, NULL, NULL, NULL) != PHYS_OK) continue;
+      pos[2] += raise_um * 1e-6;
+      (void)phys_body_set_state(w[t], b, pos, NULL, NULL, NULL); /* static bodies refuse */
+    }
   }
   if (same) *same = 1;
   pile_result r = {0, 0, 0, 0.0, 0.0, 0.0};
@@ -515,7 +522,44 @@ static pile_result sphere_pile_with(double lm, double mu, int n, int *same,
 
 /* sphere_pile_with the default friction coupling (on demand) */
 static pile_result sphere_pile(double lm, double mu, int n, int *same) {
-  return sphere_pile_with(lm, mu, n, same, phys_world_options_default().nsn.friction_normal);
+  return sphere_pile_with(lm, mu, n, same, phys_world_options_default().nsn.friction_normal, 0);
+}
+
+/* Five trajectories of the settling pile (the spheres raised by 0-4 um: the same chaotic
+ * settling takes another path through its jammed states), the first on 1 and 2 threads
+ * (*same: bit-identical); per trajectory into r[5]. A single trajectory's worst step is chance
+ * (one of five neighbouring runs reaches 1e-3 where the others stay near 3e-5), so the tests
+ * below judge the median and bound every run more loosely. */
+typedef struct pile_stats {
+  pile_result r[5];
+  double at_cap_median, worst_median, pen_median; /* medians over the five */
+  int at_cap_max, lm_min, gmres_min;              /* over the five */
+  double worst_max, pen_max;
+} pile_stats;
+
+static pile_stats sphere_pile_five(double lm, double mu, int n, int *same,
+                                   phys_nsn_friction_normal coupling) {
+  pile_stats st;
+  memset(&st, 0, sizeof st);
+  double cap[5], worst[5], pen[5];
+  st.lm_min = st.gmres_min = 1 << 30;
+  for (int k = 0; k < 5; k++) {
+    st.r[k] = sphere_pile_with(lm, mu, n, k ? NULL : same, coupling, k);
+    cap[k] = st.r[k].at_cap;
+    worst[k] = st.r[k].res_worst;
+    pen[k] = st.r[k].pen;
+    st.at_cap_max = st.r[k].at_cap > st.at_cap_max ? st.r[k].at_cap : st.at_cap_max;
+    st.lm_min = st.r[k].lm_steps < st.lm_min ? st.r[k].lm_steps : st.lm_min;
+    st.gmres_min = st.r[k].gmres_steps < st.gmres_min ? st.r[k].gmres_steps : st.gmres_min;
+    st.worst_max = fmax(st.worst_max, st.r[k].res_worst);
+    st.pen_max = fmax(st.pen_max, st.r[k].pen);
+    printf("\n    raised %d um: %d steps at the cap, worst metric %.2e, penetration %.2e m, %.1f "
+           "Newton a step", k, st.r[k].at_cap, st.r[k].res_worst, st.r[k].pen, st.r[k].newton);
+  }
+  st.at_cap_median = sorted_median(cap, 5);
+  st.worst_median = sorted_median(worst, 5);
+  st.pen_median = sorted_median(pen, 5);
+  return st;
 }
 
 /* Without the term (the paper's iteration; the friction coupling goes on with the term, so
@@ -543,24 +587,33 @@ static void test_sphere_pile(void) {
 /* mu = 5: 125 spheres (5^3) settling. With the friction bound mu lambda_n lagged (W frozen) a
  * sliding contact's normal step moves its friction by up to mu times what the Newton matrix
  * assumed; once the Levenberg-Marquardt term is on, NSN now puts W's dependence on the bound
- * and on |lambda_f| into the matrix (nonsymmetric: GMRES). Measured over steps 150-500: the
- * lagged bound with every step damped by t = 0.75, 19 steps at the cap and a worst metric of
- * 7.6e-3 (wedged sliding spheres whose normal impulse swings through zero with a period of
- * about ten Newton iterations); the lagged bound with the normal step damped by min(t, 2 / (1 +
- * mu)) (nsn.friction_normal = off, main before the coupling), 4, 7.0e-5 and 35.6 Newton
- * iterations a step; with the coupling, 1, 3.1e-5 and 33.7. The same pile on 1 and 2 threads
- * is bit-identical. */
+ * and on |lambda_f| into the matrix (nonsymmetric: GMRES). Measured over steps 150-500 of the
+ * file's trajectory: the lagged bound with every step damped by t = 0.75, 19 steps at the cap
+ * and a worst metric of 7.6e-3 (wedged sliding spheres whose normal impulse swings through
+ * zero with a period of about ten Newton iterations); the lagged bound with the normal step
+ * damped by min(t, 2 / (1 + mu)) (nsn.friction_normal = off, main before the coupling), 4,
+ * 7.0e-5 and 35.6 Newton iterations a step; with the coupling, 1, 3.1e-5 and 33.7. Over five
+ * trajectories (sphere_pile_five; 2026-11-29): 1, 1, 3, 4, 2 steps at the cap, worst metrics
+ * 3.1e-5, 2.8e-5, 2.2e-5, 1.2e-3, 1.4e-4, penetration 2.5-3.8 um and 16 um in the 1.2e-3 run.
+ * Asserted: medians within 2 steps at the cap, 5e-5 and 1e-5 m; every run within 5 steps at
+ * the cap, 2e-3 and 5e-5 m, with the term and GMRES used; the first on 1 and 2 threads
+ * bit-identical. */
 static void test_sphere_pile_mu5(void) {
   int same = 0;
-  pile_result p = sphere_pile(phys_world_options_default().nsn.lm_friction, 5.0, 5, &same);
-  printf("\n  mu 5: %d of 350 steps at the cap, worst metric %.2e, penetration %.2e m, %.1f Newton "
-         "a step, term on in %d steps, GMRES in %d; 1 and 2 threads %s", p.at_cap, p.res_worst,
-         p.pen, p.newton, p.lm_steps, p.gmres_steps, same ? "bit-identical" : "DIFFER");
-  CU_ASSERT_TRUE(p.at_cap <= 2);
-  CU_ASSERT_TRUE(p.res_worst < 5e-5);
-  CU_ASSERT_TRUE(p.pen < 1e-5);
-  CU_ASSERT_TRUE(p.lm_steps > 0);
-  CU_ASSERT_TRUE(p.gmres_steps > 0);
+  printf("\n  mu 5, on demand, five trajectories:");
+  pile_stats p = sphere_pile_five(phys_world_options_default().nsn.lm_friction, 5.0, 5, &same,
+                                  phys_world_options_default().nsn.friction_normal);
+  printf("\n  medians: %.0f steps at the cap, worst metric %.2e, penetration %.2e m; 1 and 2 "
+         "threads %s", p.at_cap_median, p.worst_median, p.pen_median,
+         same ? "bit-identical" : "DIFFER");
+  CU_ASSERT_TRUE(p.at_cap_median <= 2);
+  CU_ASSERT_TRUE(p.worst_median < 5e-5);
+  CU_ASSERT_TRUE(p.pen_median < 1e-5);
+  CU_ASSERT_TRUE(p.at_cap_max <= 5);
+  CU_ASSERT_TRUE(p.worst_max < 2e-3);
+  CU_ASSERT_TRUE(p.pen_max < 5e-5);
+  CU_ASSERT_TRUE(p.lm_min > 0);
+  CU_ASSERT_TRUE(p.gmres_min > 0);
   CU_ASSERT_TRUE(same);
 }
 
@@ -570,27 +623,34 @@ static void test_sphere_pile_mu5(void) {
  * safeguard the mu 5 pile above ended 14 steps at the cap with a worst metric of 0.23 and 1.4 mm
  * of penetration (and the settled 512-sphere peer pile at mu 5 failed non-finite at step 42).
  * Now a coupled step that goes non-finite, or (before the Levenberg-Marquardt term) grows the
- * metric over the step's best, is undone and the island goes on as on demand. Measured: mu 5,
- * 1 step at the cap, worst metric 6.0e-5, 2.8e-6 m, 39.5 Newton iterations a step (on demand
- * 1, 3.1e-5, 33.7); the mu 1 pile of test_sphere_pile 24.5 Newton iterations a step against
- * on demand's 27.9, the same steps at the cap and worst metric. Asserted: mu 5 within 2 steps at
- * the cap, 1e-4 and 1e-5 m, finite, 1 and 2 threads bit-identical; mu 1 fewer Newton
- * iterations than on demand, at most one more step at the cap, worst metric under 1e-4. */
+ * metric over the step's best, is undone and the island goes on as on demand. Measured on the
+ * file's trajectory: mu 5, 1 step at the cap, worst metric 6.0e-5, 2.8e-6 m, 39.5 Newton
+ * iterations a step (on demand 1, 3.1e-5, 33.7); over five trajectories (2026-11-29): 1, 0,
+ * 1, 3, 2 steps at the cap, worst metrics 6.0e-5, 1.0e-5, 6.9e-5, 1.1e-4, 8.6e-4, penetration
+ * at most 3.8 um; the mu 1 pile of test_sphere_pile 24.5 Newton iterations a step against on
+ * demand's 27.9, the same steps at the cap and worst metric. Asserted: medians within 2 steps
+ * at the cap, 1e-4 and 1e-5 m; every run within 5 steps at the cap, 2e-3 and 1e-5 m, finite,
+ * the first on 1 and 2 threads bit-identical; mu 1 fewer Newton iterations than on demand, at
+ * most one more step at the cap, worst metric under 1e-4. */
 static void test_sphere_pile_always(void) {
   double kappa = phys_world_options_default().nsn.lm_friction;
   int same = 0;
-  pile_result p = sphere_pile_with(kappa, 5.0, 5, &same, PHYS_NSN_FRICTION_NORMAL_ALWAYS);
-  pile_result a = sphere_pile_with(kappa, 1.0, 4, NULL, PHYS_NSN_FRICTION_NORMAL_ALWAYS);
+  printf("\n  mu 5, always, five trajectories:");
+  pile_stats p = sphere_pile_five(kappa, 5.0, 5, &same, PHYS_NSN_FRICTION_NORMAL_ALWAYS);
+  pile_result a = sphere_pile_with(kappa, 1.0, 4, NULL, PHYS_NSN_FRICTION_NORMAL_ALWAYS, 0);
   pile_result d = sphere_pile(kappa, 1.0, 4, NULL);
-  printf("\n  mu 5, always: %d of 350 steps at the cap, worst metric %.2e, penetration %.2e m, "
-         "%.1f Newton a step, GMRES in %d steps; 1 and 2 threads %s\n  mu 1: always %d at the "
-         "cap, worst %.2e, %.1f Newton a step; on demand %d, %.2e, %.1f", p.at_cap, p.res_worst,
-         p.pen, p.newton, p.gmres_steps, same ? "bit-identical" : "DIFFER", a.at_cap,
-         a.res_worst, a.newton, d.at_cap, d.res_worst, d.newton);
-  CU_ASSERT_TRUE(p.at_cap <= 2);
-  CU_ASSERT_TRUE(p.res_worst < 1e-4);
-  CU_ASSERT_TRUE(p.pen < 1e-5);
-  CU_ASSERT_TRUE(p.gmres_steps > 0);
+  printf("\n  medians: %.0f steps at the cap, worst metric %.2e, penetration %.2e m; GMRES in "
+         "every step of every run: %s; 1 and 2 threads %s\n  mu 1: always %d at the cap, worst "
+         "%.2e, %.1f Newton a step; on demand %d, %.2e, %.1f", p.at_cap_median, p.worst_median,
+         p.pen_median, p.gmres_min == 350 ? "yes" : "no", same ? "bit-identical" : "DIFFER",
+         a.at_cap, a.res_worst, a.newton, d.at_cap, d.res_worst, d.newton);
+  CU_ASSERT_TRUE(p.at_cap_median <= 2);
+  CU_ASSERT_TRUE(p.worst_median < 1e-4);
+  CU_ASSERT_TRUE(p.pen_median < 1e-5);
+  CU_ASSERT_TRUE(p.at_cap_max <= 5);
+  CU_ASSERT_TRUE(p.worst_max < 2e-3);
+  CU_ASSERT_TRUE(p.pen_max < 1e-5);
+  CU_ASSERT_TRUE(p.gmres_min > 0);
   CU_ASSERT_TRUE(same);
   CU_ASSERT_TRUE(a.newton < d.newton);
   CU_ASSERT_TRUE(a.at_cap <= d.at_cap + 1);
