@@ -52,6 +52,12 @@
  * On the dropped 125-sphere pile at mu 5 (test_nsn): 10 left 4 steps at the cap and a worst
  * metric of 0.15, 2 left 6 and 0.095, 1 (any growth) 1 and 6.0e-5 */
 #define NSN_COUPLED_GROWTH 1.0
+/* a coupled step whose metric exceeds this many times the step's best is diverging, with the
+ * Levenberg-Marquardt term on as well: it is undone (either mode). The peer pyramid_wall_20 on
+ * demand went from a best of 9.4e-5 to 6e-2 and then about tenfold every two iterations, to
+ * 2e35 at the cap (finite, so nothing caught it), and the step failed non-finite after the
+ * integration; a smaller factor would undo the coupled steps that settle the mu 5 piles */
+#define NSN_COUPLED_BLOWUP 1e3
 
 /* ---- the rows of one Newton iteration ----------------------------------------------------- */
 
@@ -269,7 +275,7 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
   /* the bound lagged (the paper's quasi-Newton) until the coupling goes on: from the start
    * with nsn.friction_normal = always, with the Levenberg-Marquardt term on demand, never off */
   isl->lagged = o->nsn.friction_normal != PHYS_NSN_FRICTION_NORMAL_ALWAYS;
-  int since_best = 0;
+  int since_best = 0, diverged = 0;
   for (it = 0; it < o->max_iterations; it++) {
     int nonsym, bad = assemble_rows(w, s, k, &nonsym);
     double rel = 0.0;
@@ -297,21 +303,29 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     }
     island_velocity(w, s, k);
     double metric = island_metric(w, s, k);
-    /* `always`'s safeguard: far from the solution the coupled linearisation holds only while a
-     * lightly loaded contact's normal impulse changes by less than itself, and with no line
-     * search a step that leaves it can blow up. A coupled step that went non-finite, or before
-     * the Levenberg-Marquardt term grew the metric NSN_COUPLED_GROWTH-fold over the step's
-     * best, is undone and the island goes on as `on-demand` does: the bound lagged until the
-     * term goes on (the coupling with it), or, with the term already on, until the lagged
-     * iteration has stalled for lm_patience iterations (below). Undoing on growth with the
-     * term on left the mu 5 piles at the cap (18 of 150 steps of the peer pile) */
-    if (!isl->lagged && o->nsn.friction_normal == PHYS_NSN_FRICTION_NORMAL_ALWAYS &&
-        (bad || (!isl->lm && !(metric <= NSN_COUPLED_GROWTH * best)))) {
-      for (int ci = c0; ci < c1; ci++) v3_copy(s->con[ci].lambda, ws->save + 3 * (size_t)ci);
+    /* the coupling's safeguard: far from the solution the coupled linearisation holds only
+     * while a lightly loaded contact's normal impulse changes by less than itself, and with no
+     * line search a step that leaves it can blow up. A coupled step that went non-finite or grew
+     * the metric NSN_COUPLED_BLOWUP-fold over the step's best (either mode: a diverging coupled
+     * iteration), or with `always` before the Levenberg-Marquardt term one that grew it
+     * NSN_COUPLED_GROWTH-fold, is undone and the island goes on as `on-demand` does: the bound
+     * lagged until the term goes on (the coupling with it), or, with the term already on, until
+     * the lagged iteration has stalled for lm_patience iterations (below). Undoing on any growth
+     * with the term on left the mu 5 piles at the cap (18 of 150 steps of the peer pile) */
+    int blowup = !isl->lagged && (bad || !(metric <= NSN_COUPLED_BLOWUP * best));
+    if (blowup ||
+        (!isl->lagged && o->nsn.friction_normal == PHYS_NSN_FRICTION_NORMAL_ALWAYS && !isl->lm &&
+         !(metric <= NSN_COUPLED_GROWTH * best))) {
+      /* a diverging iteration goes back to the solve's best impulses and stays lagged for the
+       * rest of the solve (going back one step left pyramid_wall_20 with a residual of 2e3 and
+       * its wall collapsed); a coupled step that only grew the metric goes back one step */
+      const double *back = blowup && isfinite(best) ? ws->best : ws->save;
+      for (int ci = c0; ci < c1; ci++) v3_copy(s->con[ci].lambda, back + 3 * (size_t)ci);
       island_velocity(w, s, k);
       metric = island_metric(w, s, k);
       bad = 0;
       isl->lagged = isl->fell_back = 1;
+      diverged |= blowup;
     }
     phys__trace_record(s, k, it, metric, 0);
     residual = metric;
@@ -330,12 +344,15 @@ void phys__nsn_solve_island(const phys_world *w, phys_problem *s, int k, int tea
     if (metric < best) {
       best = metric;
       since_best = 0;
+      if (o->nsn.friction_normal != PHYS_NSN_FRICTION_NORMAL_OFF)
+        for (int ci = c0; ci < c1; ci++) v3_copy(ws->best + 3 * (size_t)ci, s->con[ci].lambda);
     } else if (++since_best >= o->nsn.lm_patience && !isl->lm && o->nsn.lm_friction > 0.0) {
       island_lm_on(w, s, k);
       if (o->nsn.friction_normal == PHYS_NSN_FRICTION_NORMAL_ON_DEMAND || isl->fell_back)
         isl->lagged = 0;
       isl->lm = 1;
-    } else if (since_best >= o->nsn.lm_patience && isl->lm && isl->lagged && isl->fell_back) {
+    } else if (since_best >= o->nsn.lm_patience && isl->lm && isl->lagged && isl->fell_back &&
+               !diverged) {
       /* `always` after an undone coupled step with the term on: the coupling again once the
        * lagged iteration has stalled as long */
       isl->lagged = 0;
@@ -386,7 +403,7 @@ phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
   ws->pgs.rho = ARENA_NEW(ar, double, 2 * nc);
   ws->pgs.lim_adr = ARENA_ZNEW(ar, size_t, nc);
   ws->isl = ARENA_ZNEW(ar, phys_nsn_island, ni);
-  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->cpl,
+  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->best, &ws->cpl,
                      &ws->ct, &ws->x, &ws->res, &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q,
                      &ws->pinv};
   ws->nrow = nr;

@@ -49,6 +49,8 @@ typedef struct phys_nsn {
   double *comp;         /* this Newton iteration's C_ii */
   double *rhs;          /* -F */
   double *save;         /* the impulses before the update (kept if it is not finite) */
+  double *best;         /* the impulses of the solve's lowest metric so far (a diverging coupled
+                           iteration goes back to them) */
   double *cpl;          /* the friction-normal block: dF_i / dlambda_n of a friction row i whose
                            bound is mu lambda_n (n: phys__nsn_bound_row), else 0 */
   double *ct;           /* the friction group's |lambda_f| term: dW/dlt / |lambda_f| on its rows

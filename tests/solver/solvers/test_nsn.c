@@ -14,6 +14,7 @@
 #include <lapacke.h>
 #include "cunit_main.h"
 #include "scene_util.h"
+#include "scenes.h"
 #include "solvers/nsn.h"
 
 /* options for an NSN world: no sleeping (the windows below watch bodies at rest) */
@@ -607,8 +608,9 @@ static void test_sphere_pile(void) {
  * zero with a period of about ten Newton iterations); the lagged bound with the normal step
  * damped by min(t, 2 / (1 + mu)) (nsn.friction_normal = off, main before the coupling), 4,
  * 7.0e-5 and 35.6 Newton iterations a step; with the coupling, 1, 3.1e-5 and 33.7. Over five
- * trajectories (sphere_pile_five; 2026-11-29): 1, 1, 3, 4, 2 steps at the cap, worst metrics
- * 3.1e-5, 2.8e-5, 2.2e-5, 1.2e-3, 1.4e-4, penetration 2.5-3.8 um and 16 um in the 1.2e-3 run.
+ * trajectories (sphere_pile_five; 2026-11-29, with the divergence guard): 1, 1, 3, 4, 1 steps
+ * at the cap, worst metrics 3.1e-5, 2.8e-5, 2.2e-5, 1.2e-3, 1.4e-4, penetration 2.5-3.8 um (16
+ * um in the fourth before the guard).
  * Asserted: medians within 2 steps at the cap, 5e-5 and 1e-5 m; every run within 5 steps at
  * the cap, 2e-3 and 5e-5 m, with the term and GMRES used; the first on 1 and 2 threads
  * bit-identical. */
@@ -632,10 +634,11 @@ static void test_sphere_pile_mu5(void) {
  * Now a coupled step that goes non-finite, or (before the Levenberg-Marquardt term) grows the
  * metric over the step's best, is undone and the island goes on as on demand. Measured on the
  * file's trajectory: mu 5, 1 step at the cap, worst metric 6.0e-5, 2.8e-6 m, 39.5 Newton
- * iterations a step (on demand 1, 3.1e-5, 33.7); over five trajectories (2026-11-29): 1, 0,
- * 1, 3, 2 steps at the cap, worst metrics 6.0e-5, 1.0e-5, 6.9e-5, 1.1e-4, 8.6e-4, penetration
- * at most 3.8 um; the mu 1 pile of test_sphere_pile 24.5 Newton iterations a step against on
- * demand's 27.9, the same steps at the cap and worst metric. Asserted: medians within 2 steps
+ * iterations a step (on demand 1, 3.1e-5, 33.7); over five trajectories (2026-11-29, with the
+ * divergence guard): 1, 0, 1, 4, 3 steps at the cap, worst metrics 6.0e-5, 1.0e-5, 6.9e-5,
+ * 1.2e-3, 5.1e-5, penetration at most 3.8 um; the mu 1 pile of test_sphere_pile 24.5 Newton
+ * iterations a step against on demand's 27.9, the same steps at the cap and worst metric.
+ * Asserted: medians within 2 steps
  * at the cap, 1e-4 and 1e-5 m; every run within 5 steps at the cap, 2e-3 and 1e-5 m, finite,
  * the first on 1 and 2 threads bit-identical; mu 1 fewer Newton iterations than on demand, at
  * most one more step at the cap, worst metric under 1e-4. */
@@ -655,6 +658,50 @@ static void test_sphere_pile_always(void) {
   CU_ASSERT_TRUE(a.newton < d.newton);
   CU_ASSERT_TRUE(a.at_cap <= d.at_cap + 1);
   CU_ASSERT_TRUE(a.res_worst < 1e-4);
+}
+
+/* Box3D's large pyramid (builtin:pyramid_20: 210 cubes in one island, 1/240 s steps, the peer
+ * pyramid_wall_20's scene) with the coupling on demand: once the Levenberg-Marquardt term and
+ * the coupling went on, the coupled iteration diverged in some steps (the metric from a best of
+ * 9.4e-5 up about tenfold every two Newton iterations, 2e35 at the cap, finite throughout) and
+ * the step failed non-finite after the integration: builtin:pyramid_20 at step 4, the peer
+ * file at step 10. Now a diverging coupled step goes back to the solve's best impulses and the
+ * island stays lagged. Measured over 400 steps: 14.2 Newton iterations a step, 4 steps at the
+ * cap, worst residual 2.0e-5, penetration 1.2e-5 m. Asserted over 400 steps: every step
+ * succeeds, worst residual under 1e-4, at most 10 steps at the cap, penetration under 1e-4 m
+ * (a collapsing wall goes centimetres deep), all finite; `always` the same steps succeed. */
+static void test_pyramid_no_divergence(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    phys_world_options o = nsn_options();
+    o.nsn.friction_normal = mode ? PHYS_NSN_FRICTION_NORMAL_ALWAYS
+                                 : PHYS_NSN_FRICTION_NORMAL_ON_DEMAND;
+    o.threads = 1;
+    o.adaptive_threads = 0;
+    o.sleep_enabled = 0;
+    phys_world *w = NULL;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(phys_scene_build("pyramid_20", &o, &w, err, sizeof err), 0);
+    int failed = 0, at_cap = 0;
+    double worst = 0.0, pen = 0.0;
+    for (int i = 0; i < 400 && !failed; i++) {
+      failed = phys_world_step(w) != PHYS_OK;
+      const phys_step_stats *st = phys_world_stats(w);
+      at_cap += st->iterations_max >= o.max_iterations;
+      worst = fmax(worst, st->residual);
+      pen = fmax(pen, st->penetration_max);
+    }
+    printf("\n  pyramid, %s: %s, %d steps at the cap, worst residual %.2e, penetration %.2e m",
+           mode ? "always" : "on demand", failed ? "a step FAILED" : "400 steps", at_cap, worst,
+           pen);
+    CU_ASSERT_FALSE(failed);
+    CU_ASSERT_TRUE(world_all_finite(w));
+    if (!mode) {
+      CU_ASSERT_TRUE(worst < 1e-4);
+      CU_ASSERT_TRUE(at_cap <= 10);
+      CU_ASSERT_TRUE(pen < 1e-4);
+    }
+    phys_world_destroy(w);
+  }
 }
 
 /* ---- 5. redundant contacts ----------------------------------------------------------------- */
@@ -950,6 +997,8 @@ int register_tests(void) {
       !CU_add_test(s, "sphere pile at mu 5: the friction coupling ends the cycling",
                    test_sphere_pile_mu5) ||
       !CU_add_test(s, "sphere piles, coupling always: the safeguard", test_sphere_pile_always) ||
+      !CU_add_test(s, "pyramid of 210 cubes: no diverging coupled step",
+                   test_pyramid_no_divergence) ||
       !CU_add_test(s, "connect and joint limit", test_bilateral_and_limit) ||
       !CU_add_test(s, "soft connect and torsional friction", test_soft_and_torsion) ||
       !CU_add_test(s, "1 and 2 threads bit-identical", test_threads) ||
