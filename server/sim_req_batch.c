@@ -148,7 +148,8 @@ static int apply_resets(sim *s, const Physd__V1__StepBatch *m, const batch_plan 
 }
 
 /* The BatchFrame under construction: arrays sized for the plan, filled world by world (by the
- * batch step's after-callback while each world is in cache, or by frame_fill_all). */
+ * batch step's after-callback while each world is in cache, or by the handler after the
+ * steps: the single world, or a request that steps nothing). */
 typedef struct batch_out {
   Physd__V1__BatchFrame f;
   int nu_obs; /* actuator forces per world, 0 when not asked */
@@ -185,8 +186,9 @@ static int out_alloc(batch_out *o, const Physd__V1__StepBatch *m, const batch_pl
   o->f.status = malloc(sizeof(int32_t) * (k ? k : 1));
   o->f.qpos = malloc(sizeof(double) * (o->f.n_qpos ? o->f.n_qpos : 1));
   o->f.qvel = malloc(sizeof(double) * (o->f.n_qvel ? o->f.n_qvel : 1));
-  o->f.actuator_force = malloc(sizeof(double) * (o->f.n_actuator_force ? o->f.n_actuator_force : 1));
-  o->f.sensor_values = malloc(sizeof(double) * (o->f.n_sensor_values ? o->f.n_sensor_values : 1));
+  size_t na = o->f.n_actuator_force, ns = o->f.n_sensor_values;
+  o->f.actuator_force = malloc(sizeof(double) * (na ? na : 1));
+  o->f.sensor_values = malloc(sizeof(double) * (ns ? ns : 1));
   if (o->f.worlds && o->f.step && o->f.sim_time_ns && o->f.status && o->f.qpos && o->f.qvel &&
       o->f.actuator_force && o->f.sensor_values)
     return 0;
@@ -217,12 +219,12 @@ static void out_fill(const sim *s, const batch_plan *p, batch_out *o, size_t i, 
 }
 
 /* what the batch step's callbacks need: the controls to set before a world's first step, the
- * frame to fill after its last */
+ * frame to fill after its last (run_steps installs each callback on that step only) */
 typedef struct step_hooks_ctx {
   const sim *s;
   const batch_plan *p;
   const double *ctrl; /* [k * nu] or NULL: controls held */
-  batch_out *out;     /* NULL: not the last step */
+  batch_out *out;
 } step_hooks_ctx;
 
 static void set_ctrl(phys_world *w, const batch_plan *p, const double *ctrl, size_t i) {

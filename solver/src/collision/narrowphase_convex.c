@@ -675,7 +675,8 @@ static int np_support_set(const phys_shape *s, const double d[3], double p[4][3]
     n = nfree == 0 ? 1 : nfree == 1 ? 2 : 4;
     for (int q = 0; q < n; q++) {
       v3_copy(loc[q], c);
-      if (nfree >= 1) loc[q][freeax[0]] = (nfree == 1 ? (q ? 1 : -1) : cs[q][0]) * s->size[freeax[0]];
+      double side = nfree == 1 ? (q ? 1.0 : -1.0) : cs[q][0];
+      if (nfree >= 1) loc[q][freeax[0]] = side * s->size[freeax[0]];
       if (nfree == 2) loc[q][freeax[1]] = cs[q][1] * s->size[freeax[1]];
     }
   } else if (s->type == PHYS_GEOM_CYLINDER) {

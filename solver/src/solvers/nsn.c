@@ -403,9 +403,9 @@ phys_status phys__nsn_prepare(phys_world *w, phys_problem *s) {
   ws->pgs.rho = ARENA_NEW(ar, double, 2 * nc);
   ws->pgs.lim_adr = ARENA_ZNEW(ar, size_t, nc);
   ws->isl = ARENA_ZNEW(ar, phys_nsn_island, ni);
-  double **rows[] = {&ws->r, &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save, &ws->best, &ws->cpl,
-                     &ws->ct, &ws->x, &ws->res, &ws->z, &ws->p, &ws->Az, &ws->Ap, &ws->q,
-                     &ws->pinv};
+  double **rows[] = {&ws->r,    &ws->lm, &ws->alpha, &ws->comp, &ws->rhs, &ws->save,
+                     &ws->best, &ws->cpl, &ws->ct,   &ws->x,    &ws->res, &ws->z,
+                     &ws->p,    &ws->Az,  &ws->Ap,   &ws->q,    &ws->pinv};
   ws->nrow = nr;
   size_t m = (size_t)phys__nsn_gmres_restart(w->opt.nsn.linear_iterations);
   ws->V = w->opt.nsn.friction_normal ? ARENA_NEW(ar, double, (m + 1) * nr) : NULL;

@@ -349,8 +349,9 @@ static double line_distance(const double p[3], const double q[3], const double u
  * lying along world x, a box (0.15 x 0.1 x 0.05) turned 45 degrees about its y axis so that
  * an edge along y points down onto the cylinder's top line, `depth` into it and `x0` along it.
  * Both support sets along the normal are segments (the edge, the side line), so the point is
- * where they cross: (x0, 0), to 1e-7 m (EPA's normal is good to about 1e-8), in both orders and at any margin, at the depth. Main
- * put it at an end of the edge or of the side line (np_support's corner: up to 0.1 m off). */
+ * where they cross: (x0, 0), to 1e-7 m (EPA's normal is good to about 1e-8), in both orders
+ * and at any margin, at the depth. Main put it at an end of the edge or of the side line
+ * (np_support's corner: up to 0.1 m off). */
 static void test_edge_across_side_line(void) {
   double worst_p = 0.0, worst_d = 0.0;
   for (int k = 0; k < 9; k++) {
