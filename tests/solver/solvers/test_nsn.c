@@ -666,42 +666,37 @@ static void test_sphere_pile_always(void) {
  * 9.4e-5 up about tenfold every two Newton iterations, 2e35 at the cap, finite throughout) and
  * the step failed non-finite after the integration: builtin:pyramid_20 at step 4, the peer
  * file at step 10. Now a diverging coupled step goes back to the solve's best impulses and the
- * island stays lagged. Measured over 400 steps: 14.2 Newton iterations a step, 4 steps at the
- * cap, worst residual 2.0e-5, penetration 1.2e-5 m. Asserted over 400 steps: every step
- * succeeds, worst residual under 1e-4, at most 10 steps at the cap, penetration under 1e-4 m
- * (a collapsing wall goes centimetres deep), all finite; `always` the same steps succeed. */
+ * island stays lagged. Measured: 30 steps, 1 at the cap, worst residual 1.9e-5, 5.8e-6 m deep
+ * (400 steps: 4 at the cap, 2.0e-5, 1.2e-5 m). Asserted over the first 30 steps (the settling,
+ * where it failed; the rest costs seconds more under the sanitizers and adds no case): every
+ * step succeeds, all finite, worst residual under 1e-4, at most 3 steps at the cap,
+ * penetration under 1e-4 m (a collapsing wall goes centimetres deep). */
 static void test_pyramid_no_divergence(void) {
-  for (int mode = 0; mode < 2; mode++) {
-    phys_world_options o = nsn_options();
-    o.nsn.friction_normal = mode ? PHYS_NSN_FRICTION_NORMAL_ALWAYS
-                                 : PHYS_NSN_FRICTION_NORMAL_ON_DEMAND;
-    o.threads = 1;
-    o.adaptive_threads = 0;
-    o.sleep_enabled = 0;
-    phys_world *w = NULL;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(phys_scene_build("pyramid_20", &o, &w, err, sizeof err), 0);
-    int failed = 0, at_cap = 0;
-    double worst = 0.0, pen = 0.0;
-    for (int i = 0; i < 400 && !failed; i++) {
-      failed = phys_world_step(w) != PHYS_OK;
-      const phys_step_stats *st = phys_world_stats(w);
-      at_cap += st->iterations_max >= o.max_iterations;
-      worst = fmax(worst, st->residual);
-      pen = fmax(pen, st->penetration_max);
-    }
-    printf("\n  pyramid, %s: %s, %d steps at the cap, worst residual %.2e, penetration %.2e m",
-           mode ? "always" : "on demand", failed ? "a step FAILED" : "400 steps", at_cap, worst,
-           pen);
-    CU_ASSERT_FALSE(failed);
-    CU_ASSERT_TRUE(world_all_finite(w));
-    if (!mode) {
-      CU_ASSERT_TRUE(worst < 1e-4);
-      CU_ASSERT_TRUE(at_cap <= 10);
-      CU_ASSERT_TRUE(pen < 1e-4);
-    }
-    phys_world_destroy(w);
+  phys_world_options o = nsn_options();
+  o.nsn.friction_normal = PHYS_NSN_FRICTION_NORMAL_ON_DEMAND;
+  o.threads = 1;
+  o.adaptive_threads = 0;
+  o.sleep_enabled = 0;
+  phys_world *w = NULL;
+  char err[256];
+  CU_ASSERT_EQUAL_FATAL(phys_scene_build("pyramid_20", &o, &w, err, sizeof err), 0);
+  int failed = 0, at_cap = 0;
+  double worst = 0.0, pen = 0.0;
+  for (int i = 0; i < 30 && !failed; i++) {
+    failed = phys_world_step(w) != PHYS_OK;
+    const phys_step_stats *st = phys_world_stats(w);
+    at_cap += st->iterations_max >= o.max_iterations;
+    worst = fmax(worst, st->residual);
+    pen = fmax(pen, st->penetration_max);
   }
+  printf("\n  pyramid, on demand: %s, %d steps at the cap, worst residual %.2e, penetration "
+         "%.2e m", failed ? "a step FAILED" : "30 steps", at_cap, worst, pen);
+  CU_ASSERT_FALSE(failed);
+  CU_ASSERT_TRUE(world_all_finite(w));
+  CU_ASSERT_TRUE(worst < 1e-4);
+  CU_ASSERT_TRUE(at_cap <= 3);
+  CU_ASSERT_TRUE(pen < 1e-4);
+  phys_world_destroy(w);
 }
 
 /* ---- 5. redundant contacts ----------------------------------------------------------------- */
