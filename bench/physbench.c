@@ -28,6 +28,7 @@
 #include "bench_sets.h"
 #include "bench_util.h"
 #include "bench_load.h"
+#include "deep_report.h"
 
 #define EXIT_USAGE 2
 #define EXIT_LOAD 1
@@ -54,6 +55,7 @@ typedef struct bench_args {
   double base_pos[3], base_quat[4];
   const char *keyframe;      /* --keyframe: applied after loading, before the warm-up */
   int worlds;                /* --worlds N: a batch of N clones (0: the lone world) */
+  double deep_mm;            /* --deep-report MM: the threshold in mm (0: no report) */
   const char *package_paths[32];
   int npackage_paths;
 } bench_args;
@@ -90,6 +92,7 @@ typedef struct run_result {
   double fo_cone_excess_isl; /* its worst (|lam_t| - mu lam_n) / the island's largest mu lam_n */
   double *trace;             /* --trace: the last timed step's largest island's trace (malloc) */
   int trace_count, trace_rows;
+  deep_report deep;          /* --deep-report: the contacts deeper than its threshold */
 } run_result;
 
 static const char *const stage_names[4] = {"collision", "islands", "solve", "integrate"};
@@ -198,6 +201,10 @@ static void usage(FILE *f) {
         "                     iterations and deepest penetration in order (step_ms,\n"
         "                     step_residual, step_iterations, step_penetration; the\n"
         "                     last run's), for bench/plot_physbench.py\n"
+        "  --deep-report MM   group the timed steps' contacts by the pair of geom types\n"
+        "                     they join and report per pair the steps and contacts\n"
+        "                     deeper than MM millimetres, the deepest, its step and\n"
+        "                     bodies (deep_contacts; world 0 of a batch)\n"
         "  --repeat R         time R runs, each from a fresh load; report the median of\n"
         "                     their medians (other figures from the last run)\n"
         "  --floating-base    URDF: the root link is free (default: fixed to the world)\n"
@@ -224,6 +231,38 @@ static void usage(FILE *f) {
         "  --help             this text\n"
         "\n"
         "Exit status: 0 ok, 1 load or step error, 2 bad arguments.\n", f);
+}
+
+/** The --deep-report object: the threshold, the steps with a contact over it, and per pair
+ * of geom types that had contacts their counts, the deepest and where it was. */
+static void write_deep(json_out *j, const run_result *r) {
+  const deep_report *d = &r->deep;
+  json_open(j, "deep_contacts", '{');
+  json_num(j, "threshold_m", d->threshold);
+  json_int(j, "steps", d->steps);
+  json_int(j, "steps_over", d->steps_over);
+  json_open(j, "pairs", '[');
+  for (int ta = 0; ta < PHYS_GEOM_TYPE_COUNT; ta++)
+    for (int tb = ta; tb < PHYS_GEOM_TYPE_COUNT; tb++) {
+      const deep_pair *p = &d->pair[ta][tb];
+      if (!p->contacts) continue;
+      char name[64];
+      snprintf(name, sizeof name, "%s-%s", deep_report_type_name(ta), deep_report_type_name(tb));
+      json_open(j, NULL, '{');
+      json_str(j, "pair", name);
+      json_int(j, "contacts", p->contacts);
+      json_int(j, "contacts_over", p->contacts_over);
+      json_int(j, "steps_over", p->steps_over);
+      json_num(j, "max_depth_m", p->max_depth);
+      if (p->max_depth > 0.0) {
+        json_int(j, "worst_step", p->worst_step);
+        json_str(j, "worst_body_a", p->worst_a);
+        json_str(j, "worst_body_b", p->worst_b);
+      }
+      json_close(j, '}');
+    }
+  json_close(j, ']');
+  json_close(j, '}');
 }
 
 /** Print the built-in scene list. */
@@ -309,6 +348,12 @@ static int apply_arg(bench_args *a, int c, const char *v) {
     if (bench_parse_long(v, 1, 1000, &n)) return bad_arg("--repeat", v);
     a->repeat = (int)n;
     return 0;
+  case 'D': {
+    double mm;
+    if (bench_parse_double(v, &mm) || !(mm > 0.0) || mm > 1e6) return bad_arg("--deep-report", v);
+    a->deep_mm = mm;
+    return 0;
+  }
   case 'N':
     if (bench_parse_long(v, 1, 100000, &n)) return bad_arg("--worlds (1 to 100000)", v);
     a->worlds = (int)n;
@@ -359,7 +404,7 @@ static int parse_args(int argc, char **argv, bench_args *a) {
     {"series", no_argument, NULL, 'E'},
     {"base-pos", required_argument, NULL, 'Z'},   {"base-quat", required_argument, NULL, 'Q'},
     {"keyframe", required_argument, NULL, 'K'},   {"set", required_argument, NULL, 'O'},
-    {"worlds", required_argument, NULL, 'N'},
+    {"worlds", required_argument, NULL, 'N'},    {"deep-report", required_argument, NULL, 'D'},
     {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->repeat = 1;
@@ -593,6 +638,7 @@ static int timed_steps(const bench_sim *sim, const bench_args *a, const char *ta
     }
     r->ms[i] = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
     record_stats(w, i, r);
+    if (a->deep_mm > 0.0) deep_report_step(&r->deep, w, i);
     if (a->series) {
       const phys_step_stats *s = phys_world_stats(w);
       r->ms_order[i] = r->ms[i];
@@ -718,6 +764,8 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->fo_cone_excess_max = -INFINITY;
   r->fo_cone_excess_isl = -INFINITY;
   r->residual_max = r->penetration_max = 0.0;
+  memset(&r->deep, 0, sizeof r->deep);
+  r->deep.threshold = 1e-3 * a->deep_mm;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
   rc = warm_up(&sim, a, tag);
@@ -796,6 +844,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "residual_max", r->residual_max);
   json_num(&j, "penetration_max_m", r->penetration_max);
   json_num(&j, "drift_max_m", r->drift_max);
+  if (a->deep_mm > 0.0) write_deep(&j, r);
   json_int(&j, "bodies_asleep_end", r->asleep_end);
   /* the solver's own figures: totals over the timed steps, or the worst step's */
   json_open(&j, "solver_stats", '{');
