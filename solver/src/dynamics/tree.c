@@ -98,7 +98,10 @@ void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot,
       v3_copy(xp, xpos + 3 * b->parent);
     }
     q_to_m3(Rb, b->quat);
-    m3_mul(R0, Rp, Rb);
+    /* a body without a rotation in its offset (most) takes one product per entry: the same
+     * bits (m3_mul_diag) */
+    if (m3_is_diagonal(Rb)) m3_mul_diag(R0, Rp, Rb);
+    else m3_mul(R0, Rp, Rb);
     m3_mulv(x0, Rp, b->pos);
     v3_add(x0, x0, xp);
 
@@ -202,22 +205,25 @@ void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, cons
       memcpy(vi, v + 6 * p, 6 * sizeof(double));
       memcpy(ai, a + 6 * p, 6 * sizeof(double));
     }
-    for (int d = 0; d < t->vnum[i]; d++) {
-      int k = t->vadr[i] + d;
-      for (int r = 0; r < 6; r++) {
-        sqd[r] += S[6 * k + r] * qvel[k];
-        ai[r] += S[6 * k + r] * (qacc ? qacc[k] : 0.0);
-      }
-    }
+    int k0 = t->vadr[i], k1 = k0 + t->vnum[i];
+    for (int k = k0; k < k1; k++)
+      for (int r = 0; r < 6; r++) sqd[r] += S[6 * k + r] * qvel[k];
+    /* without qacc its terms S 0 are zeros: they could only change the sign of a zero
+     * component of a, which no output sees (a reaches tau only through I a, whose sums start
+     * at +0.0, where a zero term changes nothing, and through the children's a) */
+    if (qacc)
+      for (int k = k0; k < k1; k++)
+        for (int r = 0; r < 6; r++) ai[r] += S[6 * k + r] * qacc[k];
     for (int r = 0; r < 6; r++) vi[r] += sqd[r];
     double c[6];
     sp_cross_motion(c, vi, sqd);
     for (int r = 0; r < 6; r++) ai[r] += c[r];
 
-    /* body force: I a + v x* (I v) */
+    /* body force: I a + v x* (I v) (products without the structural zeros of the spatial
+     * inertia: the same sums) */
     double Iv[6], fv[6];
-    sp_mulv(f + 6 * i, Iw + 36 * i, ai);
-    sp_mulv(Iv, Iw + 36 * i, vi);
+    sp_mulv_inertia(f + 6 * i, Iw + 36 * i, ai);
+    sp_mulv_inertia(Iv, Iw + 36 * i, vi);
     sp_cross_force(fv, vi, Iv);
     for (int r = 0; r < 6; r++) f[6 * i + r] += fv[r];
   }
@@ -229,8 +235,18 @@ void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, cons
       tau[k] = sp_dot(S + 6 * k, f + 6 * i);
     }
     int p = t->body[i].parent;
-    if (p >= 0)
-      for (int r = 0; r < 6; r++) f[6 * p + r] += f[6 * i + r];
+    if (p >= 0) {
+      /* the body's force read first: the parent's cannot overlap it */
+      const double *fi = f + 6 * i;
+      double f0 = fi[0], f1 = fi[1], f2 = fi[2], f3 = fi[3], f4 = fi[4], f5 = fi[5];
+      double *fp = f + 6 * p;
+      fp[0] += f0;
+      fp[1] += f1;
+      fp[2] += f2;
+      fp[3] += f3;
+      fp[4] += f4;
+      fp[5] += f5;
+    }
   }
 }
 
@@ -248,10 +264,16 @@ void phys__tree_crba(const phys_tree *t, const double *S, const double *Iw, doub
       for (int r = 0; r < 36; r++) Ic[36 * p + r] += Ic[36 * i + r];
   }
 
+  /* the composite inertias keep the structural zeros of spatial inertias when every body's
+   * has them: their products skip those terms (the same sums) */
+  int shaped = 1;
+  for (int i = 0; i < t->nbody && shaped; i++) shaped = sp_inertia_shaped(Iw + 36 * i);
+
   /* H[j][k] = S_j^T Ic_body(k) S_k for k and every dof j on its path to the root */
   for (int k = 0; k < nv; k++) {
     double F[6];
-    sp_mulv(F, Ic + 36 * t->dof_body[k], S + 6 * k);
+    if (shaped) sp_mulv_inertia(F, Ic + 36 * t->dof_body[k], S + 6 * k);
+    else sp_mulv(F, Ic + 36 * t->dof_body[k], S + 6 * k);
     for (int j = k; j >= 0; j = t->dof_parent[j]) {
       double h = sp_dot(S + 6 * j, F);
       H[(size_t)j * nv + k] = h;
