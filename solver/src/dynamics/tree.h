@@ -65,7 +65,8 @@ void phys__tree_qpos0(const phys_tree *t, double *qpos);
 void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot, double *xpos,
                           double *S);
 
-/* World spatial inertia (36 per body, about the world origin) from the kinematics. */
+/* World spatial inertia (36 per body, about the world origin) from the kinematics; a body
+ * without mass and rotational inertia (a joint-only link) gets +0.0 throughout. */
 void phys__tree_inertias(const phys_tree *t, const double *xrot, const double *xpos, double *Iw);
 
 /* Inverse dynamics (RNEA) at (qpos, qvel, qacc; qacc NULL: zero) with gravity g: tau (nv).

@@ -83,6 +83,12 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   double *cmd_tau = t->rhs; /* scratch until the iterations: explicit command forces */
   for (int d = 0; d < nv; d++) {
     const phys_joint_command *cmd = &a->cmd[d];
+    if (cmd->mode == PHYS_CMD_NONE) {
+      /* no command (most dofs): what the general case below comes to with zero gains and
+       * force, +0.0 (a finite f_pred of 0 never saturates) */
+      cmd_tau[d] = t->cmd_kp[d] = t->cmd_kd[d] = t->cmd_ref[d] = a->cmd_force[d] = 0.0;
+      continue;
+    }
     double q = a->qpos[a->qadr[a->dof_body[d]]], qd = a->qvel[d];
     double kp = 0.0, kd = 0.0, qref = 0.0, qdref = 0.0;
     if (cmd->mode == PHYS_CMD_POSITION || cmd->mode == PHYS_CMD_PD) {
