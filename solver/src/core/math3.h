@@ -67,6 +67,22 @@ static inline void m3_mul(double r[9], const double a[9], const double b[9]) {
       t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
   memcpy(r, t, sizeof t);
 }
+/* whether m's off-diagonal entries are zeros (either sign) */
+static inline int m3_is_diagonal(const double m[9]) {
+  return m[1] == 0.0 && m[2] == 0.0 && m[3] == 0.0 && m[5] == 0.0 && m[6] == 0.0 && m[7] == 0.0;
+}
+/* r = a b for b with zeros off its diagonal (m3_is_diagonal), with m3_mul's bits: when the nine
+ * products a_ij b_jj are finite and nonzero (so is their product; an underflow there only costs
+ * the fallback), each entry is its product, which the zero terms of m3_mul's sum cannot
+ * change; otherwise m3_mul itself (a zero entry takes its sign from all three terms) */
+static inline void m3_mul_diag(double r[9], const double a[9], const double b[9]) {
+  double t[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) t[3 * i + j] = a[3 * i + j] * b[4 * j];
+  double pr = t[0] * t[1] * t[2] * t[3] * t[4] * t[5] * t[6] * t[7] * t[8];
+  if (pr != 0.0 && pr - pr == 0.0) memcpy(r, t, sizeof t);
+  else m3_mul(r, a, b);
+}
 /* r = a^T b */
 static inline void m3_tmul(double r[9], const double a[9], const double b[9]) {
   double t[9];

@@ -111,13 +111,20 @@ void phys__artic_forward(phys_world *w, int ai) {
     q_mul(b->q, rq, b->iquat);
     q_normalize(b->q);
 
-    /* spatial velocity (v at the world origin, w) along the path, then the COM's velocity */
-    double sv[6] = {0, 0, 0, 0, 0, 0};
+    /* spatial velocity (v at the world origin, w) along the path, then the COM's velocity
+     * (the six sums kept in locals, terms in the same order) */
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0;
     for (int l2 = l; l2 >= 0; l2 = a->tb[l2].parent)
-      for (int d = 0; d < a->vnum[l2]; d++) {
-        int k = a->vadr[l2] + d;
-        for (int r = 0; r < 6; r++) sv[r] += a->S[6 * k + r] * a->qvel[k];
+      for (int k = a->vadr[l2], k1 = k + a->vnum[l2]; k < k1; k++) {
+        const double *Sk = a->S + 6 * k, qd = a->qvel[k];
+        s0 += Sk[0] * qd;
+        s1 += Sk[1] * qd;
+        s2 += Sk[2] * qd;
+        s3 += Sk[3] * qd;
+        s4 += Sk[4] * qd;
+        s5 += Sk[5] * qd;
       }
+    double sv[6] = {s0, s1, s2, s3, s4, s5};
     double wx[3];
     v3_cross(wx, sv + 3, b->x);
     v3_add(b->v, sv, wx);

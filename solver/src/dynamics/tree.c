@@ -88,17 +88,19 @@ void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot,
     const double *q = qpos + t->qadr[i];
     double *Si = S + 6 * t->vadr[i];
 
-    /* frame at the joint's zero: parent pose composed with the body's offset */
-    double Rp[9], xp[3], Rb[9], R0[9], x0[3];
-    if (b->parent < 0) {
-      m3_identity(Rp);
-      v3_zero(xp);
-    } else {
-      memcpy(Rp, xrot + 9 * b->parent, sizeof Rp);
-      v3_copy(xp, xpos + 3 * b->parent);
+    /* frame at the joint's zero: parent pose (read in place) composed with the body's offset */
+    static const double world_R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, world_x[3] = {0, 0, 0};
+    const double *Rp = world_R, *xp = world_x;
+    if (b->parent >= 0) {
+      Rp = xrot + 9 * b->parent;
+      xp = xpos + 3 * b->parent;
     }
+    double Rb[9], R0[9], x0[3];
     q_to_m3(Rb, b->quat);
-    m3_mul(R0, Rp, Rb);
+    /* a body without a rotation in its offset (most) takes one product per entry: the same
+     * bits (m3_mul_diag) */
+    if (m3_is_diagonal(Rb)) m3_mul_diag(R0, Rp, Rb);
+    else m3_mul(R0, Rp, Rb);
     m3_mulv(x0, Rp, b->pos);
     v3_add(x0, x0, xp);
 
@@ -170,14 +172,28 @@ void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot,
   }
 }
 
+/* a body without mass or rotational inertia (the loader's joint-only links) */
+static int massless(const phys_tree_body *b) {
+  const double *I = b->inertia;
+  return b->mass == 0.0 && I[0] == 0.0 && I[1] == 0.0 && I[2] == 0.0 && I[3] == 0.0 &&
+         I[4] == 0.0 && I[5] == 0.0 && I[6] == 0.0 && I[7] == 0.0 && I[8] == 0.0;
+}
+
 void phys__tree_inertias(const phys_tree *t, const double *xrot, const double *xpos, double *Iw) {
   for (int i = 0; i < t->nbody; i++) {
     const phys_tree_body *b = &t->body[i];
     const double *R = xrot + 9 * i;
+    if (massless(b)) {
+      /* the zeros sp_inertia would give, as +0.0 (the RNEA and CRBA read Iw only in sums that
+       * start at +0.0, where a zero's sign changes nothing) */
+      memset(Iw + 36 * i, 0, 36 * sizeof(double));
+      continue;
+    }
     double c[3], Ic[9], T[9], Rt[9];
     m3_mulv(c, R, b->com);
     v3_add(c, c, xpos + 3 * i);
-    m3_mul(T, R, b->inertia);
+    if (m3_is_diagonal(b->inertia)) m3_mul_diag(T, R, b->inertia); /* the same bits */
+    else m3_mul(T, R, b->inertia);
     m3_transpose(Rt, R);
     m3_mul(Ic, T, Rt);
     sp_inertia(Iw + 36 * i, b->mass, c, Ic);
@@ -202,22 +218,33 @@ void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, cons
       memcpy(vi, v + 6 * p, 6 * sizeof(double));
       memcpy(ai, a + 6 * p, 6 * sizeof(double));
     }
-    for (int d = 0; d < t->vnum[i]; d++) {
-      int k = t->vadr[i] + d;
-      for (int r = 0; r < 6; r++) {
-        sqd[r] += S[6 * k + r] * qvel[k];
-        ai[r] += S[6 * k + r] * (qacc ? qacc[k] : 0.0);
-      }
-    }
+    int k0 = t->vadr[i], k1 = k0 + t->vnum[i];
+    for (int k = k0; k < k1; k++)
+      for (int r = 0; r < 6; r++) sqd[r] += S[6 * k + r] * qvel[k];
+    /* without qacc its terms S 0 are zeros: they could only change the sign of a zero
+     * component of a, which no output sees (a reaches tau only through I a, whose sums start
+     * at +0.0, where a zero term changes nothing, and through the children's a) */
+    if (qacc)
+      for (int k = k0; k < k1; k++)
+        for (int r = 0; r < 6; r++) ai[r] += S[6 * k + r] * qacc[k];
     for (int r = 0; r < 6; r++) vi[r] += sqd[r];
     double c[6];
     sp_cross_motion(c, vi, sqd);
     for (int r = 0; r < 6; r++) ai[r] += c[r];
 
-    /* body force: I a + v x* (I v) */
+    /* body force: I a + v x* (I v) (products without the structural zeros of the spatial
+     * inertia: the same sums). A body of zero inertia (its mass and the lower right block 0,
+     * so all of it) comes to +0.0 exactly: each product's sums are +0.0 plus zeros, and +0.0
+     * plus the zeros of v x* 0 stays +0.0 */
+    const double *Ii = Iw + 36 * i;
+    if (Ii[0] == 0.0 && Ii[21] == 0.0 && Ii[22] == 0.0 && Ii[23] == 0.0 && Ii[27] == 0.0 &&
+        Ii[28] == 0.0 && Ii[29] == 0.0 && Ii[33] == 0.0 && Ii[34] == 0.0 && Ii[35] == 0.0) {
+      for (int r = 0; r < 6; r++) f[6 * i + r] = 0.0;
+      continue;
+    }
     double Iv[6], fv[6];
-    sp_mulv(f + 6 * i, Iw + 36 * i, ai);
-    sp_mulv(Iv, Iw + 36 * i, vi);
+    sp_mulv_inertia(f + 6 * i, Ii, ai);
+    sp_mulv_inertia(Iv, Ii, vi);
     sp_cross_force(fv, vi, Iv);
     for (int r = 0; r < 6; r++) f[6 * i + r] += fv[r];
   }
@@ -229,8 +256,18 @@ void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, cons
       tau[k] = sp_dot(S + 6 * k, f + 6 * i);
     }
     int p = t->body[i].parent;
-    if (p >= 0)
-      for (int r = 0; r < 6; r++) f[6 * p + r] += f[6 * i + r];
+    if (p >= 0) {
+      /* the body's force read first: the parent's cannot overlap it */
+      const double *fi = f + 6 * i;
+      double f0 = fi[0], f1 = fi[1], f2 = fi[2], f3 = fi[3], f4 = fi[4], f5 = fi[5];
+      double *fp = f + 6 * p;
+      fp[0] += f0;
+      fp[1] += f1;
+      fp[2] += f2;
+      fp[3] += f3;
+      fp[4] += f4;
+      fp[5] += f5;
+    }
   }
 }
 
@@ -248,10 +285,16 @@ void phys__tree_crba(const phys_tree *t, const double *S, const double *Iw, doub
       for (int r = 0; r < 36; r++) Ic[36 * p + r] += Ic[36 * i + r];
   }
 
+  /* the composite inertias keep the structural zeros of spatial inertias when every body's
+   * has them: their products skip those terms (the same sums) */
+  int shaped = 1;
+  for (int i = 0; i < t->nbody && shaped; i++) shaped = sp_inertia_shaped(Iw + 36 * i);
+
   /* H[j][k] = S_j^T Ic_body(k) S_k for k and every dof j on its path to the root */
   for (int k = 0; k < nv; k++) {
     double F[6];
-    sp_mulv(F, Ic + 36 * t->dof_body[k], S + 6 * k);
+    if (shaped) sp_mulv_inertia(F, Ic + 36 * t->dof_body[k], S + 6 * k);
+    else sp_mulv(F, Ic + 36 * t->dof_body[k], S + 6 * k);
     for (int j = k; j >= 0; j = t->dof_parent[j]) {
       double h = sp_dot(S + 6 * j, F);
       H[(size_t)j * nv + k] = h;

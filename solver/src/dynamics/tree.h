@@ -65,11 +65,13 @@ void phys__tree_qpos0(const phys_tree *t, double *qpos);
 void phys__tree_kinematics(const phys_tree *t, const double *qpos, double *xrot, double *xpos,
                           double *S);
 
-/* World spatial inertia (36 per body, about the world origin) from the kinematics. */
+/* World spatial inertia (36 per body, about the world origin) from the kinematics; a body
+ * without mass and rotational inertia (a joint-only link) gets +0.0 throughout. */
 void phys__tree_inertias(const phys_tree *t, const double *xrot, const double *xpos, double *Iw);
 
-/* Inverse dynamics (RNEA) at (qpos, qvel, qacc) with gravity g: tau (nv). `S` and `Iw` come
- * from the two functions above. Scratch: 18 * nbody doubles. */
+/* Inverse dynamics (RNEA) at (qpos, qvel, qacc; qacc NULL: zero) with gravity g: tau (nv).
+ * `S` and `Iw` come from the two functions above (the entries of Iw that sp_inertia makes 0
+ * are not read). Scratch: 18 * nbody doubles. */
 void phys__tree_rnea(const phys_tree *t, const double *S, const double *Iw, const double *qvel,
                     const double *qacc, const double g[3], double *tau, double *scratch);
 

@@ -83,6 +83,12 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
   double *cmd_tau = t->rhs; /* scratch until the iterations: explicit command forces */
   for (int d = 0; d < nv; d++) {
     const phys_joint_command *cmd = &a->cmd[d];
+    if (cmd->mode == PHYS_CMD_NONE) {
+      /* no command (most dofs): what the general case below comes to with zero gains and
+       * force, +0.0 (a finite f_pred of 0 never saturates) */
+      cmd_tau[d] = t->cmd_kp[d] = t->cmd_kd[d] = t->cmd_ref[d] = a->cmd_force[d] = 0.0;
+      continue;
+    }
     double q = a->qpos[a->qadr[a->dof_body[d]]], qd = a->qvel[d];
     double kp = 0.0, kd = 0.0, qref = 0.0, qdref = 0.0;
     if (cmd->mode == PHYS_CMD_POSITION || cmd->mode == PHYS_CMD_PD) {
@@ -185,11 +191,17 @@ int phys__tree_step_setup(phys_world *w, phys_tree_solve *t) {
 
   /* base = (M + armature) qd_k + h (tau_ext + tau_cmd - bias - k (q - q_ref)), the bias from
    * RNEA with gravity */
-  for (int i = 0; i < nv; i++) {
-    double sum = 0.0;
-    for (int j = 0; j < nv; j++) sum += t->A[(size_t)i * nv + j] * a->qvel[j];
-    t->base[i] = sum - (t->jdiag[i] - a->armature[i]) * a->qvel[i] + h * cmd_tau[i];
+  /* A qd_k by rows of A scaled and added (A is symmetric, A_ij = A_ji bit for bit): each entry
+   * sums the same products in the same order as a row times qd_k, in a loop that vectorises */
+  double *Aqd = t->base;
+  memset(Aqd, 0, (size_t)nv * sizeof(double));
+  for (int j = 0; j < nv; j++) {
+    const double *Aj = t->A + (size_t)j * nv;
+    double xj = a->qvel[j];
+    for (int i = 0; i < nv; i++) Aqd[i] += Aj[i] * xj;
   }
+  for (int i = 0; i < nv; i++)
+    t->base[i] = Aqd[i] - (t->jdiag[i] - a->armature[i]) * a->qvel[i] + h * cmd_tau[i];
   phys__tree_rnea(&a->t, a->S, t->Iw, a->qvel, NULL, w->opt.gravity, t->rhs, t->scratch);
   for (int i = 0; i < nv; i++) t->base[i] -= h * t->rhs[i];
   /* what of the springs and dampers the theta-method leaves at v0 (none by default):
