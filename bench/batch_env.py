@@ -6,6 +6,10 @@ For each model, world count N and thread count T:
              from Python through StepBatch, one request per env step carrying every world's
              actuator controls (zeros) and returning every world's qpos and qvel, as a vector
              env does (physd_client.Client.step_batch);
+  groups     the same daemon and worlds in G groups (--groups, default 2; N >= G), each group's
+             StepBatch in flight while the client reads another's reply (Client.step_batch_send
+             and step_batch_recv, as VecEnv.send / recv: EnvPool's asynchronous mode), every
+             world stepped once per env step all the same;
   physbench  physbench FILE --worlds N --threads T: the same batch stepped in-process, no socket;
   mujoco     mjbench FILE --worlds N: MuJoCo's single-thread loop of mj_step over N mjData of
              one model in one process (libmujoco; T = 1 only, MuJoCo steps serially).
@@ -98,6 +102,42 @@ def socket_rate(pc, sock, doc, name, worlds, warmup, steps):
     return worlds * steps / wall
 
 
+def groups_rate(pc, sock, doc, name, worlds, warmup, steps, groups):
+    """env steps per second through StepBatch in `groups` groups in flight (step_batch_send /
+    step_batch_recv), each group sent again as soon as its reply is read"""
+    import numpy as np
+    with pc.Client.connect_unix(sock, name="batch_env", timeout=600) as c:
+        c.load_world(data=doc, name=name, world_count=worlds)
+        nu = len(c.model_info().actuators)
+        ids = [g.tolist() for g in np.array_split(np.arange(worlds), groups)]
+        ctrl = [np.zeros((len(g), nu)) for g in ids]
+
+        def run(n):
+            pending = [c.step_batch_send(worlds=g, ctrl=a, qpos=True, qvel=True)
+                       for g, a in zip(ids, ctrl)]
+            left = [n - 1] * groups
+            while any(p is not None for p in pending):
+                for k in range(groups):
+                    if pending[k] is None:
+                        continue
+                    f = c.step_batch_recv(pending[k])
+                    if any(f.status):
+                        raise RuntimeError("%s x %d: a world's step failed: %s"
+                                           % (name, worlds, f.message))
+                    pending[k] = None
+                    if left[k] > 0:
+                        left[k] -= 1
+                        pending[k] = c.step_batch_send(worlds=ids[k], ctrl=ctrl[k], qpos=True,
+                                                       qvel=True)
+        if warmup:
+            run(warmup)
+        t0 = time.monotonic()
+        run(steps)
+        wall = time.monotonic() - t0
+        c.load_world(data=doc, name=name)  # give the batch's memory back
+    return worlds * steps / wall
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build dir")
@@ -107,6 +147,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=100, help="untimed env steps")
     ap.add_argument("--steps", type=int, default=400, help="timed env steps")
     ap.add_argument("--repeat", type=int, default=3, help="runs of the grid; medians reported")
+    ap.add_argument("--groups", type=int, default=2,
+                    help="groups in flight for the groups way (0 or 1: leave it out)")
     ap.add_argument("--no-mujoco", action="store_true", help="leave MuJoCo out")
     args = ap.parse_args()
 
@@ -143,6 +185,9 @@ def main():
                         cell = samples.setdefault((name, path, n, t), {})
                         cell.setdefault("socket", []).append(
                             socket_rate(pc, d.sock, doc, name, n, args.warmup, args.steps))
+                        if args.groups >= 2 and n >= args.groups:
+                            cell.setdefault("groups", []).append(groups_rate(
+                                pc, d.sock, doc, name, n, args.warmup, args.steps, args.groups))
                         pb = run_json([physbench, path, "--worlds", str(n), "--threads", str(t),
                                        "--warmup", str(args.warmup), "--steps", str(args.steps),
                                        "--no-sleep", "--json"])
@@ -172,6 +217,7 @@ def main():
                     "loadavg_1min_before": round(load_before, 2),
                     "loadavg_1min_after": round(os.getloadavg()[0], 2)},
         "mujoco": "mjbench --worlds N, one thread" if use_mujoco else None,
+        "groups": args.groups,
         "rows": rows}, indent=1))
     return 0
 

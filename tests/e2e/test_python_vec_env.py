@@ -167,6 +167,88 @@ class VecEnvTest(unittest.TestCase):
         self.c.load_world(data=ARM)  # a single world again for the other tests
 
 
+    def test_groups_equal_step(self):
+        """send/recv in two groups in flight, worlds interleaved, with episode ends: every
+        world's obs, done and time bit for bit those of step() over all worlds"""
+        n, steps = 6, 16
+        env = pc.VecEnv(self.c, data=ARM, num_worlds=n, episode_steps=5)
+        env.reset()
+        want = [env.step(actions(t, n)) for t in range(steps)]
+        env = pc.VecEnv(self.c, data=ARM, num_worlds=n, episode_steps=5)
+        env.reset()
+        groups = (np.array([0, 2, 4]), np.array([5, 3, 1]))
+        t_of = np.zeros(n, dtype=int)   # each world's next env step
+        for g in groups:
+            env.send(actions(0, n)[g], worlds=g)
+            t_of[g] += 1
+        for k in range(2 * steps):
+            obs, done, tm, ids = env.recv()
+            g = groups[k % 2]
+            np.testing.assert_array_equal(ids, g)
+            t = t_of[g[0]] - 1
+            np.testing.assert_array_equal(obs, want[t][0][g])
+            np.testing.assert_array_equal(done, want[t][1][g])
+            np.testing.assert_array_equal(tm, want[t][2][g])
+            if t_of[g[0]] < steps:
+                env.send(actions(t_of[g[0]], n)[g], worlds=g)
+                t_of[g] += 1
+        self.assertTrue(any(w[1].any() for w in want))  # episodes ended on the way
+
+    def test_groups_errors_and_other_requests(self):
+        env = pc.VecEnv(self.c, data=ARM, num_worlds=4, episode_steps=100)
+        env.reset()
+        with self.assertRaises(RuntimeError):
+            env.recv()                                   # nothing in flight
+        env.send(actions(0, 4)[:2], worlds=[0, 1])
+        for bad in (dict(actions=actions(0, 4)[:2], worlds=[1, 2]),     # 1 is in flight
+                    dict(actions=actions(0, 4)[:2], worlds=[2, 2]),     # not distinct
+                    dict(actions=actions(0, 4)[:2], worlds=[2, 4]),     # out of range
+                    dict(actions=actions(0, 4)[:3], worlds=[2, 3])):    # wrong shape
+            with self.assertRaises(ValueError):
+                env.send(**bad)
+        with self.assertRaises(RuntimeError):
+            env.step(actions(0, 4))                      # groups in flight
+        env.send(None, worlds=[3])
+        # another request between: its reply and the groups' are told apart
+        self.assertEqual(len(self.c.model_info().actuators), NU)
+        obs, done, tm, ids = env.recv()
+        self.assertEqual((obs.shape, list(ids)), ((2, NQ + NV), [0, 1]))
+        obs, done, tm, ids = env.recv()
+        self.assertEqual((obs.shape, list(ids), list(tm)), ((1, NQ + NV), [3], [DT]))
+        # client tickets: received in any order, each once
+        a = self.c.step_batch_send(worlds=[0], no_step=True, qpos=True)
+        b = self.c.step_batch_send(worlds=[1, 2], no_step=True, qpos=True)
+        fb = self.c.step_batch_recv(b)
+        fa = self.c.step_batch_recv(a)
+        self.assertEqual((list(fa.worlds), list(fb.worlds)), ([0], [1, 2]))
+        with self.assertRaises(ValueError):
+            self.c.step_batch_recv(a)
+        # a refused request's ticket raises its ServerError, and changes nothing
+        bad = self.c.step_batch_send(worlds=[0, 9])
+        with self.assertRaises(pc.ServerError) as cm:
+            self.c.step_batch_recv(bad)
+        self.assertEqual(cm.exception.code_name, "INVALID_ARGUMENT")
+        self.c.load_world(data=ARM)
+
+    def test_groups_with_reader_thread(self):
+        """after a subscribe the reader thread reads the socket: it keeps the tickets' replies
+        for their recv, in any order"""
+        self.c.load_world(data=ARM)
+        self.c.subscribe(lambda frame: None, bodies=[])   # starts the reader thread
+        env = pc.VecEnv(self.c, data=ARM, num_worlds=4, episode_steps=100)
+        env.reset()
+        self.assertIsNotNone(self.c._reader)
+        env.send(actions(0, 4)[:2], worlds=[0, 1])
+        env.send(actions(0, 4)[2:], worlds=[2, 3])
+        self.assertEqual(len(self.c.model_info().actuators), NU)
+        got = [env.recv()[3].tolist() for _ in range(2)]
+        self.assertEqual(got, [[0, 1], [2, 3]])
+        a = self.c.step_batch_send(worlds=[1], no_step=True, qpos=True)
+        b = self.c.step_batch_send(worlds=[2], no_step=True, qpos=True)
+        self.assertEqual(list(self.c.step_batch_recv(b).worlds), [2])
+        self.assertEqual(list(self.c.step_batch_recv(a).worlds), [1])
+
+
 class VecPdExample(unittest.TestCase):
     @unittest.skipUnless(os.path.exists(HUMANOID), "MuJoCo's humanoid model is not installed")
     def test_vec_pd_256_humanoids(self):

@@ -127,6 +127,8 @@ class Client:
         self._reader = None
         self._waiting = 0
         self._reply = None
+        self._tickets = set()        # req_ids of step_batch_send requests not yet received
+        self._early = {}             # their replies read before step_batch_recv asked
         self._broken = None          # the PhysdError that broke the connection
         self._event_error = None     # last Error event (req_id 0)
         self.last_stream_error = None  # 1.7: last overflow report of a subscription (its frames are dropped until they fit)
@@ -399,6 +401,9 @@ class Client:
                 if rid == self._waiting and self._reply is None:
                     self._reply = raw
                     self._cond.notify_all()
+                elif rid in self._tickets:   # a step_batch_send's, kept for its recv
+                    self._early[rid] = raw
+                    self._cond.notify_all()
 
     def _call(self, env, want=None):
         """Send env (req_id assigned here) and return the reply; want: the expected oneof name
@@ -478,6 +483,8 @@ class Client:
                     return raw, rid
                 if got == 0:
                     self._dispatch(env)
+                elif got in self._tickets:   # a step_batch_send's, kept for its recv
+                    self._early[got] = raw
 
     def _env(self):
         return self.pb.Envelope()
@@ -591,6 +598,14 @@ class Client:
         doubles and the arrays are not converted element by element (_batch_wire.py). Bad input
         (a wrong count, a non-finite value, a bad index) raises ServerError and changes
         nothing; a 1.8 server answers UNSUPPORTED."""
+        head, ctrl_bytes = self._batch_request(worlds, ctrl, reset, reset_keyframe, n, no_step,
+                                               qpos, qvel, actuator_force, sensors)
+        raw, rid = self._exchange(lambda rid: self._wire.request(rid, head, ctrl_bytes))
+        return self._batch_result(raw, rid)
+
+    def _batch_request(self, worlds, ctrl, reset, reset_keyframe, n, no_step, qpos, qvel,
+                       actuator_force, sensors):
+        """The StepBatch's fields but its controls, serialised, and the controls' raw bytes."""
         m = self.pb.StepBatch()
         m.worlds.extend(int(w) for w in worlds)
         m.reset.extend(int(w) for w in reset)
@@ -601,15 +616,96 @@ class Client:
         m.selector.qvel = bool(qvel)
         m.selector.actuator_force = bool(actuator_force)
         m.selector.sensors = bool(sensors)
-        head = m.SerializeToString()
-        ctrl_bytes = b"" if ctrl is None else self._wire.ctrl_bytes(ctrl)
-        raw, rid = self._exchange(lambda rid: self._wire.request(rid, head, ctrl_bytes))
+        return m.SerializeToString(), b"" if ctrl is None else self._wire.ctrl_bytes(ctrl)
+
+    def _batch_result(self, raw, rid):
+        """A StepBatch's reply as a BatchResult (an Error raises)."""
         result = self._wire.reply(raw, rid)
         if result is not None:
             return result
         # an Error, or a frame the scan does not take: protobuf parses it whole
         reply = self._check(self._parse_reply(raw), "batch_frame", "step_batch")
         return _batch_wire.from_message(reply.batch_frame)
+
+    def step_batch_send(self, worlds=(), ctrl=None, reset=(), reset_keyframe=(), n=1,
+                        no_step=False, qpos=False, qvel=False, actuator_force=False,
+                        sensors=False):
+        """step_batch's request, sent without waiting for its reply: returns a ticket for
+        :meth:`step_batch_recv`. Several may be in flight on one Client (the server answers a
+        connection's requests in order), so that while the server steps some worlds the
+        caller works on the others' results (a vector env in groups, as EnvPool's
+        send/recv). Other requests may be made meanwhile; their replies are told apart by
+        req_id and the tickets' replies kept for their recv."""
+        head, ctrl_bytes = self._batch_request(worlds, ctrl, reset, reset_keyframe, n, no_step,
+                                               qpos, qvel, actuator_force, sensors)
+        with self._req_lock:
+            if self._broken is not None:
+                raise ConnectionClosed("connection is closed: %s" % self._broken.message,
+                                       self._broken.code)
+            self._next_id += 1
+            rid = self._next_id
+            data = self._frame(self._wire.request(rid, head, ctrl_bytes))
+            with self._cond:
+                self._tickets.add(rid)
+            try:
+                self._send_all(data, time.monotonic() + self.timeout)
+            except PhysdError as e:
+                with self._cond:
+                    self._tickets.discard(rid)
+                self._break(e if isinstance(e, ConnectionClosed) else ConnectionClosed(e.message))
+                raise
+        return rid
+
+    def step_batch_recv(self, ticket):
+        """The reply of step_batch_send's ``ticket``, as step_batch returns it (a BatchResult;
+        an Error reply raises ServerError). Waits at most ``timeout`` seconds (Timeout; the
+        ticket stays valid). A ticket is received once; tickets may be received in any
+        order."""
+        with self._req_lock:
+            with self._cond:
+                if ticket not in self._tickets:
+                    raise ValueError("unknown or already received ticket %r" % (ticket,))
+            deadline = time.monotonic() + self.timeout
+            raw = self._wait_ticket(ticket, deadline)
+            with self._cond:
+                self._tickets.discard(ticket)
+        return self._batch_result(raw, ticket)
+
+    def _wait_ticket(self, ticket, deadline):
+        """The reply body of an outstanding ticket: kept already, handed over by the reader
+        thread, or read here (other tickets' replies kept, events dispatched, late replies of
+        other requests discarded). Called under _req_lock."""
+        if self._reader is not None:
+            with self._cond:
+                while ticket not in self._early and self._broken is None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise Timeout("no reply within %.3f s" % self.timeout)
+                    self._cond.wait(left)
+                if ticket not in self._early:
+                    raise ConnectionClosed("connection is closed: %s" % self._broken.message,
+                                           self._broken.code)
+                return self._early.pop(ticket)
+        with self._cond:
+            if ticket in self._early:
+                return self._early.pop(ticket)
+        while True:
+            try:
+                raw = self._read_raw(deadline)
+                got, env = self._frame_req_id(raw)
+                if got == 0 and env is None:
+                    env = self._parse(raw)
+            except Timeout:
+                raise
+            except PhysdError as e:
+                self._break(e)
+                raise
+            if got == ticket:
+                return raw
+            if got == 0:
+                self._dispatch(env)
+            elif got in self._tickets:
+                self._early[got] = raw
 
     def _solver_options(self, field, options):
         """Protocol 1.6: a {name: value} dict into a repeated SolverOption field; refused here
