@@ -246,22 +246,23 @@ static inline void sub_update(const phys_world *w, phys_problem *s, int sb) {
 /* z/lambda update of a frictionless contact: the normal row only */
 static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, double alpha) {
   const double *n = c->R + 6;
-  double y[2], Y = 0.0;
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
+  double y[2], Y = 0.0, lam0 = c->lambda[2];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
+    const phys_piece *p = &ps[k];
     const double *v = s->v + 6 * p->sb;
     double wr[3];
     v3_cross(wr, v + 3, p->r);
     double jv = p->sign * (n[0] * (v[0] + wr[0]) + n[1] * (v[1] + wr[1]) + n[2] * (v[2] + wr[2]));
-    y[k] = beta * (alpha * jv + (1.0 - alpha) * pc_of(s, p)->z[2]) - c->lambda[2];
+    y[k] = beta * (alpha * jv + (1.0 - alpha) * pw[k].z[2]) - lam0;
     Y += y[k];
   }
   double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
   double x = -(Y + beta * c->e[2]) * inv_np, lam = x > 0.0 ? x : 0.0;
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
-    pc_of(s, p)->z[2] = (y[k] + lam) * inv_beta;
-    v3_scale(pc_of(s, p)->f, n, p->sign * (y[k] + 2.0 * lam));
+    pw[k].z[2] = (y[k] + lam) * inv_beta;
+    v3_scale(pw[k].f, n, ps[k].sign * (y[k] + 2.0 * lam));
   }
   c->lambda[2] = lam;
 }
@@ -270,13 +271,14 @@ static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, 
 /* z/lambda update of a dof row: one row +-1 on the dof, lambda = max(0, x) for a limit (eq.
  * 36), x clamped to [-f h, f h] for a dof's dry friction */
 static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
-  beta *= row_of(s, c)->bs;
+  phys_subadmm_row *r = row_of(s, c);
+  beta *= r->bs;
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
-  double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
+  double y = beta * (alpha * jv + (1.0 - alpha) * r->lz) - c->lambda[2];
   double x = -(y + beta * c->e[2]), lam = phys__con_dof_project(c, x);
-  row_of(s, c)->lz = (y + lam) / beta;
-  row_of(s, c)->lg = y + 2.0 * lam;
+  r->lz = (y + lam) / beta;
+  r->lg = y + 2.0 * lam;
   c->lambda[2] = lam;
 }
 
@@ -304,13 +306,15 @@ static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, 
  * constraint's penalty b = beta bs */
 static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, double alpha,
                                 double y[2][3], double Y[3]) {
+  const phys_piece *ps = &s->piece[c->p0];
+  const phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   v3_zero(Y);
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
+    const phys_piece *p = &ps[k];
     double jv[3];
     piece_jv(c, p, s->v + 6 * p->sb, jv);
     for (int i = 0; i < 3; i++) {
-      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * pc_of(s, p)->z[i]) - c->lambda[i];
+      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * pw[k].z[i]) - c->lambda[i];
       Y[i] += y[k][i];
     }
   }
@@ -320,14 +324,15 @@ static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, do
 static inline void con_scatter(phys_problem *s, phys_con *c, double b, double y[2][3],
                                const double lam[3]) {
   double inv_b = 1.0 / b;
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
     for (int i = 0; i < 3; i++) {
-      pc_of(s, p)->z[i] = (y[k][i] + lam[i]) * inv_b;
+      pw[k].z[i] = (y[k][i] + lam[i]) * inv_b;
       g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
     }
-    piece_force(c, p, g, pc_of(s, p)->f);
+    piece_force(c, &ps[k], g, pw[k].f);
   }
   v3_copy(c->lambda, lam);
 }
@@ -382,16 +387,18 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
 
 /* piece forces from the stored z and lambda (after a change of beta) */
 static void refresh_con(phys_problem *s, int ci, double beta) {
-  phys_con *c = &s->con[ci];
-  beta *= row_of(s, c)->bs;
-  if (phys__con_on_dof(c)) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
-  if (c->nt && row_of(s, c)->tz)
-    for (int j = 0; j < c->nt; j++) row_of(s, c)->tg[j] = beta * row_of(s, c)->tz[j] + c->lambda[2];
+  const phys_con *c = &s->con[ci];
+  phys_subadmm_row *r = &subadmm_ws(s)->row[ci];
+  beta *= r->bs;
+  if (phys__con_on_dof(c)) r->lg = beta * r->lz + c->lambda[2];
+  if (c->nt && r->tz)
+    for (int j = 0; j < c->nt; j++) r->tg[j] = beta * r->tz[j] + c->lambda[2];
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
-    for (int i = 0; i < 3; i++) g[i] = beta * pc_of(s, p)->z[i] + c->lambda[i];
-    piece_force(c, p, g, pc_of(s, p)->f);
+    for (int i = 0; i < 3; i++) g[i] = beta * pw[k].z[i] + c->lambda[i];
+    piece_force(c, &ps[k], g, pw[k].f);
   }
 }
 
@@ -563,7 +570,8 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
       for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
       phys_team_barrier(team);
       phys_slice(team, c0, c1, &lo, &hi);
-      for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
+      double beta = ctl->beta, alpha = ctl->alpha;
+      for (int ci = lo; ci < hi; ci++) update_con(s, ci, beta, alpha);
       phys_team_barrier(team);
     }
 

@@ -31,16 +31,36 @@ void phys__subadmm_accel_gather(const phys_problem *s, int k, double beta, doubl
   for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
     const phys_con *c = &s->con[ci];
     const phys_subadmm_row *r = &ws->row[ci];
+    const phys_subadmm_piece *pw = &ws->pc[c->p0];
+    int np = c->np;
     double q = sqrt(beta * r->bs), iq = 1.0 / q;
-    int lo = c->dim == 1 ? 2 : 0;
-    for (int i = lo; i < 3; i++) *x++ = c->lambda[i] * iq;
+    if (c->dim == 1) {
+      /* one row: the normal's lambda and slacks */
+      *x++ = c->lambda[2] * iq;
+      if (c->nt) {
+        for (int j = 0; j < c->nt; j++) *x++ = r->tz[j] * q;
+      } else if (phys__con_on_dof(c)) {
+        *x++ = r->lz * q;
+      }
+      for (int j = 0; j < np; j++) *x++ = pw[j].z[2] * q;
+      continue;
+    }
+    double l0 = c->lambda[0], l1 = c->lambda[1], l2 = c->lambda[2];
+    x[0] = l0 * iq;
+    x[1] = l1 * iq;
+    x[2] = l2 * iq;
+    x += 3;
     if (c->nt) {
       for (int j = 0; j < c->nt; j++) *x++ = r->tz[j] * q;
     } else if (phys__con_on_dof(c)) {
       *x++ = r->lz * q;
     }
-    for (int j = 0; j < c->np; j++)
-      for (int i = lo; i < 3; i++) *x++ = ws->pc[c->p0 + j].z[i] * q;
+    for (int j = 0; j < np; j++, x += 3) {
+      double z0 = pw[j].z[0], z1 = pw[j].z[1], z2 = pw[j].z[2];
+      x[0] = z0 * q;
+      x[1] = z1 * q;
+      x[2] = z2 * q;
+    }
   }
 }
 
@@ -49,15 +69,35 @@ void phys__subadmm_accel_scatter(phys_problem *s, int k, double beta, const doub
   for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
     phys_con *c = &s->con[ci];
     phys_subadmm_row *r = &ws->row[ci];
+    phys_subadmm_piece *pw = &ws->pc[c->p0];
+    int np = c->np;
     double q = sqrt(beta * r->bs), iq = 1.0 / q;
-    int lo = c->dim == 1 ? 2 : 0;
-    for (int i = lo; i < 3; i++) c->lambda[i] = *x++ * q;
+    if (c->dim == 1) {
+      /* one row: the normal's lambda and slacks */
+      c->lambda[2] = *x++ * q;
+      if (c->nt) {
+        for (int j = 0; j < c->nt; j++) r->tz[j] = *x++ * iq;
+      } else if (phys__con_on_dof(c)) {
+        r->lz = *x++ * iq;
+      }
+      for (int j = 0; j < np; j++) pw[j].z[2] = *x++ * iq;
+      continue;
+    }
+    double x0 = x[0], x1 = x[1], x2 = x[2];
+    c->lambda[0] = x0 * q;
+    c->lambda[1] = x1 * q;
+    c->lambda[2] = x2 * q;
+    x += 3;
     if (c->nt) {
       for (int j = 0; j < c->nt; j++) r->tz[j] = *x++ * iq;
     } else if (phys__con_on_dof(c)) {
       r->lz = *x++ * iq;
     }
-    for (int j = 0; j < c->np; j++)
-      for (int i = lo; i < 3; i++) ws->pc[c->p0 + j].z[i] = *x++ * iq;
+    for (int j = 0; j < np; j++, x += 3) {
+      double x0j = x[0], x1j = x[1], x2j = x[2];
+      pw[j].z[0] = x0j * iq;
+      pw[j].z[1] = x1j * iq;
+      pw[j].z[2] = x2j * iq;
+    }
   }
 }
