@@ -241,6 +241,14 @@ static inline void sub_update(const phys_world *w, phys_problem *s, int sb) {
 }
 
 
+/* v-update of the subsystem whose first solver body is sb (a head: a free body or a tree's root
+ * link) */
+static inline void head_update(const phys_world *w, phys_problem *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) update_body(s, sb);
+  else phys__tree_update(w, s, k);
+}
+
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
 /* z/lambda update of a frictionless contact: the normal row only */
@@ -267,11 +275,10 @@ static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, 
   c->lambda[2] = lam;
 }
 
-/* z/lambda update (35)-(38) of one constraint and the new piece forces */
 /* z/lambda update of a dof row: one row +-1 on the dof, lambda = max(0, x) for a limit (eq.
  * 36), x clamped to [-f h, f h] for a dof's dry friction */
-static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
-  phys_subadmm_row *r = row_of(s, c);
+static inline void update_con_limit(phys_problem *s, phys_con *c, phys_subadmm_row *r,
+                                    double beta, double alpha) {
   beta *= r->bs;
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
@@ -284,9 +291,9 @@ static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, d
 
 /* z/lambda update of a tendon limit split into one piece per joint (+-coef_j on dof j), as a
  * contact's normal row over its pieces: y_j per piece, x = -(sum y + beta e) / nt */
-static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, double alpha) {
-  beta *= row_of(s, c)->bs;
-  phys_subadmm_row *r = row_of(s, c);
+static inline void update_con_tendon(phys_problem *s, phys_con *c, phys_subadmm_row *r,
+                                     double beta, double alpha) {
+  beta *= r->bs;
   double sign = c->side == 0 ? 1.0 : -1.0, y[PHYS__TENDON_MAX_DOFS], Y = 0.0;
   const double *qd = s->tree[c->tree].qd;
   for (int j = 0; j < c->nt; j++) {
@@ -341,25 +348,28 @@ static inline void con_scatter(phys_problem *s, phys_con *c, double b, double y[
  * together, through project_cone6 */
 static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
+  const phys_subadmm_row *rw = &subadmm_ws(s)->row[ci];
   double y[2][2][3], Y[2][3], x[2][3], lam[2][3];
   double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
   for (int r = 0; r < 2; r++) {
-    double b = beta * row_of(s, cs[r])->bs;
+    double b = beta * rw[r].bs;
     con_gather_y(s, cs[r], b, alpha, y[r], Y[r]);
     for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * cs[r]->e[i]) * inv_np;
   }
   project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
-  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * row_of(s, cs[r])->bs, y[r], lam[r]);
+  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * rw[r].bs, y[r], lam[r]);
 }
 
+/* z/lambda update (35)-(38) of row set ci and the new piece forces */
 static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
+  phys_subadmm_row *rw = &subadmm_ws(s)->row[ci];
   if (c->nt) {
-    update_con_tendon(s, c, beta, alpha);
+    update_con_tendon(s, c, rw, beta, alpha);
     return;
   }
   if (phys__con_on_dof(c)) {
-    update_con_limit(s, c, beta, alpha);
+    update_con_limit(s, c, rw, beta, alpha);
     return;
   }
   if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
@@ -370,7 +380,7 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
     update_con_normal(s, c, beta, alpha);
     return;
   }
-  beta *= row_of(s, c)->bs;
+  beta *= rw->bs;
   double y[2][3], Y[3], x[3], lam[3];
   con_gather_y(s, c, beta, alpha, y, Y);
   double inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
@@ -446,8 +456,14 @@ static void refactor_island(const phys_world *w, phys_problem *s, int k, double 
     phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
     return;
   }
-  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
+  if (team) {
+    phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
+  } else {
+    /* one thread: the subsystems' heads only */
+    const phys_subadmm *ws = subadmm_ws(s);
+    for (int h = ws->isl_head[k]; h < ws->isl_head[k + 1]; h++) sub_factor(w, s, ws->head[h], beta);
+  }
   phys_slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
   for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
   phys_team_barrier(team);
@@ -489,8 +505,15 @@ static double island_metric(const phys_world *w, phys_problem *s, int k, int tea
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   /* No Sub keeps its iterate in its dense vector: the primal terms read it from s->v and qd */
   if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
-  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
+  if (team) {
+    phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
+  } else {
+    /* one thread: the subsystems' heads only (a tree's other links have nothing to do) */
+    const phys_subadmm *ws = subadmm_ws(s);
+    for (int h = ws->isl_head[k]; h < ws->isl_head[k + 1]; h++)
+      phys__metric_velocity(w, s, ws->head[h]);
+  }
   phys_team_barrier(team);
   phys_slice(team, c0, c1, &lo, &hi);
   for (int ci = lo; ci < hi; ci++) {
@@ -553,6 +576,9 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
   int paper = o->subadmm.penalty_rule == PHYS_PENALTY_PAPER, tracing = phys__trace_on(s);
   int lo, hi, it, next_check = 0, prev_it = 0;
   double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
+  /* the island's subsystems, when one thread updates them all */
+  const int *head = subadmm_ws(s)->head;
+  int h0 = subadmm_ws(s)->isl_head[k], h1 = subadmm_ws(s)->isl_head[k + 1];
   phys_subadmm_accel *acc = subadmm_ws(s)->accel ? &subadmm_ws(s)->accel[k] : NULL;
   if (acc && !acc->aa.n) acc = NULL;
   if (acc && (!team || omp_get_thread_num() == 0)) {
@@ -566,8 +592,12 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
     if (subadmm_ws(s)->nosub) {
       phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
     } else {
-      phys_slice(team, b0, b1, &lo, &hi);
-      for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      if (team) {
+        phys_slice(team, b0, b1, &lo, &hi);
+        for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      } else {
+        for (int h = h0; h < h1; h++) head_update(w, s, head[h]);
+      }
       phys_team_barrier(team);
       phys_slice(team, c0, c1, &lo, &hi);
       double beta = ctl->beta, alpha = ctl->alpha;
@@ -819,7 +849,7 @@ static void setup_row_scales(const phys_world *w, phys_problem *s) {
 }
 
 /* the workspaces: per body its H_b factor and dual residual, per piece its primal residual,
- * per tree its penalised factors; 0 or -1 */
+ * per tree its penalised factors, per island its subsystems' heads; 0 or -1 */
 static int setup_workspace(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands, nb = s->nb;
@@ -835,6 +865,8 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
   ws->row = ARENA_ZNEW(ar, phys_subadmm_row, s->ncon);
   ws->pc = ARENA_NEW(ar, phys_subadmm_piece, s->np);
   ws->tree = ARENA_NEW(ar, phys_subadmm_tree, s->ntrees);
+  ws->head = ARENA_NEW(ar, int, nb);
+  ws->isl_head = ARENA_NEW(ar, int, (size_t)nisl + 1);
   /* the Anderson acceleration's state per island (scaled rule, not No Sub, small islands) */
   int depth = w->opt.subadmm.anderson;
   if (depth > 0 && w->opt.subadmm.penalty_rule == PHYS_PENALTY_SCALED &&
@@ -857,8 +889,16 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
   }
   if ((nisl && (!ws->isl_beta || !ws->isl_refactor || !ws->isl_stall)) ||
       (nb && (!ws->chol || !ws->bres)) || (s->np && (!ws->pres || !ws->pc)) ||
-      (s->ncon && !ws->row) || (s->ntrees && !ws->tree))
+      (s->ncon && !ws->row) || (s->ntrees && !ws->tree) || (nb && !ws->head) || !ws->isl_head)
     return -1;
+  /* each island's heads: its free bodies and its trees' root links */
+  int nh = 0;
+  for (int k = 0; k < nisl; k++) {
+    ws->isl_head[k] = nh;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+      if (s->sb_tree[sb] < 0 || s->tree[s->sb_tree[sb]].root_sb == sb) ws->head[nh++] = sb;
+  }
+  ws->isl_head[nisl] = nh;
   /* tendon limits: one slack and pull per joint (No Sub keeps its one slack per row in lz) */
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];

@@ -63,6 +63,9 @@ typedef struct phys_subadmm {
   phys_subadmm_tree *tree; /* per tree (ntrees) */
   phys_nosub *nosub;     /* per island, the No Sub ablation only (else NULL) */
   phys_subadmm_accel *accel; /* per island (NULL when subadmm.anderson is 0) */
+  int *head;             /* the subsystems' first solver bodies (a free body, a tree's root
+                            link), island by island in body order */
+  int *isl_head;         /* per island + 1: its range in head */
 } phys_subadmm;
 
 /* the workspace of problem s (set by phys__subadmm_prepare) */
