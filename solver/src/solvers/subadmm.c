@@ -434,11 +434,7 @@ static void accelerate(phys_problem *s, int k, int team, double beta) {
   if ((!team || omp_get_thread_num() == 0) && !a->stopped) {
     phys__subadmm_accel_gather(s, k, beta, a->g);
     int r = phys__anderson_step(&a->aa, a->x, a->g, ACCEL_GROWTH);
-    if (r) {
-      phys__subadmm_accel_scatter(s, k, beta, a->x);
-      for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++)
-        refresh_con(s, ci, beta);
-    }
+    if (r) phys__subadmm_accel_scatter(s, k, beta, a->x); /* the state and its pulls */
     /* a revert: the map is not smooth here (an active set changing, redundant contacts
      * jammed); plain iterations for the rest of this solve. Pausing and retrying (1, 2, 4 ..
      * 64 plain iterations) left the eight standing quadrupeds' worst island at 2.0e-3 after

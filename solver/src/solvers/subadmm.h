@@ -85,7 +85,8 @@ int phys__subadmm_accel_size(const phys_problem *s, int k);
 /* subadmm_accel.c: island k's state into x (phys__subadmm_accel_size values) */
 void phys__subadmm_accel_gather(const phys_problem *s, int k, double beta, double *x);
 
-/* subadmm_accel.c: x into island k's state (the pulls are not refreshed: the caller does) */
+/* subadmm_accel.c: x into island k's state, and the pulls beta z + lambda that follow from it
+ * (each piece's f, a dof row's lg, a tendon's tg) */
 void phys__subadmm_accel_scatter(phys_problem *s, int k, double beta, const double *x);
 
 /* subadmm_nosub.c (the No Sub ablation): set up island k's dofs, rows and right-hand side

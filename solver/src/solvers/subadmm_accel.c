@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include "solvers/subadmm.h"
+#include "constraints/rows.h"
 
 /* values of row set c in the state vector */
 static int con_size(const phys_con *c) {
@@ -69,35 +70,52 @@ void phys__subadmm_accel_scatter(phys_problem *s, int k, double beta, const doub
   for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++) {
     phys_con *c = &s->con[ci];
     phys_subadmm_row *r = &ws->row[ci];
+    const phys_piece *ps = &s->piece[c->p0];
     phys_subadmm_piece *pw = &ws->pc[c->p0];
-    int np = c->np;
-    double q = sqrt(beta * r->bs), iq = 1.0 / q;
+    int np = c->np, on_dof = phys__con_on_dof(c);
+    double b = beta * r->bs, q = sqrt(b), iq = 1.0 / q;
+    /* lambda, then a dof row's or tendon's slacks, and their pulls beta z + lambda with the
+     * row's penalty b (as subadmm.c's refresh_con) */
+    double l0 = 0.0, l1 = 0.0, l2;
     if (c->dim == 1) {
-      /* one row: the normal's lambda and slacks */
-      c->lambda[2] = *x++ * q;
-      if (c->nt) {
-        for (int j = 0; j < c->nt; j++) r->tz[j] = *x++ * iq;
-      } else if (phys__con_on_dof(c)) {
-        r->lz = *x++ * iq;
-      }
-      for (int j = 0; j < np; j++) pw[j].z[2] = *x++ * iq;
-      continue;
+      l2 = *x++ * q;
+      c->lambda[2] = l2;
+    } else {
+      l0 = x[0] * q;
+      l1 = x[1] * q;
+      l2 = x[2] * q;
+      c->lambda[0] = l0;
+      c->lambda[1] = l1;
+      c->lambda[2] = l2;
+      x += 3;
     }
-    double x0 = x[0], x1 = x[1], x2 = x[2];
-    c->lambda[0] = x0 * q;
-    c->lambda[1] = x1 * q;
-    c->lambda[2] = x2 * q;
-    x += 3;
     if (c->nt) {
       for (int j = 0; j < c->nt; j++) r->tz[j] = *x++ * iq;
-    } else if (phys__con_on_dof(c)) {
+    } else if (on_dof) {
       r->lz = *x++ * iq;
     }
+    if (on_dof) r->lg = b * r->lz + l2;
+    if (c->nt && r->tz)
+      for (int j = 0; j < c->nt; j++) r->tg[j] = b * r->tz[j] + l2;
+    /* each piece's slack and pull */
+    if (c->dim == 1) {
+      const double *n = c->R + 6;
+      for (int j = 0; j < np; j++) {
+        double z2 = *x++ * iq;
+        pw[j].z[2] = z2;
+        v3_scale(pw[j].f, n, ps[j].sign * (b * z2 + l2));
+      }
+      continue;
+    }
     for (int j = 0; j < np; j++, x += 3) {
-      double x0j = x[0], x1j = x[1], x2j = x[2];
-      pw[j].z[0] = x0j * iq;
-      pw[j].z[1] = x1j * iq;
-      pw[j].z[2] = x2j * iq;
+      double g[3], z0 = x[0] * iq, z1 = x[1] * iq, z2 = x[2] * iq;
+      pw[j].z[0] = z0;
+      pw[j].z[1] = z1;
+      pw[j].z[2] = z2;
+      g[0] = b * z0 + l0;
+      g[1] = b * z1 + l1;
+      g[2] = b * z2 + l2;
+      piece_force(c, &ps[j], g, pw[j].f);
     }
   }
 }
