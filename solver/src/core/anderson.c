@@ -65,6 +65,39 @@ static double dot(int n, const double *a, const double *b) {
   return d;
 }
 
+/* out[j] = dot(n, a, b[j]) for j < k, up to four of them in one pass over a (each sum in index
+ * order, as dot: the same bits) */
+static void dots(int n, const double *a, const double *const *b, int k, double *out) {
+  int j = 0;
+  for (; j + 4 <= k; j += 4) {
+    const double *b0 = b[j], *b1 = b[j + 1], *b2 = b[j + 2], *b3 = b[j + 3];
+    double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+    for (int i = 0; i < n; i++) {
+      double ai = a[i];
+      d0 += ai * b0[i];
+      d1 += ai * b1[i];
+      d2 += ai * b2[i];
+      d3 += ai * b3[i];
+    }
+    out[j] = d0;
+    out[j + 1] = d1;
+    out[j + 2] = d2;
+    out[j + 3] = d3;
+  }
+  for (; j + 2 <= k; j += 2) {
+    const double *b0 = b[j], *b1 = b[j + 1];
+    double d0 = 0.0, d1 = 0.0;
+    for (int i = 0; i < n; i++) {
+      double ai = a[i];
+      d0 += ai * b0[i];
+      d1 += ai * b1[i];
+    }
+    out[j] = d0;
+    out[j + 1] = d1;
+  }
+  if (j < k) out[j] = dot(n, a, b[j]);
+}
+
 /* the plain step x = g, the history dropped */
 static int plain(phys_anderson *a, double *x, const double *g) {
   memcpy(x, g, (size_t)a->n * sizeof(double));
@@ -74,8 +107,14 @@ static int plain(phys_anderson *a, double *x, const double *g) {
 
 int phys__anderson_step(phys_anderson *a, double *x, const double *g, double growth) {
   int n = a->n;
-  for (int i = 0; i < n; i++) a->f[i] = g[i] - x[i];
-  double fnorm = sqrt(dot(n, a->f, a->f));
+  /* f = g - x and |f|^2 in one pass */
+  double f2 = 0.0, *f = a->f;
+  for (int i = 0; i < n; i++) {
+    double fi = g[i] - x[i];
+    f[i] = fi;
+    f2 += fi * fi;
+  }
+  double fnorm = sqrt(f2);
   if (a->m == 0) return plain(a, x, g);
   /* the last extrapolation made the residual grow: back to the plain image of the iterate it
    * started from, without history */
@@ -93,8 +132,14 @@ int phys__anderson_step(phys_anderson *a, double *x, const double *g, double gro
       dF[i] = a->f[i] - a->fprev[i];
       dG[i] = g[i] - a->gprev[i];
     }
-    for (int q = 0; q < kept; q++) a->gram[s * a->m + q] = a->gram[q * a->m + s] = dot(n, dF, a->dF + (size_t)q * n);
-    for (int q = 0; q < kept; q++) a->rhs[q] = q == s ? dot(n, dF, a->f) : a->rhs[q] + a->gram[q * a->m + s];
+    /* dF . dF_q for every kept slot q and dF . f, in passes of up to four */
+    const double *vec[PHYS_ANDERSON_MAX_DEPTH + 1];
+    double d[PHYS_ANDERSON_MAX_DEPTH + 1];
+    for (int q = 0; q < kept; q++) vec[q] = a->dF + (size_t)q * n;
+    vec[kept] = a->f;
+    dots(n, dF, vec, kept + 1, d);
+    for (int q = 0; q < kept; q++) a->gram[s * a->m + q] = a->gram[q * a->m + s] = d[q];
+    for (int q = 0; q < kept; q++) a->rhs[q] = q == s ? d[kept] : a->rhs[q] + a->gram[q * a->m + s];
     a->next = (s + 1) % a->m;
     a->kept = kept;
   }
@@ -115,16 +160,36 @@ int phys__anderson_step(phys_anderson *a, double *x, const double *g, double gro
     b[p] = a->rhs[p];
   }
   if (phys__anderson_coefficients(k, G, b, c) != 0) return plain(a, x, g);
-  /* x = g - dG gamma, column by column */
-  memcpy(x, g, (size_t)n * sizeof(double));
-  for (int p = 0; p < k; p++) {
-    const double *dG = a->dG + (size_t)p * n;
-    double cp = c[p];
-    for (int i = 0; i < n; i++) x[i] -= cp * dG[i];
+  /* x = g - dG gamma, column by column (two columns a pass: (x - c_p dG_p) - c_p+1 dG_p+1, the
+   * same operations in the same order); the last pass also sums the extrapolation's length
+   * |x - g|^2 */
+  const double *src = g;
+  int p = 0;
+  for (; p + 2 < k; p += 2) {
+    const double *dG0 = a->dG + (size_t)p * n, *dG1 = dG0 + n;
+    double c0 = c[p], c1 = c[p + 1];
+    for (int i = 0; i < n; i++) x[i] = src[i] - c0 * dG0[i] - c1 * dG1[i];
+    src = x;
+  }
+  double d2 = 0.0;
+  if (k - p == 2) {
+    const double *dG0 = a->dG + (size_t)p * n, *dG1 = dG0 + n;
+    double c0 = c[p], c1 = c[p + 1];
+    for (int i = 0; i < n; i++) {
+      double xi = src[i] - c0 * dG0[i] - c1 * dG1[i];
+      x[i] = xi;
+      d2 += (xi - g[i]) * (xi - g[i]);
+    }
+  } else {
+    const double *dG0 = a->dG + (size_t)p * n;
+    double c0 = c[p];
+    for (int i = 0; i < n; i++) {
+      double xi = src[i] - c0 * dG0[i];
+      x[i] = xi;
+      d2 += (xi - g[i]) * (xi - g[i]);
+    }
   }
   /* an extrapolation much longer than the plain step is not trusted */
-  double d2 = 0.0;
-  for (int i = 0; i < n; i++) d2 += (x[i] - g[i]) * (x[i] - g[i]);
   if (!(d2 <= AA_KAPPA * AA_KAPPA * fnorm * fnorm)) return plain(a, x, g);
   a->extrapolated = 1;
   return 1;

@@ -241,50 +241,59 @@ static inline void sub_update(const phys_world *w, phys_problem *s, int sb) {
 }
 
 
+/* v-update of the subsystem whose first solver body is sb (a head: a free body or a tree's root
+ * link) */
+static inline void head_update(const phys_world *w, phys_problem *s, int sb) {
+  int k = s->sb_tree[sb];
+  if (k < 0) update_body(s, sb);
+  else phys__tree_update(w, s, k);
+}
+
 /* ---- per-constraint kernels --------------------------------------------------------------- */
 
 /* z/lambda update of a frictionless contact: the normal row only */
 static inline void update_con_normal(phys_problem *s, phys_con *c, double beta, double alpha) {
   const double *n = c->R + 6;
-  double y[2], Y = 0.0;
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
+  double y[2], Y = 0.0, lam0 = c->lambda[2];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
+    const phys_piece *p = &ps[k];
     const double *v = s->v + 6 * p->sb;
     double wr[3];
     v3_cross(wr, v + 3, p->r);
     double jv = p->sign * (n[0] * (v[0] + wr[0]) + n[1] * (v[1] + wr[1]) + n[2] * (v[2] + wr[2]));
-    y[k] = beta * (alpha * jv + (1.0 - alpha) * pc_of(s, p)->z[2]) - c->lambda[2];
+    y[k] = beta * (alpha * jv + (1.0 - alpha) * pw[k].z[2]) - lam0;
     Y += y[k];
   }
   double inv_beta = 1.0 / beta, inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
   double x = -(Y + beta * c->e[2]) * inv_np, lam = x > 0.0 ? x : 0.0;
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
-    pc_of(s, p)->z[2] = (y[k] + lam) * inv_beta;
-    v3_scale(pc_of(s, p)->f, n, p->sign * (y[k] + 2.0 * lam));
+    pw[k].z[2] = (y[k] + lam) * inv_beta;
+    v3_scale(pw[k].f, n, ps[k].sign * (y[k] + 2.0 * lam));
   }
   c->lambda[2] = lam;
 }
 
-/* z/lambda update (35)-(38) of one constraint and the new piece forces */
 /* z/lambda update of a dof row: one row +-1 on the dof, lambda = max(0, x) for a limit (eq.
  * 36), x clamped to [-f h, f h] for a dof's dry friction */
-static inline void update_con_limit(phys_problem *s, phys_con *c, double beta, double alpha) {
-  beta *= row_of(s, c)->bs;
+static inline void update_con_limit(phys_problem *s, phys_con *c, phys_subadmm_row *r,
+                                    double beta, double alpha) {
+  beta *= r->bs;
   double sign = c->side == 0 ? 1.0 : -1.0;
   double jv = sign * s->tree[c->tree].qd[c->dof];
-  double y = beta * (alpha * jv + (1.0 - alpha) * row_of(s, c)->lz) - c->lambda[2];
+  double y = beta * (alpha * jv + (1.0 - alpha) * r->lz) - c->lambda[2];
   double x = -(y + beta * c->e[2]), lam = phys__con_dof_project(c, x);
-  row_of(s, c)->lz = (y + lam) / beta;
-  row_of(s, c)->lg = y + 2.0 * lam;
+  r->lz = (y + lam) / beta;
+  r->lg = y + 2.0 * lam;
   c->lambda[2] = lam;
 }
 
 /* z/lambda update of a tendon limit split into one piece per joint (+-coef_j on dof j), as a
  * contact's normal row over its pieces: y_j per piece, x = -(sum y + beta e) / nt */
-static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, double alpha) {
-  beta *= row_of(s, c)->bs;
-  phys_subadmm_row *r = row_of(s, c);
+static inline void update_con_tendon(phys_problem *s, phys_con *c, phys_subadmm_row *r,
+                                     double beta, double alpha) {
+  beta *= r->bs;
   double sign = c->side == 0 ? 1.0 : -1.0, y[PHYS__TENDON_MAX_DOFS], Y = 0.0;
   const double *qd = s->tree[c->tree].qd;
   for (int j = 0; j < c->nt; j++) {
@@ -304,13 +313,15 @@ static inline void update_con_tendon(phys_problem *s, phys_con *c, double beta, 
  * constraint's penalty b = beta bs */
 static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, double alpha,
                                 double y[2][3], double Y[3]) {
+  const phys_piece *ps = &s->piece[c->p0];
+  const phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   v3_zero(Y);
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
+    const phys_piece *p = &ps[k];
     double jv[3];
     piece_jv(c, p, s->v + 6 * p->sb, jv);
     for (int i = 0; i < 3; i++) {
-      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * pc_of(s, p)->z[i]) - c->lambda[i];
+      y[k][i] = b * (alpha * jv[i] + (1.0 - alpha) * pw[k].z[i]) - c->lambda[i];
       Y[i] += y[k][i];
     }
   }
@@ -320,14 +331,15 @@ static inline void con_gather_y(phys_problem *s, const phys_con *c, double b, do
 static inline void con_scatter(phys_problem *s, phys_con *c, double b, double y[2][3],
                                const double lam[3]) {
   double inv_b = 1.0 / b;
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
     for (int i = 0; i < 3; i++) {
-      pc_of(s, p)->z[i] = (y[k][i] + lam[i]) * inv_b;
+      pw[k].z[i] = (y[k][i] + lam[i]) * inv_b;
       g[i] = y[k][i] + 2.0 * lam[i]; /* beta z + lambda */
     }
-    piece_force(c, p, g, pc_of(s, p)->f);
+    piece_force(c, &ps[k], g, pw[k].f);
   }
   v3_copy(c->lambda, lam);
 }
@@ -336,25 +348,28 @@ static inline void con_scatter(phys_problem *s, phys_con *c, double b, double y[
  * together, through project_cone6 */
 static void update_con_cone6(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *cs[2] = {&s->con[ci], &s->con[ci + 1]};
+  const phys_subadmm_row *rw = &subadmm_ws(s)->row[ci];
   double y[2][2][3], Y[2][3], x[2][3], lam[2][3];
   double inv_np = cs[0]->np == 2 ? 0.5 : 1.0;
   for (int r = 0; r < 2; r++) {
-    double b = beta * row_of(s, cs[r])->bs;
+    double b = beta * rw[r].bs;
     con_gather_y(s, cs[r], b, alpha, y[r], Y[r]);
     for (int i = 0; i < 3; i++) x[r][i] = -(Y[r][i] + b * cs[r]->e[i]) * inv_np;
   }
   project_cone6(cs[0]->cdim, cs[0]->mu, cs[0]->mus, cs[0]->mur, x[0], x[1], lam[0], lam[1]);
-  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * row_of(s, cs[r])->bs, y[r], lam[r]);
+  for (int r = 0; r < 2; r++) con_scatter(s, cs[r], beta * rw[r].bs, y[r], lam[r]);
 }
 
+/* z/lambda update (35)-(38) of row set ci and the new piece forces */
 static inline void update_con(phys_problem *s, int ci, double beta, double alpha) {
   phys_con *c = &s->con[ci];
+  phys_subadmm_row *rw = &subadmm_ws(s)->row[ci];
   if (c->nt) {
-    update_con_tendon(s, c, beta, alpha);
+    update_con_tendon(s, c, rw, beta, alpha);
     return;
   }
   if (phys__con_on_dof(c)) {
-    update_con_limit(s, c, beta, alpha);
+    update_con_limit(s, c, rw, beta, alpha);
     return;
   }
   if (c->kind == PHYS_CON_CONTACT && (c->ang || c->cdim > 3)) {
@@ -365,7 +380,7 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
     update_con_normal(s, c, beta, alpha);
     return;
   }
-  beta *= row_of(s, c)->bs;
+  beta *= rw->bs;
   double y[2][3], Y[3], x[3], lam[3];
   con_gather_y(s, c, beta, alpha, y, Y);
   double inv_np = c->np == 2 ? 0.5 : 1.0; /* np is 1 or 2 */
@@ -382,16 +397,18 @@ static inline void update_con(phys_problem *s, int ci, double beta, double alpha
 
 /* piece forces from the stored z and lambda (after a change of beta) */
 static void refresh_con(phys_problem *s, int ci, double beta) {
-  phys_con *c = &s->con[ci];
-  beta *= row_of(s, c)->bs;
-  if (phys__con_on_dof(c)) row_of(s, c)->lg = beta * row_of(s, c)->lz + c->lambda[2];
-  if (c->nt && row_of(s, c)->tz)
-    for (int j = 0; j < c->nt; j++) row_of(s, c)->tg[j] = beta * row_of(s, c)->tz[j] + c->lambda[2];
+  const phys_con *c = &s->con[ci];
+  phys_subadmm_row *r = &subadmm_ws(s)->row[ci];
+  beta *= r->bs;
+  if (phys__con_on_dof(c)) r->lg = beta * r->lz + c->lambda[2];
+  if (c->nt && r->tz)
+    for (int j = 0; j < c->nt; j++) r->tg[j] = beta * r->tz[j] + c->lambda[2];
+  const phys_piece *ps = &s->piece[c->p0];
+  phys_subadmm_piece *pw = &subadmm_ws(s)->pc[c->p0];
   for (int k = 0; k < c->np; k++) {
-    phys_piece *p = &s->piece[c->p0 + k];
     double g[3];
-    for (int i = 0; i < 3; i++) g[i] = beta * pc_of(s, p)->z[i] + c->lambda[i];
-    piece_force(c, p, g, pc_of(s, p)->f);
+    for (int i = 0; i < 3; i++) g[i] = beta * pw[k].z[i] + c->lambda[i];
+    piece_force(c, &ps[k], g, pw[k].f);
   }
 }
 
@@ -417,11 +434,7 @@ static void accelerate(phys_problem *s, int k, int team, double beta) {
   if ((!team || omp_get_thread_num() == 0) && !a->stopped) {
     phys__subadmm_accel_gather(s, k, beta, a->g);
     int r = phys__anderson_step(&a->aa, a->x, a->g, ACCEL_GROWTH);
-    if (r) {
-      phys__subadmm_accel_scatter(s, k, beta, a->x);
-      for (int ci = s->isl_con_start[k]; ci < s->isl_con_start[k + 1]; ci++)
-        refresh_con(s, ci, beta);
-    }
+    if (r) phys__subadmm_accel_scatter(s, k, beta, a->x); /* the state and its pulls */
     /* a revert: the map is not smooth here (an active set changing, redundant contacts
      * jammed); plain iterations for the rest of this solve. Pausing and retrying (1, 2, 4 ..
      * 64 plain iterations) left the eight standing quadrupeds' worst island at 2.0e-3 after
@@ -439,8 +452,14 @@ static void refactor_island(const phys_world *w, phys_problem *s, int k, double 
     phys__nosub_factor(w, s, k, beta); /* No Sub: one island-wide factor (team is 0) */
     return;
   }
-  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
+  if (team) {
+    phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) sub_factor(w, s, sb, beta);
+  } else {
+    /* one thread: the subsystems' heads only */
+    const phys_subadmm *ws = subadmm_ws(s);
+    for (int h = ws->isl_head[k]; h < ws->isl_head[k + 1]; h++) sub_factor(w, s, ws->head[h], beta);
+  }
   phys_slice(team, s->isl_con_start[k], s->isl_con_start[k + 1], &lo, &hi);
   for (int ci = lo; ci < hi; ci++) refresh_con(s, ci, beta);
   phys_team_barrier(team);
@@ -482,8 +501,15 @@ static double island_metric(const phys_world *w, phys_problem *s, int k, int tea
   int lo, hi, c0 = s->isl_con_start[k], c1 = s->isl_con_start[k + 1];
   /* No Sub keeps its iterate in its dense vector: the primal terms read it from s->v and qd */
   if (subadmm_ws(s)->nosub) phys__nosub_finish(w, s, k);
-  phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
-  for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
+  if (team) {
+    phys_slice(team, s->isl_body_start[k], s->isl_body_start[k + 1], &lo, &hi);
+    for (int sb = lo; sb < hi; sb++) phys__metric_velocity(w, s, sb);
+  } else {
+    /* one thread: the subsystems' heads only (a tree's other links have nothing to do) */
+    const phys_subadmm *ws = subadmm_ws(s);
+    for (int h = ws->isl_head[k]; h < ws->isl_head[k + 1]; h++)
+      phys__metric_velocity(w, s, ws->head[h]);
+  }
   phys_team_barrier(team);
   phys_slice(team, c0, c1, &lo, &hi);
   for (int ci = lo; ci < hi; ci++) {
@@ -546,6 +572,9 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
   int paper = o->subadmm.penalty_rule == PHYS_PENALTY_PAPER, tracing = phys__trace_on(s);
   int lo, hi, it, next_check = 0, prev_it = 0;
   double best = INFINITY, best_prev_window = INFINITY, prev_res = -1.0;
+  /* the island's subsystems, when one thread updates them all */
+  const int *head = subadmm_ws(s)->head;
+  int h0 = subadmm_ws(s)->isl_head[k], h1 = subadmm_ws(s)->isl_head[k + 1];
   phys_subadmm_accel *acc = subadmm_ws(s)->accel ? &subadmm_ws(s)->accel[k] : NULL;
   if (acc && !acc->aa.n) acc = NULL;
   if (acc && (!team || omp_get_thread_num() == 0)) {
@@ -559,11 +588,16 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
     if (subadmm_ws(s)->nosub) {
       phys__nosub_iterate(w, s, k, ctl->beta, ctl->alpha);
     } else {
-      phys_slice(team, b0, b1, &lo, &hi);
-      for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      if (team) {
+        phys_slice(team, b0, b1, &lo, &hi);
+        for (int sb = lo; sb < hi; sb++) sub_update(w, s, sb);
+      } else {
+        for (int h = h0; h < h1; h++) head_update(w, s, head[h]);
+      }
       phys_team_barrier(team);
       phys_slice(team, c0, c1, &lo, &hi);
-      for (int ci = lo; ci < hi; ci++) update_con(s, ci, ctl->beta, ctl->alpha);
+      double beta = ctl->beta, alpha = ctl->alpha;
+      for (int ci = lo; ci < hi; ci++) update_con(s, ci, beta, alpha);
       phys_team_barrier(team);
     }
 
@@ -811,7 +845,7 @@ static void setup_row_scales(const phys_world *w, phys_problem *s) {
 }
 
 /* the workspaces: per body its H_b factor and dual residual, per piece its primal residual,
- * per tree its penalised factors; 0 or -1 */
+ * per tree its penalised factors, per island its subsystems' heads; 0 or -1 */
 static int setup_workspace(phys_world *w, phys_problem *s) {
   phys_arena *ar = &w->arena;
   int nisl = s->nislands, nb = s->nb;
@@ -827,6 +861,8 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
   ws->row = ARENA_ZNEW(ar, phys_subadmm_row, s->ncon);
   ws->pc = ARENA_NEW(ar, phys_subadmm_piece, s->np);
   ws->tree = ARENA_NEW(ar, phys_subadmm_tree, s->ntrees);
+  ws->head = ARENA_NEW(ar, int, nb);
+  ws->isl_head = ARENA_NEW(ar, int, (size_t)nisl + 1);
   /* the Anderson acceleration's state per island (scaled rule, not No Sub, small islands) */
   int depth = w->opt.subadmm.anderson;
   if (depth > 0 && w->opt.subadmm.penalty_rule == PHYS_PENALTY_SCALED &&
@@ -849,8 +885,16 @@ static int setup_workspace(phys_world *w, phys_problem *s) {
   }
   if ((nisl && (!ws->isl_beta || !ws->isl_refactor || !ws->isl_stall)) ||
       (nb && (!ws->chol || !ws->bres)) || (s->np && (!ws->pres || !ws->pc)) ||
-      (s->ncon && !ws->row) || (s->ntrees && !ws->tree))
+      (s->ncon && !ws->row) || (s->ntrees && !ws->tree) || (nb && !ws->head) || !ws->isl_head)
     return -1;
+  /* each island's heads: its free bodies and its trees' root links */
+  int nh = 0;
+  for (int k = 0; k < nisl; k++) {
+    ws->isl_head[k] = nh;
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++)
+      if (s->sb_tree[sb] < 0 || s->tree[s->sb_tree[sb]].root_sb == sb) ws->head[nh++] = sb;
+  }
+  ws->isl_head[nisl] = nh;
   /* tendon limits: one slack and pull per joint (No Sub keeps its one slack per row in lz) */
   for (int ci = 0; ci < s->ncon; ci++) {
     const phys_con *c = &s->con[ci];

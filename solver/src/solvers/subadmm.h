@@ -63,6 +63,9 @@ typedef struct phys_subadmm {
   phys_subadmm_tree *tree; /* per tree (ntrees) */
   phys_nosub *nosub;     /* per island, the No Sub ablation only (else NULL) */
   phys_subadmm_accel *accel; /* per island (NULL when subadmm.anderson is 0) */
+  int *head;             /* the subsystems' first solver bodies (a free body, a tree's root
+                            link), island by island in body order */
+  int *isl_head;         /* per island + 1: its range in head */
 } phys_subadmm;
 
 /* the workspace of problem s (set by phys__subadmm_prepare) */
@@ -82,7 +85,8 @@ int phys__subadmm_accel_size(const phys_problem *s, int k);
 /* subadmm_accel.c: island k's state into x (phys__subadmm_accel_size values) */
 void phys__subadmm_accel_gather(const phys_problem *s, int k, double beta, double *x);
 
-/* subadmm_accel.c: x into island k's state (the pulls are not refreshed: the caller does) */
+/* subadmm_accel.c: x into island k's state, and the pulls beta z + lambda that follow from it
+ * (each piece's f, a dof row's lg, a tendon's tg) */
 void phys__subadmm_accel_scatter(phys_problem *s, int k, double beta, const double *x);
 
 /* subadmm_nosub.c (the No Sub ablation): set up island k's dofs, rows and right-hand side

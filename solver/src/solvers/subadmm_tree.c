@@ -125,11 +125,11 @@ void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta)
     const double *P = Pc + 36 * l;
     for (int i = a->vadr[l]; i < a->vadr[l] + a->vnum[l]; i++) {
       const double *Si = a->S + 6 * i;
-      double F[6];
+      double s0 = Si[0], s1 = Si[1], s2 = Si[2], s3 = Si[3], s4 = Si[4], s5 = Si[5], F[6];
       for (int r = 0; r < 6; r++) {
-        double sum = 0.0;
-        for (int q = 0; q < 6; q++) sum += P[6 * r + q] * Si[q];
-        F[r] = sum;
+        /* the sum from 0.0 in index order (0.0 + a product turns a -0 into +0) */
+        const double *Pr = P + 6 * r;
+        F[r] = 0.0 + Pr[0] * s0 + Pr[1] * s1 + Pr[2] * s2 + Pr[3] * s3 + Pr[4] * s4 + Pr[5] * s5;
       }
       Hp->invd[i] += sp_dot(Si, F);
       for (int e = Hp->row[i]; e < Hp->row[i + 1]; e++) Hp->l[e] += sp_dot(a->S + 6 * Hp->i[e], F);
