@@ -57,6 +57,10 @@ static double pair_margin(const phys_world *w, const double *geom_margin, int a,
 
 /* wake sleeping bodies that an awake body touches; returns 1 if any woke */
 static int wake_touched(phys_world *w, const double *geom_margin) {
+  /* no body asleep: no pair can have one sleeping side */
+  int any_asleep = 0;
+  for (int b = 0; b < w->nbodies && !any_asleep; b++) any_asleep = w->bodies[b].asleep;
+  if (!any_asleep) return 0;
   int woke = 0;
   for (int p = 0; p < w->npairs; p++) {
     int ga = w->pairs[p].a, gb = w->pairs[p].b;
