@@ -38,12 +38,28 @@ typedef struct sweep_box {
   int body;          /* owning body, -1 for world geoms */
   int owner;         /* owning body id, also for static bodies (-1 for world geoms) */
   int inactive;      /* static or asleep: two inactive geoms need no contact */
-  int artic, link, parent_link; /* tree membership, -1 for free bodies and world geoms */
-  int base;          /* a root link's static parent body (its tree's base_body), else -1 */
+  int artic, link;    /* tree membership, -1 for free bodies and world geoms */
   uint32_t contype, conaffinity;
 } sweep_box;
 
-/* may these two geoms produce a contact that matters this step? */
+/* the parent of a tree's link for the filter: the nearest massive ancestor (massless links are
+ * only joint frames of the same MJCF body), -1 for the root */
+static int filter_parent(const phys_world *w, const sweep_box *a) {
+  const phys_artic *t = &w->artics[a->artic];
+  int p = t->tb[a->link].parent;
+  while (p >= 0 && w->bodies[t->body[p]].mass == 0.0) p = t->tb[p].parent;
+  return p;
+}
+
+/* does b belong to the static body that the tree of a (a root link) hangs from? */
+static inline int on_base(const phys_world *w, const sweep_box *a, const sweep_box *b) {
+  if (a->artic < 0) return 0;
+  int base = w->artics[a->artic].base_body;
+  return base >= 0 && b->owner == base && filter_parent(w, a) < 0;
+}
+
+/* may these two geoms produce a contact that matters this step? (the tree filters walk the
+ * tree only for the pairs that reach them) */
 static inline int boxes_wanted(const phys_world *w, const sweep_box *a, const sweep_box *b) {
   if (a->inactive && b->inactive) return 0;
   if (a->body == b->body && a->body >= 0) return 0;
@@ -52,10 +68,10 @@ static inline int boxes_wanted(const phys_world *w, const sweep_box *a, const sw
   if (w->ncpairs && phys__contact_pair_find(w, a->geom, b->geom)) return 0;
   /* a link and its parent link do not collide (MuJoCo's rule: the joint keeps them apart) */
   if (a->artic >= 0 && a->artic == b->artic &&
-      (a->parent_link == b->link || b->parent_link == a->link))
+      (filter_parent(w, a) == b->link || filter_parent(w, b) == a->link))
     return 0;
   /* nor a tree's root and the static body it hangs from (not the world's own geoms) */
-  if ((a->base >= 0 && b->owner == a->base) || (b->base >= 0 && a->owner == b->base)) return 0;
+  if (on_base(w, a, b) || on_base(w, b, a)) return 0;
   return (a->contype & b->conaffinity) || (b->contype & a->conaffinity);
 }
 
@@ -64,21 +80,19 @@ static void make_box(const phys_world *w, int g, double margin, sweep_box *out) 
   const phys_geom *geom = &w->geoms[g];
   phys__shape_aabb(&geom->shape, margin, out->lo, out->hi);
   out->geom = g;
-  out->body = geom->is_static ? -1 : geom->body;
   out->owner = geom->body;
-  out->inactive = geom->is_static || w->bodies[geom->body].asleep;
-  out->artic = out->link = out->parent_link = out->base = -1;
-  if (!geom->is_static && w->bodies[geom->body].artic >= 0) {
+  out->artic = out->link = -1;
+  if (geom->is_static) {
+    out->body = -1;
+    out->inactive = 1;
+  } else {
     const phys_body *b = &w->bodies[geom->body];
-    out->artic = b->artic;
-    out->link = b->link;
-    /* the parent for the filter is the nearest massive ancestor: massless links are only
-     * joint frames of the same MJCF body */
-    const phys_artic *a = &w->artics[b->artic];
-    int p = a->tb[b->link].parent;
-    while (p >= 0 && w->bodies[a->body[p]].mass == 0.0) p = a->tb[p].parent;
-    out->parent_link = p;
-    if (p < 0) out->base = a->base_body;
+    out->body = geom->body;
+    out->inactive = b->asleep;
+    if (b->artic >= 0) {
+      out->artic = b->artic;
+      out->link = b->link;
+    }
   }
   out->contype = geom->contype;
   out->conaffinity = geom->conaffinity;
@@ -197,7 +211,7 @@ int phys__broadphase(phys_world *w, const double *margin) {
     pb.body = -1;
     pb.owner = pl->body;
     pb.inactive = 1;
-    pb.artic = pb.link = pb.parent_link = pb.base = -1;
+    pb.artic = pb.link = -1;
     pb.contype = pl->contype;
     pb.conaffinity = pl->conaffinity;
     for (int i = 0; i < nbox; i++) {

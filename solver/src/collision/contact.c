@@ -18,6 +18,10 @@
 #include "core/math3.h"
 #include "solvers/solver.h"
 
+/* fmax(a, b) without the call, the same value for every a and b (NaNs included): x86-64
+ * glibc's maxsd gives b when a > b fails, a when b is a NaN */
+static inline double max_of(double a, double b) { return (a > b || b != b) ? a : b; }
+
 /* key of a contact: geom ids below 2^24, 16 bits of feature */
 static uint64_t contact_key(int ga, int gb, uint32_t feature) {
   return ((uint64_t)(uint32_t)ga << 40) | ((uint64_t)(uint32_t)gb << 16) | (feature & 0xFFFFu);
@@ -47,12 +51,16 @@ static double pair_margin(const phys_world *w, const double *geom_margin, int a,
   double m = geom_margin[a] + geom_margin[b];
   const phys_contact_pair *cp = w->ncpairs ? phys__contact_pair_find(w, a, b) : NULL;
   if (cp && cp->has_margin)
-    m = fmax(0.0, m - w->geoms[a].margin - w->geoms[b].margin) + cp->margin;
+    m = max_of(0.0, m - w->geoms[a].margin - w->geoms[b].margin) + cp->margin;
   return m;
 }
 
 /* wake sleeping bodies that an awake body touches; returns 1 if any woke */
 static int wake_touched(phys_world *w, const double *geom_margin) {
+  /* no body asleep: no pair can have one sleeping side */
+  int any_asleep = 0;
+  for (int b = 0; b < w->nbodies && !any_asleep; b++) any_asleep = w->bodies[b].asleep;
+  if (!any_asleep) return 0;
   int woke = 0;
   for (int p = 0; p < w->npairs; p++) {
     int ga = w->pairs[p].a, gb = w->pairs[p].b;
@@ -76,30 +84,23 @@ static int wake_touched(phys_world *w, const double *geom_margin) {
 static double contact_offset(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair) {
   const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
   if (cpair && cpair->has_margin) return cpair->margin - cpair->gap;
-  return fmax(a->margin, b->margin) - fmax(a->gap, b->gap);
+  return max_of(a->margin, b->margin) - max_of(a->gap, b->gap);
 }
 
-/* contact c from narrowphase point pt of the pair of geoms (ga, gb): sides, friction, condim,
- * frame and the warm-started impulse (reads the warm-start store only) */
-static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair,
-                         const phys_contact_point *pt, phys_contact *c) {
+/* what the contacts of the pair of geoms (ga, gb) share: sides, bodies, friction, condim and
+ * the compliant parameters into c; whether the sides are swapped (the dynamic side is "a"
+ * when the other side is static: impulses then act on body a) */
+static int pair_contact(const phys_world *w, int ga, int gb, const phys_contact_pair *cpair,
+                        phys_contact *c) {
   const phys_geom *a = &w->geoms[ga], *b = &w->geoms[gb];
-  c->feature = pt->feature;
-  c->key = contact_key(ga, gb, pt->feature);
-  v3_copy(c->pos, pt->pos);
-
-  /* the dynamic side is "a" when the other side is static: impulses then act on body a */
-  double normal[3];
   int flip = a->is_static;
   c->geom_a = flip ? gb : ga;
   c->geom_b = flip ? ga : gb;
   c->body_a = geom_body(w, c->geom_a);
   c->body_b = geom_body(w, c->geom_b);
-  v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
-  c->dist = pt->dist - contact_offset(w, ga, gb, cpair);
-  c->mu = fmax(a->friction, b->friction);
-  c->mu_spin = fmax(a->friction_torsion, b->friction_torsion);
-  c->mu_roll = fmax(a->friction_rolling, b->friction_rolling);
+  c->mu = max_of(a->friction, b->friction);
+  c->mu_spin = max_of(a->friction_torsion, b->friction_torsion);
+  c->mu_roll = max_of(a->friction_rolling, b->friction_rolling);
   c->dim = a->condim > b->condim ? a->condim : b->condim;
   if (a->priority != b->priority) { /* MuJoCo: the higher priority's values */
     const phys_geom *hi = a->priority > b->priority ? a : b;
@@ -112,6 +113,34 @@ static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact
   if (cpair && cpair->condim) c->dim = cpair->condim;
   if (c->mu == 0.0) c->dim = 1;
   phys__contact_params(a, b, c);
+  return flip;
+}
+
+/* contact c from narrowphase point pt of the pair of geoms (ga, gb), whose shared values are in
+ * pc (pair_contact: sides swapped when flip) and whose offset is contact_offset's: feature,
+ * position, distance, frame and the warm-started impulse (reads the warm-start store only) */
+static void fill_contact(const phys_world *w, int ga, int gb, const phys_contact *pc, int flip,
+                         double offset, const phys_contact_point *pt, phys_contact *c) {
+  c->feature = pt->feature;
+  c->key = contact_key(ga, gb, pt->feature);
+  v3_copy(c->pos, pt->pos);
+  double normal[3];
+  c->geom_a = pc->geom_a;
+  c->geom_b = pc->geom_b;
+  c->body_a = pc->body_a;
+  c->body_b = pc->body_b;
+  v3_scale(normal, pt->normal, flip ? -1.0 : 1.0);
+  c->dist = pt->dist - offset;
+  c->mu = pc->mu;
+  c->mu_spin = pc->mu_spin;
+  c->mu_roll = pc->mu_roll;
+  c->dim = pc->dim;
+  c->stiffness = pc->stiffness;
+  c->tau_d = pc->tau_d;
+  c->hc_d = pc->hc_d;
+  c->v_s = pc->v_s;
+  c->solref[0] = pc->solref[0];
+  c->solref[1] = pc->solref[1];
 
   /* frame rows t1, t2, n */
   double t1[3], t2[3];
@@ -187,9 +216,13 @@ static void fill_pair(phys_world *w, const phys_pair *pairs, int p, int npairs, 
   int first = counts[p], n = (p + 1 < npairs ? counts[p + 1] : total) - first;
   if (!n) return;
   int ga = pairs[p].a, gb = pairs[p].b;
-  const phys_contact_pair *cpair = phys__contact_pair_find(w, ga, gb);
+  const phys_contact_pair *cpair = w->ncpairs ? phys__contact_pair_find(w, ga, gb) : NULL;
+  phys_contact pc;
+  int flip = pair_contact(w, ga, gb, cpair, &pc);
+  double offset = contact_offset(w, ga, gb, cpair);
   for (int k = 0; k < n; k++)
-    fill_contact(w, ga, gb, cpair, &slots[slot_start[p] + (size_t)k], &w->contacts[first + k]);
+    fill_contact(w, ga, gb, &pc, flip, offset, &slots[slot_start[p] + (size_t)k],
+                 &w->contacts[first + k]);
 }
 
 int phys__build_contacts(phys_world *w, const double *geom_margin) {

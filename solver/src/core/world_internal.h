@@ -86,6 +86,8 @@ typedef struct phys_body {
   /* state: pose of the inertial frame, COM linear and world angular velocity */
   double x[3], q[4], v[3], w[3];
   double force[3], torque[3];        /* external wrench for the next step */
+  double posed_x[3], posed_q[4];     /* the x and q its geoms' world poses were last computed
+                                        from (phys__body_update_geoms; q all-ones bits: never) */
 
   /* sleeping */
   int asleep;
@@ -382,8 +384,9 @@ void phys__keyframes_free(phys_world *w);
 phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys_geom_desc *geoms,
                            int ngeom, int massless_ok, phys_id *out_body);
 
-/* refresh the world pose (shape) of the geoms of body b from its state; for a mocap body also
- * the world anchors of its equalities */
+/* refresh the world pose (shape) of the geoms of body b from its state (nothing to do when x
+ * and q are bit for bit those of the last refresh); for a mocap body also the world anchors of
+ * its equalities */
 void phys__body_update_geoms(phys_world *w, int b);
 
 /* equality.c: the world anchors of the equalities that hold mocap body b, from their body-frame

@@ -276,6 +276,7 @@ phys_status phys__add_body(phys_world *w, const phys_body_desc *desc, const phys
   phys_id id = w->nbodies;
   phys_body *b = &w->bodies[id];
   memset(b, 0, sizeof *b);
+  memset(b->posed_q, 0xFF, sizeof b->posed_q); /* geoms not posed yet */
   b->alive = 1;
   b->is_static = desc->is_static;
   b->mocap = desc->is_static && desc->mocap;
@@ -344,6 +345,11 @@ void phys__body_update_geoms(phys_world *w, int bi) {
   phys_body *b = &w->bodies[bi];
   if (b->is_static && !b->mocap) return;
   if (b->mocap) phys__connects_follow_mocap(w, bi);
+  /* the geoms hold the poses of this very x and q already (a tree's links are posed when the
+   * step integrates them, and again when the next one starts): the same products again */
+  if (!memcmp(b->posed_x, b->x, sizeof b->x) && !memcmp(b->posed_q, b->q, sizeof b->q)) return;
+  memcpy(b->posed_x, b->x, sizeof b->x);
+  memcpy(b->posed_q, b->q, sizeof b->q);
   double R[9];
   q_to_m3(R, b->q);
   for (int i = b->geom_start; i < b->geom_start + b->geom_count; i++) {
