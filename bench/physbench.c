@@ -72,6 +72,7 @@ typedef struct run_result {
   double residual_max, penetration_max, drift_max, wall_s;
   int iterations_max, bodies, asleep_end;
   int steps_at_cap;          /* timed steps whose iterations_max reached the iteration cap */
+  int redone;                /* timed steps whose collision and solve were redone (stats.redone) */
   uint64_t hash, allocations;
   uint64_t hash_worlds;      /* --worlds: FNV-1a of every world's state hash, in index order */
   phys_world_options opt;    /* options in force during the run */
@@ -584,6 +585,7 @@ static void record_stats(const phys_world *w, long i, run_result *r) {
   r->residual_sum += s->residual_mean;
   if (s->iterations_max > r->iterations_max) r->iterations_max = s->iterations_max;
   if (s->iterations_max >= phys_world_get_options(w).max_iterations) r->steps_at_cap++;
+  r->redone += s->redone;
   if (s->residual > r->residual_max) r->residual_max = s->residual;
   if (s->penetration_max > r->penetration_max) r->penetration_max = s->penetration_max;
   r->subadmm_refactor += s->subadmm.refactorizations;
@@ -768,6 +770,7 @@ static int run_once(const bench_args *a, const char *tag, run_result *r) {
   r->deep.threshold = 1e-3 * a->deep_mm;
   r->iterations_max = 0;
   r->steps_at_cap = 0;
+  r->redone = 0;
   rc = warm_up(&sim, a, tag);
   int bound = phys_world_body_id_bound(w);
   double *pos0 = malloc(sizeof(double) * 3 * (size_t)(bound > 0 ? bound : 1));
@@ -840,6 +843,7 @@ static void report(const bench_args *a, run_result *r, double *medians) {
   json_num(&j, "iterations_mean", r->iterations_sum / (double)n);
   json_int(&j, "iterations_max", r->iterations_max);
   json_int(&j, "steps_at_cap", r->steps_at_cap);
+  json_int(&j, "steps_redone", r->redone);
   json_num(&j, "residual_mean", r->residual_sum / (double)n);
   json_num(&j, "residual_max", r->residual_max);
   json_num(&j, "penetration_max_m", r->penetration_max);

@@ -719,6 +719,9 @@ typedef struct phys_step_stats {
   phys_sap_stats sap;        /* SAP's own figures (zero for other solvers) */
   phys_nsn_stats nsn;        /* NSN's own figures (zero for other solvers) */
   phys_firstorder_stats firstorder; /* the first-order solver's (zero for other solvers) */
+  int redone;                /* 1 when a free body's solved motion outran the contact margins
+                                and the step's collision and solve were redone with margins
+                                that reach as far (docs/engine.md, Contacts); else 0 */
 } phys_step_stats;
 
 #ifdef __cplusplus

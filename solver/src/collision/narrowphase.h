@@ -16,8 +16,12 @@
 #include <stdint.h>
 #include "phys/phys_types.h"
 
-/* most contact points one pair of primitives can produce (box-box clipped faces are reduced) */
+/* most contact points one pair of primitives can produce (box-box clipped faces are reduced),
+ * but a cylinder on a plane */
 #define PHYS_MAX_PAIR_CONTACTS 4
+/* most contact points of a cylinder on a plane: its rim every 45 degrees (narrowphase_cylinder.c)
+ * and the most of any pair of primitives, the room a buffer for any of them needs */
+#define PHYS_CYLINDER_PLANE_CONTACTS 8
 /* most contact points of a pair with a PHYS_GEOM_SDF geom (narrowphase_sdf.c: up to 120 as
  * found, more are clustered to 32) */
 #define PHYS_SDF_MAX_PAIR_CONTACTS 120
@@ -52,10 +56,13 @@ typedef struct phys_contact_point {
 
 /* Room a pair of these shapes needs in phys__collide's `out`: PHYS_SDF_MAX_PAIR_CONTACTS when
  * either is an SDF, else PHYS_TRIMESH_MAX_PAIR_CONTACTS when either is a non-convex mesh, else
- * PHYS_MAX_PAIR_CONTACTS. */
+ * PHYS_CYLINDER_PLANE_CONTACTS for a cylinder and a plane, else PHYS_MAX_PAIR_CONTACTS. */
 static inline int phys__pair_capacity(const phys_shape *a, const phys_shape *b) {
   if (a->type == PHYS_GEOM_SDF || b->type == PHYS_GEOM_SDF) return PHYS_SDF_MAX_PAIR_CONTACTS;
   if (a->trimesh || b->trimesh) return PHYS_TRIMESH_MAX_PAIR_CONTACTS;
+  if ((a->type == PHYS_GEOM_CYLINDER && b->type == PHYS_GEOM_PLANE) ||
+      (a->type == PHYS_GEOM_PLANE && b->type == PHYS_GEOM_CYLINDER))
+    return PHYS_CYLINDER_PLANE_CONTACTS;
   return PHYS_MAX_PAIR_CONTACTS;
 }
 

@@ -3,8 +3,8 @@
  * Every pair routine takes its shapes in canonical order, a->type >= b->type (so a plane is
  * always b), and follows the conventions of narrowphase.h for that order; phys__collide() swaps
  * and flips normals for the other order. Each writes at most PHYS_MAX_PAIR_CONTACTS points
- * (phys__np_sdf_pair: PHYS_SDF_MAX_PAIR_CONTACTS, phys__np_trimesh_pair:
- * PHYS_TRIMESH_MAX_PAIR_CONTACTS).
+ * (phys__np_cylinder_plane: PHYS_CYLINDER_PLANE_CONTACTS, phys__np_sdf_pair:
+ * PHYS_SDF_MAX_PAIR_CONTACTS, phys__np_trimesh_pair: PHYS_TRIMESH_MAX_PAIR_CONTACTS).
  */
 #ifndef PHYS_NARROWPHASE_INTERNAL_H
 #define PHYS_NARROWPHASE_INTERNAL_H

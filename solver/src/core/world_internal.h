@@ -307,6 +307,11 @@ struct phys_world {
                             doubles per body, x, q, v, w at the step's start; restored when the
                             step fails */
   int saved_cap;
+  double *redo_travel;   /* per body: how far the solved motion of the step's first solve can
+                            carry a point, h (|v| + |w| rbound), read by the margins of a redone
+                            collision (step.c, "a solve that outruns its margins") */
+  int redo_travel_cap;
+  int redo_pass;         /* 1 while a step's collision and solve are redone */
   phys_pair *pairs;      /* broadphase output of the current step */
   int npairs, pairs_cap;
   phys_pair *sweep_pairs[PHYS_SWEEP_SLICES]; /* per-slice sweep output, concatenated in order */
@@ -475,9 +480,9 @@ int phys__broadphase(phys_world *w, const double *geom_margin);
 int phys__build_contacts(phys_world *w, const double *geom_margin);
 
 /* contact_predict.c: the n narrowphase points of geoms ga and gb (found within `margin`, room
- * for `cap`) with, when n is 1 and a side that is not a sphere turns fast, the pair's deepest
- * point at the free-motion poses after the step carried back to the start poses as a second
- * point (see the file); returns the new count. Pure, thread-safe. */
+ * for `cap`) with, when 1 <= n < cap and a side that is not a sphere turns fast, the pair's
+ * deepest point at the free-motion poses after the step carried back to the start poses as one
+ * more point (see the file); returns the new count. Pure, thread-safe. */
 int phys__add_predicted(const phys_world *w, int ga, int gb, double margin,
                         struct phys_contact_point *pts, int n, int cap);
 

@@ -223,7 +223,7 @@ static void test_hull(void) {
 
 /* Ellipsoid on a plane, upright and tilted: depth of the support point, exactly. */
 static void test_ellipsoid_plane(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape p = shape(PHYS_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
   phys_shape e = shape(PHYS_GEOM_ELLIPSOID, 0.3, 0.2, 0.1, 1, 2, 0.09);
   CU_ASSERT_EQUAL(phys__collide(&e, &p, 0.01, c), 1);
@@ -314,7 +314,7 @@ static void test_sphere_mesh(void) {
   double h[3] = {0.5, 0.4, 0.3}, c0[3] = {0, 0, 0};
   int mesh;
   phys_world *w = world_with_box_mesh(h, c0, &mesh);
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape m = mesh_shape(w, mesh, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_SPHERE, 0.2, 0, 0, 0.1, 0.05, 0.48);
   CU_ASSERT_EQUAL(phys__collide(&s, &m, 0.01, c), 1);
@@ -339,7 +339,7 @@ static void test_sphere_mesh(void) {
 
 /* Cylinder on a box standing and lying, cylinder on cylinder, cylinder against a capsule. */
 static void test_cylinder_pairs(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape base = shape(PHYS_GEOM_BOX, 1, 1, 0.5, 0, 0, -0.5);
   phys_shape cy = shape(PHYS_GEOM_CYLINDER, 0.2, 0.3, 0, 0.1, 0.2, 0.299);
   int n = phys__collide(&cy, &base, 0.01, c);
@@ -578,7 +578,7 @@ static void overlap_depth_check(const char *label, const phys_geom_type (*pairs)
       test_support(&s[1], nu, sb);
       double reach = v3_dot(sa, u) - v3_dot(sb, u) - rnd(&st, depth_lo, depth_hi);
       v3_scale(s[1].pos, u, reach);
-      phys_contact_point c[4];
+      phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
       int n = phys__collide(&s[0], &s[1], 0.0, c);
       if (n != 1 || c[0].feature != 0x80000001u) continue; /* only the overlapping-cores path */
       double best = INFINITY;

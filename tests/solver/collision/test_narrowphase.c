@@ -47,11 +47,12 @@ static void check_pt(const phys_contact_point *c, int n, double x, double y, dou
  * the bias. */
 static int collide_opt(const phys_shape *a, const phys_shape *b, double margin,
                        phys_contact_point *out, int flip) {
-  phys_contact_point sw[PHYS_MAX_PAIR_CONTACTS], again[PHYS_MAX_PAIR_CONTACTS];
-  memset(out, 0, PHYS_MAX_PAIR_CONTACTS * sizeof *out);
+  /* out: room for any pair of primitives (a cylinder on a plane has the most) */
+  phys_contact_point sw[PHYS_CYLINDER_PLANE_CONTACTS], again[PHYS_CYLINDER_PLANE_CONTACTS];
+  memset(out, 0, PHYS_CYLINDER_PLANE_CONTACTS * sizeof *out);
   memset(again, 0, sizeof again);
   int n = phys__collide(a, b, margin, out);
-  CU_ASSERT(n >= 0 && n <= PHYS_MAX_PAIR_CONTACTS);
+  CU_ASSERT(n >= 0 && n <= phys__pair_capacity(a, b));
   CU_ASSERT_EQUAL(phys__collide(a, b, margin, again), n);
   for (int i = 0; i < n; i++) {  /* bit for bit (field by field: the struct has padding) */
     CU_ASSERT(memcmp(out[i].pos, again[i].pos, sizeof out[i].pos) == 0);
@@ -94,7 +95,7 @@ static int collide(const phys_shape *a, const phys_shape *b, double margin,
 
 /* Sphere above, touching, in and below the z = 0 plane, and against a tilted offset plane. */
 static void test_sphere_plane(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape p = shape(PHYS_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_SPHERE, 0.5, 0, 0, 1, 2, 0.6);
   CU_ASSERT_EQUAL(collide(&s, &p, 0.2, c), 1);
@@ -121,7 +122,7 @@ static void test_sphere_plane(void) {
 
 /* Two spheres apart, touching, overlapping, one centre inside the other, coincident. */
 static void test_sphere_sphere(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape b = shape(PHYS_GEOM_SPHERE, 1.0, 0, 0, 0, 0, 0);
   phys_shape a = shape(PHYS_GEOM_SPHERE, 1.5, 0, 0, 3, 0, 0);
   CU_ASSERT_EQUAL(collide(&a, &b, 1.0, c), 1);
@@ -146,7 +147,7 @@ static void test_sphere_sphere(void) {
 
 /* Sphere beside the capsule side, beyond an end, touching, inside, on the axis. */
 static void test_sphere_capsule(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape cap = shape(PHYS_GEOM_CAPSULE, 0.5, 1.0, 0, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_SPHERE, 0.25, 0, 0, 1, 0, 0.5);
   CU_ASSERT_EQUAL(collide(&s, &cap, 0.3, c), 1);
@@ -178,7 +179,7 @@ static void test_sphere_capsule(void) {
 
 /* Sphere against box faces, edges and corners, inside, at the centre, and a rotated box. */
 static void test_sphere_box(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape box = shape(PHYS_GEOM_BOX, 1, 2, 3, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_SPHERE, 0.5, 0, 0, 1.7, 0, 0);
   CU_ASSERT_EQUAL(collide(&s, &box, 0.3, c), 1);
@@ -215,7 +216,7 @@ static void test_sphere_box(void) {
 
 /* Capsule lying flat (2 points), hovering, tilted (1 point), upright, under the plane. */
 static void test_capsule_plane(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape p = shape(PHYS_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
   phys_shape cap = shape(PHYS_GEOM_CAPSULE, 0.25, 1.0, 0, 0, 0, 0.25);
   rotate(&cap, 0, 1, 0, M_PI / 2);  /* axis along +x: end 0 at x = -1 */
@@ -253,7 +254,7 @@ static void test_capsule_plane(void) {
 /* Capsules crossing at right angles, touching, overlapping, intersecting axes, parallel
  * (2 points), collinear, end to end. */
 static void test_capsule_capsule(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape a = shape(PHYS_GEOM_CAPSULE, 0.3, 1.0, 0, 0, 0, 1);
   phys_shape b = shape(PHYS_GEOM_CAPSULE, 0.3, 1.0, 0, 0, 0, 0);
   rotate(&a, 0, 1, 0, M_PI / 2);   /* along x */
@@ -312,7 +313,7 @@ static void test_capsule_capsule(void) {
  * inside, upright over the face, over an edge, over a corner, through a vertical edge and at
  * the box centre. */
 static void test_capsule_box(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape box = shape(PHYS_GEOM_BOX, 1, 1, 1, 0, 0, 0);
   phys_shape cap = shape(PHYS_GEOM_CAPSULE, 0.25, 0.5, 0, 0, 0, 1.25);
   rotate(&cap, 0, 1, 0, M_PI / 2);
@@ -393,7 +394,7 @@ static void features(const phys_contact_point *c, int n, uint32_t f[4]) {
  * a thin box with every vertex within margin (reduced to 4), a tilted plane, and stable vertex
  * ids under a small translation. */
 static void test_box_plane(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   uint32_t f0[4], f1[4];
   phys_shape p = shape(PHYS_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
   phys_shape b = shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.5, 0, 0, 0.5);
@@ -473,7 +474,7 @@ static double xy_area(const phys_contact_point *c, int n) {
 /* Small box resting flat on a big one: 4 points at its footprint corners; hovering, sinking,
  * stable ids when it slides a little. */
 static void test_box_box_flat(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   uint32_t f0[4], f1[4];
   phys_shape big = shape(PHYS_GEOM_BOX, 1, 1, 1, 0, 0, 0);
   phys_shape a = shape(PHYS_GEOM_BOX, 0.4, 0.4, 0.4, 0, 0, 1.4);
@@ -532,7 +533,7 @@ static void test_box_box_flat(void) {
 /* Box turned 45 degrees about z on an equal box: an octagon reduced to the 4 points of largest
  * area; box tilted edge down (2 points) and vertex down (1 point) on a big box. */
 static void test_box_box_rotated(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape lo = shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.5, 0, 0, 0);
   phys_shape r = shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.5, 0, 0, 1);
   rotate(&r, 0, 0, 1, M_PI / 4);
@@ -566,7 +567,7 @@ static void test_box_box_rotated(void) {
 /* Edge-edge: two boxes standing on edges, crossing at right angles, at a known distance; also
  * penetrating, and the same edge ids after a small move. */
 static void test_box_box_edge(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape a = shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.5, 0, 0, 1.5);
   phys_shape b = shape(PHYS_GEOM_BOX, 0.5, 0.5, 0.5, 0, 0, 0);
   rotate(&a, 1, 0, 0, M_PI / 4);  /* lowest edge along x at z = 1.5 - sqrt(1/2) */
@@ -587,7 +588,7 @@ static void test_box_box_edge(void) {
 /* Deep and degenerate boxes: a small box inside a big one, coincident identical boxes, boxes far
  * apart. */
 static void test_box_box_deep(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape big = shape(PHYS_GEOM_BOX, 1, 1, 1, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_BOX, 0.1, 0.1, 0.1, 0.3, 0, 0);
   CU_ASSERT_EQUAL(collide(&s, &big, 0, c), 4);
@@ -609,24 +610,30 @@ static void test_box_box_deep(void) {
 
 /* ---- cylinder ---- */
 
-/* Cylinder upright (4 rim points), lying (2), tilted (1), hovering, sunk, under the plane. */
+/* Cylinder upright (8 rim points, every 45 degrees), lying (2), tilted (1), hovering, sunk,
+ * under the plane. */
 static void test_cylinder_plane(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape p = shape(PHYS_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
   phys_shape cy = shape(PHYS_GEOM_CYLINDER, 0.5, 1.0, 0, 0, 0, 1);
-  CU_ASSERT_EQUAL(collide(&cy, &p, 1e-3, c), 4);
-  check_pt(c, 4, 0.5, 0, 0, 0, 0, 1, 0);
-  check_pt(c, 4, -0.5, 0, 0, 0, 0, 1, 0);
-  check_pt(c, 4, 0, 0.5, 0, 0, 0, 1, 0);
-  check_pt(c, 4, 0, -0.5, 0, 0, 0, 1, 0);
-  for (int i = 0; i < 4; i++) CU_ASSERT(c[i].feature < 4);
+  double d = 0.5 * sqrt(0.5); /* a diagonal rim point's coordinates */
+  CU_ASSERT_EQUAL(collide(&cy, &p, 1e-3, c), 8);
+  check_pt(c, 8, 0.5, 0, 0, 0, 0, 1, 0);
+  check_pt(c, 8, -0.5, 0, 0, 0, 0, 1, 0);
+  check_pt(c, 8, 0, 0.5, 0, 0, 0, 1, 0);
+  check_pt(c, 8, 0, -0.5, 0, 0, 0, 1, 0);
+  check_pt(c, 8, d, d, 0, 0, 0, 1, 0);
+  check_pt(c, 8, -d, d, 0, 0, 0, 1, 0);
+  check_pt(c, 8, -d, -d, 0, 0, 0, 1, 0);
+  check_pt(c, 8, d, -d, 0, 0, 0, 1, 0);
+  for (int i = 0; i < 8; i++) CU_ASSERT(c[i].feature < 8); /* the lower cap's */
   cy.pos[2] = 1.1;
-  CU_ASSERT_EQUAL(collide(&cy, &p, 0.2, c), 4);
-  check_pt(c, 4, 0.5, 0, 0.05, 0, 0, 1, 0.1);
+  CU_ASSERT_EQUAL(collide(&cy, &p, 0.2, c), 8);
+  check_pt(c, 8, 0.5, 0, 0.05, 0, 0, 1, 0.1);
   CU_ASSERT_EQUAL(collide(&cy, &p, 0.09, c), 0);
   cy.pos[2] = -0.5;
-  CU_ASSERT_EQUAL(collide(&p, &cy, 0, c), 4);
-  check_pt(c, 4, 0, 0.5, -0.75, 0, 0, -1, -1.5);
+  CU_ASSERT_EQUAL(collide(&p, &cy, 0, c), 8);
+  check_pt(c, 8, 0, 0.5, -0.75, 0, 0, -1, -1.5);
   /* lying along y */
   phys_shape l = shape(PHYS_GEOM_CYLINDER, 0.5, 1.0, 0, 0, 0, 0.5);
   rotate(&l, 1, 0, 0, M_PI / 2);
@@ -645,7 +652,7 @@ static void test_cylinder_plane(void) {
 /* Sphere on the cap, beside the side, over the rim, inside near the side and the cap, at the
  * centre; plane-plane gives nothing (cylinder-capsule/box/cylinder: test_convex.c). */
 static void test_cylinder_sphere(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape cy = shape(PHYS_GEOM_CYLINDER, 0.5, 1.0, 0, 0, 0, 0);
   phys_shape s = shape(PHYS_GEOM_SPHERE, 0.25, 0, 0, 0.2, 0, 1.5);
   CU_ASSERT_EQUAL(collide(&s, &cy, 0.3, c), 1);
@@ -730,7 +737,7 @@ static void test_aabb(void) {
 
 /* Invalid input: an out-of-range type gives nothing. */
 static void test_dispatch_invalid(void) {
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   phys_shape s = shape(PHYS_GEOM_SPHERE, 1, 0, 0, 0, 0, 0);
   phys_shape bad = s;
   bad.type = PHYS_GEOM_TYPE_COUNT;
@@ -789,7 +796,7 @@ static phys_shape random_shape(uint64_t *st, phys_geom_type t) {
  * for some of its overlapping placements. */
 static void test_random_pairs(void) {
   uint64_t st = 12345;
-  phys_contact_point c[4];
+  phys_contact_point c[PHYS_CYLINDER_PLANE_CONTACTS];
   /* the exact routines; the MPR-based pairs (cylinder against capsule, box or cylinder,
    * ellipsoids, meshes) have their own random test in test_convex.c */
   for (int ta = 0; ta <= PHYS_GEOM_CYLINDER; ta++) {
