@@ -468,23 +468,29 @@ class Client:
                         raise ConnectionClosed("connection is closed: %s" % self._broken.message,
                                                self._broken.code)
                 return raw, rid
-            while True:
-                try:
-                    raw = self._read_raw(deadline)
-                    got, env = self._frame_req_id(raw)
-                    if got == 0 and env is None:
-                        env = self._parse(raw)
-                except Timeout:
-                    raise
-                except PhysdError as e:
-                    self._break(e)
-                    raise
-                if got == rid:
-                    return raw, rid
-                if got == 0:
-                    self._dispatch(env)
-                elif got in self._tickets:   # a step_batch_send's, kept for its recv
-                    self._early[got] = raw
+            return self._read_until(rid, deadline), rid
+
+    def _read_until(self, rid, deadline):
+        """Read frames on the calling thread (no reader thread) until req_id rid's reply and
+        return its body: events dispatched, step_batch_send tickets' replies kept for their
+        recv, late replies of other requests discarded. Called under _req_lock."""
+        while True:
+            try:
+                raw = self._read_raw(deadline)
+                got, env = self._frame_req_id(raw)
+                if got == 0 and env is None:
+                    env = self._parse(raw)
+            except Timeout:
+                raise
+            except PhysdError as e:
+                self._break(e)
+                raise
+            if got == rid:
+                return raw
+            if got == 0:
+                self._dispatch(env)
+            elif got in self._tickets:   # a step_batch_send's, kept for its recv
+                self._early[got] = raw
 
     def _env(self):
         return self.pb.Envelope()
@@ -689,23 +695,7 @@ class Client:
         with self._cond:
             if ticket in self._early:
                 return self._early.pop(ticket)
-        while True:
-            try:
-                raw = self._read_raw(deadline)
-                got, env = self._frame_req_id(raw)
-                if got == 0 and env is None:
-                    env = self._parse(raw)
-            except Timeout:
-                raise
-            except PhysdError as e:
-                self._break(e)
-                raise
-            if got == ticket:
-                return raw
-            if got == 0:
-                self._dispatch(env)
-            elif got in self._tickets:
-                self._early[got] = raw
+        return self._read_until(ticket, deadline)
 
     def _solver_options(self, field, options):
         """Protocol 1.6: a {name: value} dict into a repeated SolverOption field; refused here
