@@ -69,10 +69,9 @@ static phys_id add_ellipsoid(phys_world *w, const double p[3], const double angv
   return id;
 }
 
-/* A box (0.3 x 0.2 x 0.1 m, 1 kg) resting on one long edge, tilted `tilt_deg`, and a box of `m2`
- * kg falling at `v` m/s onto its raised side (h = 5 ms): the deepest contact over 100 steps and
- * the steps redone (core/step.c, "a solve that outruns its margins") */
-static double struck_box(double tilt_deg, double m2, double v, int *redone) {
+/* a world on one thread at h = 5 ms (humanoid100's step) with a ground plane; NULL fails the
+ * test */
+static phys_world *ground_world(void) {
   phys_world_options o = fixed_threads(1);
   o.timestep = 0.005;
   phys_world *w = NULL;
@@ -81,6 +80,14 @@ static double struck_box(double tilt_deg, double m2, double v, int *redone) {
   phys_geom_desc pg = phys_geom_desc_default();
   pg.type = PHYS_GEOM_PLANE;
   CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &pg, NULL), PHYS_OK);
+  return w;
+}
+
+/* A box (0.3 x 0.2 x 0.1 m, 1 kg) resting on one long edge, tilted `tilt_deg`, and a box of `m2`
+ * kg falling at `v` m/s onto its raised side (h = 5 ms): the deepest contact over 100 steps and
+ * the steps redone (core/step.c, "a solve that outruns its margins") */
+static double struck_box(double tilt_deg, double m2, double v, int *redone) {
+  phys_world *w = ground_world();
   phys_geom_desc g = phys_geom_desc_default();
   g.type = PHYS_GEOM_BOX;
   v3_set3(g.size, 0.15, 0.1, 0.05);
@@ -131,14 +138,7 @@ static void test_struck_box(void) {
  * rim on the ground, tilted `tilt_deg` about x, rocking across its tilt at `wy` rad/s about y and
  * spinning at `spin` rad/s about its axis (h = 5 ms): the deepest contact over `steps` steps */
 static double rocking_disc(double tilt_deg, double wy, double spin, int steps) {
-  phys_world_options o = fixed_threads(1);
-  o.timestep = 0.005;
-  phys_world *w = NULL;
-  phys_error err;
-  CU_ASSERT_EQUAL_FATAL(phys_world_create(&o, &w, &err), PHYS_OK);
-  phys_geom_desc pg = phys_geom_desc_default();
-  pg.type = PHYS_GEOM_PLANE;
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &pg, NULL), PHYS_OK);
+  phys_world *w = ground_world();
   phys_geom_desc g = phys_geom_desc_default();
   g.type = PHYS_GEOM_CYLINDER;
   g.size[0] = 0.1;
