@@ -23,6 +23,16 @@ int register_tests(void);
  * return from the test. Not thread-safe (call it from the test's own thread). */
 void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Nonzero in a build under a sanitizer (meson's b_sanitize, which sets PHYS_TEST_SANITIZED):
+ * a suite that judges a chaotic settling by the median of several trajectories, or repeats one
+ * check over many configurations, runs one trajectory or the configurations that reach each
+ * code path there and asserts that run's own bounds; the release build runs and judges them
+ * all. Thread-safe (a constant). */
+#ifndef PHYS_TEST_SANITIZED
+#define PHYS_TEST_SANITIZED 0
+#endif
+static inline int test_sanitized(void) { return PHYS_TEST_SANITIZED; }
+
 /* Helpers shared by the suites. */
 #define ASSERT_NEAR(a, b, tol) CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol))
 
