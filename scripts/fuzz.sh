@@ -9,7 +9,8 @@
 # inputs and crash reproducers are written; the repository is never written. A crash, leak,
 # sanitizer report or timeout (-timeout, 10 s per input) stops that target: the script prints
 # the reproducer's path (rerun it with `build-fuzz/fuzz/<target> FILE`) and exits 1 after the
-# remaining targets ran. Build directory: $FUZZ_BUILD_DIR (default build-fuzz), set up with
+# remaining targets ran. FUZZ_JOBS targets run at once (default: the number of cores; each
+# target is one process). Build directory: $FUZZ_BUILD_DIR (default build-fuzz), set up with
 # CC=clang, -Dfuzz=true, ASan + UBSan. clang comes from scripts/install-deps.sh.
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,15 +31,34 @@ done
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# one target: its log in $work/NAME.log, its exit status in $work/NAME.rc
+run_target() {
+  name=${1#fuzz_}
+  mkdir -p "$work/$name"
+  echo "fuzz: $1 for ${seconds}s (corpus $work/$name, log $work/$name.log)"
+  rc=0
+  "$build/fuzz/$1" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$work/$name-" \
+    "$work/$name" "tests/fuzz/corpus/$name" >"$work/$name.log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$name.rc"
+}
+# FUZZ_JOBS targets at once (default: the number of cores; each target is one process)
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in $targets; do
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait
+    running=0
+  fi
+done
+wait
 failed=0
 for t in $targets; do
   name=${t#fuzz_}
-  mkdir -p "$work/$name"
   log="$work/$name.log"
-  echo "fuzz: $t for ${seconds}s (corpus $work/$name, log $log)"
-  if "$build/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-       -print_final_stats=1 -artifact_prefix="$work/$name-" \
-       "$work/$name" "tests/fuzz/corpus/$name" >"$log" 2>&1; then
+  if [ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ]; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz: $t: ok, ${execs:-?} inputs in ${seconds}s"
   else

@@ -1,5 +1,6 @@
 /* e2e_util.c - start and stop the real physd for the end-to-end tests, and connect to it
  * (see e2e_util.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -203,13 +204,17 @@ int e2e_alive(const e2e_daemon *d) {
   return d->pid > 0 && kill(d->pid, 0) == 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
 }
 
+/* the daemon's temp dir and every file in it (the socket, the log, the files tests wrote) */
 static void remove_dir(const char *dir) {
-  static const char *const names[] = {"physd.sock", "physd.log", "world.xml", "snap.bin",
-                                      "bad.xml", "other.xml"};
-  char p[256];
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-    unlink(p);
+  DIR *dd = opendir(dir);
+  if (dd) {
+    char p[512];
+    for (struct dirent *e; (e = readdir(dd)) != NULL;) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+    closedir(dd);
   }
   rmdir(dir);
 }

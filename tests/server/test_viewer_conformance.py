@@ -38,6 +38,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -92,6 +93,7 @@ class Daemon:
         rc = self.proc.wait(20)
         self.log.close()
         check(rc == 0, "the daemon exits 0 on SIGTERM (rc %s)" % rc)
+        shutil.rmtree(self.dir, ignore_errors=True)  # kept, with its log, when a check failed
 
 
 def parse_bin(m):
@@ -459,6 +461,7 @@ def test_web_dir():
         check("web_dir=%s " % tmp in d.text(), "the page's folder is logged")
     finally:
         d.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 async def main():

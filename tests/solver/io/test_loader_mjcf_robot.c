@@ -36,12 +36,13 @@ static void write_file(const char *dir, const char *name, const char *text) {
   fclose(f);
 }
 
-/* Remove the files of a temporary directory, then the directory (names given). */
+/* Remove the files and (emptied, listed after their files) folders of a temporary directory,
+ * then the directory (names given). */
 static void remove_files(const char *dir, const char *const *names) {
   char path[256];
   for (int i = 0; names[i]; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    unlink(path);
+    remove(path);
   }
   rmdir(dir);
 }
