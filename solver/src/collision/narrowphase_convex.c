@@ -56,9 +56,15 @@
 /* EPA stops when a support point gains less than this share of the pair's size on its face */
 #define NP_EPA_TOL 1e-7
 /* where EPA cannot start (touching cores), b is moved off a by these shares of the pair's size
- * (each tenfold the last) until GJK finds the cores apart */
+ * (each tenfold the last) until GJK finds the cores apart by NP_GJK_TRUST of it */
 #define NP_TOUCH_SHIFT_MIN 1e-6
 #define NP_TOUCH_SHIFT_MAX 1e-3
+/* GJK's closest points are exact to its tolerance, and their direction across a gap below
+ * this share of the pair's size is not: two discs lying on each other in humanoid100 gave
+ * normals 26 and 78 degrees off their faces across gaps of 2.3e-8 and 2.7e-7 m, and upside
+ * down across 1e-8 m (contacts 90, 300 and 200 mm deep). Such a normal is checked against the
+ * pair's face normals (np_least_overlap). */
+#define NP_GJK_TRUST 1e-5
 
 /* libccd's MPR has loops without an iteration cap (portal discovery and refinement): a budget
  * of support calls per run ends a stalled run by a longjmp out of the support callback (MPR
@@ -405,8 +411,11 @@ static double np_overlap(const phys_shape *a, const phys_shape *b, const double 
  * difference w is parallel to n. Projected gradient descent on the sphere with a backtracking
  * step (d only decreases), at most NP_REFINE_ITERS steps. MPR's normal can be tens of degrees
  * off for curved shapes (two resting ellipsoids: 22 degrees, a depth of 22.7 mm against the true
- * 3.1 mm), and the contact solver and the position pass then push along it by that depth. */
-#define NP_REFINE_ITERS 32
+ * 3.1 mm), and the contact solver and the position pass then push along it by that depth.
+ * Two of humanoid100's ellipsoids (0.15 x 0.1 x 0.07 m) 0.014 mm into each other took 33 to
+ * 64 steps from MPR's normal in one order of the pair (after 32, 1.53 mm deep, 7 degrees off;
+ * the other order 0.014 mm): the cap is 128. */
+#define NP_REFINE_ITERS 128
 #define NP_REFINE_STARTS 2
 static double np_descend(const phys_shape *a, const phys_shape *b, double n[3]) {
   double w[3], d = np_overlap(a, b, n, w);
@@ -569,6 +578,29 @@ typedef struct np_cores {
   double dist, ca[3], cb[3];
 } np_cores;
 
+/* n (b -> a, unit), or the face normal of a box or a cylinder of the pair (its axes, either
+ * sign) along which the pair overlaps least (np_overlap), into n. A normal from GJK's closest
+ * points across a gap that is small against GJK's tolerance can be far off (below); where the
+ * two touch face to face, a face normal is the exact one. */
+static void np_least_overlap(const phys_shape *a, const phys_shape *b, double n[3]) {
+  double w[3], best = np_overlap(a, b, n, w);
+  const phys_shape *s[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    int axes = s[k]->type == PHYS_GEOM_BOX ? 3 : s[k]->type == PHYS_GEOM_CYLINDER ? 1 : 0;
+    for (int i = 0; i < axes; i++) {
+      double c[3];
+      np_axis(c, s[k]->rot, s[k]->type == PHYS_GEOM_CYLINDER ? 2 : i);
+      for (int sg = 0; sg < 2; sg++, v3_scale(c, c, -1.0)) {
+        double d = np_overlap(a, b, c, w);
+        if (d < best) {
+          best = d;
+          v3_copy(n, c);
+        }
+      }
+    }
+  }
+}
+
 /* The normal n (b -> a) of a pair with an edge: GJK on the cores, exact when they are apart
  * (the closest points' direction), else EPA's minimum-translation direction of the cores
  * (growing both by their radii keeps it). 0, or -1 when the shapes are farther apart than the
@@ -586,14 +618,16 @@ static int np_edge_normal(const phys_shape *a, const phys_shape *b, double margi
   int ns = 0;
   cores->dist = phys__np_gjk(phys__np_core_support, a, phys__np_core_support, b, dir, cores->ca,
                              cores->cb, simplex, &ns);
+  double size = np_bound_radius(a) + np_bound_radius(b);
   if (cores->dist > 1e-9 * (1.0 + ra + rb)) {
     if (!(cores->dist - ra - rb < margin)) return -1;
     v3_sub(n, cores->ca, cores->cb);
     v3_scale(n, n, 1.0 / cores->dist);
+    /* across a gap below NP_GJK_TRUST the direction may be far off: checked */
+    if (cores->dist < NP_GJK_TRUST * size) np_least_overlap(a, b, n);
     return 0;
   }
   cores->dist = -1.0;
-  double size = np_bound_radius(a) + np_bound_radius(b);
   double tol = NP_EPA_TOL * size;
   if (phys__np_epa(phys__np_core_support, a, phys__np_core_support, b, simplex, ns, tol, n) >= 0.0)
     return 0;
@@ -602,8 +636,11 @@ static int np_edge_normal(const phys_shape *a, const phys_shape *b, double margi
    * separates them, and GJK's closest points give the normal of the touching features. MPR,
    * which stood in here alone, casts its ray along the centre line: humanoid100's cylinder
    * lying on its side against an upright one's rim, the two 0.002 mm into each other, got a
-   * normal 13 degrees off and 5.1 mm of depth, and the position pass pushed them 3.6 mm apart */
-  double u[3];
+   * normal 13 degrees off and 5.1 mm of depth, and the position pass pushed them 3.6 mm apart.
+   * The first shift that opens a gap of NP_GJK_TRUST gives it (the last that opened any, when
+   * none did; MPR's when none opened a gap), checked against the face normals. */
+  double u[3], apart[3] = {0.0, 0.0, 1.0};
+  int found = 0;
   v3_scale(u, dir, 1.0 / v3_norm(dir));
   for (double f = NP_TOUCH_SHIFT_MIN; f <= NP_TOUCH_SHIFT_MAX; f *= 10.0) {
     phys_shape moved = *b;
@@ -614,12 +651,19 @@ static int np_edge_normal(const phys_shape *a, const phys_shape *b, double margi
     d = phys__np_gjk(phys__np_core_support, a, phys__np_core_support, &moved, dir, pa, pb, sx,
                      &nsx);
     if (d > 1e-9 * (1.0 + ra + rb)) {
-      v3_sub(n, pa, pb);
-      v3_scale(n, n, 1.0 / d);
-      return 0;
+      v3_sub(apart, pa, pb);
+      v3_scale(apart, apart, 1.0 / d);
+      found = 1;
+      if (d >= NP_GJK_TRUST * size) break;
     }
   }
-  return np_mpr_normal(a, b, margin, 0, n);
+  if (found) {
+    v3_copy(n, apart);
+  } else if (np_mpr_normal(a, b, margin, 0, n)) {
+    return -1;
+  }
+  np_least_overlap(a, b, n);
+  return 0;
 }
 
 /* Face points pts[1 .. count] of a pair whose cores GJK found apart (cores), less deep than the

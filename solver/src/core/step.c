@@ -112,7 +112,8 @@ static double *geom_margins(phys_world *w) {
     if (b->asleep) continue;
     double travel = h * (v3_norm(b->v) + v3_norm(b->w) * b->rbound);
     /* a redone collision: as far as the first solve's motion reaches, where that is farther */
-    if (w->redo_pass && w->redo_travel[geom->body] > travel) travel = w->redo_travel[geom->body];
+    if (w->redo_pass && w->redo_motion[PHYS_REDO_STRIDE * geom->body] > travel)
+      travel = w->redo_motion[PHYS_REDO_STRIDE * geom->body];
     m[g] += travel + gstep;
     if (!(m[g] < MAX_SPECULATIVE_MARGIN)) m[g] = MAX_SPECULATIVE_MARGIN;
   }
@@ -444,12 +445,14 @@ static double reach(const phys_world *w, const phys_body *b, const double v[3],
  * Only for the solvers that read a gap as "may close in
  * this step and no more" (those with a position pass): a compliant solver pushes on every
  * point within its margin, and wider margins would change its model. Returns 1 for a redo;
- * fills w->redo_travel. */
+ * fills w->redo_motion. */
 static int solve_outruns_margins(phys_world *w, const phys_problem *s) {
-  if (PHYS_RESERVE(w->redo_travel, w->redo_travel_cap, w->nbodies > 0 ? w->nbodies : 1))
+  int room = w->nbodies > 0 ? PHYS_REDO_STRIDE * w->nbodies : 1;
+  if (PHYS_RESERVE(w->redo_motion, w->redo_motion_cap, room))
     return 0; /* no room: no redo (the step stands as solved) */
   double tol = phys__solver_contact_margin(&w->opt);
-  memset(w->redo_travel, 0, sizeof(double) * (size_t)w->nbodies);
+  memset(w->redo_motion, 0, sizeof(double) * (size_t)room);
+  for (int id = 0; id < w->nbodies; id++) w->redo_motion[PHYS_REDO_STRIDE * id] = -1.0; /* none */
   int redo = 0;
   for (int sb = 0; sb < s->nb; sb++) {
     if (s->sb_tree[sb] >= 0) continue;
@@ -457,7 +460,9 @@ static int solve_outruns_margins(phys_world *w, const phys_problem *s) {
     const phys_body *b = &w->bodies[id];
     const double *v = s->v + 6 * sb;
     double solved = reach(w, b, v, v + 3), start = reach(w, b, b->v, b->w);
-    w->redo_travel[id] = solved;
+    double *m = w->redo_motion + PHYS_REDO_STRIDE * id;
+    m[0] = solved;
+    for (int k = 0; k < 6; k++) m[1 + k] = v[k];
     if (solved > start + tol) redo = 1;
   }
   return redo;

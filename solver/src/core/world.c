@@ -182,7 +182,7 @@ void phys_world_destroy(phys_world *w) {
   phys__xfree(w->contacts_spare);
   phys__xfree(w->warm);
   phys__xfree(w->saved_state);
-  phys__xfree(w->redo_travel);
+  phys__xfree(w->redo_motion);
   phys__sparse_hessian_free_all(w);
   phys__xfree(w->pairs);
   phys__xfree(w->trace_off);

@@ -136,8 +136,8 @@ phys_status phys_world_clone(const phys_world *src, phys_world **out, phys_error
   w->ncontacts_spare = w->contacts_spare_cap = 0;
   w->saved_state = NULL;
   w->saved_cap = 0;
-  w->redo_travel = NULL;
-  w->redo_travel_cap = w->redo_pass = 0;
+  w->redo_motion = NULL;
+  w->redo_motion_cap = w->redo_pass = 0;
   w->pairs = NULL;
   w->npairs = w->pairs_cap = 0;
   for (int i = 0; i < PHYS_SWEEP_SLICES; i++) {

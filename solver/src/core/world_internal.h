@@ -243,6 +243,9 @@ typedef struct phys_keyframe {
 /* the broadphase sweep is split into at most this many slices, one per thread */
 #define PHYS_SWEEP_SLICES 16
 
+/* doubles per body in phys_world.redo_motion: reach, v[3], w[3] */
+#define PHYS_REDO_STRIDE 7
+
 struct phys_world {
   phys_world_options opt;
   char error[512];
@@ -307,10 +310,12 @@ struct phys_world {
                             doubles per body, x, q, v, w at the step's start; restored when the
                             step fails */
   int saved_cap;
-  double *redo_travel;   /* per body: how far the solved motion of the step's first solve can
-                            carry a point, h (|v| + |w| rbound), read by the margins of a redone
-                            collision (step.c, "a solve that outruns its margins") */
-  int redo_travel_cap;
+  double *redo_motion;   /* per body PHYS_REDO_STRIDE doubles, the step's first solve's motion:
+                            how far it can carry a point, h (|v| + |w| rbound), read by the
+                            margins of a redone collision (step.c, "a solve that outruns its
+                            margins"), then its solved v and w, from which a redone collision
+                            predicts (contact_predict.c) */
+  int redo_motion_cap;
   int redo_pass;         /* 1 while a step's collision and solve are redone */
   phys_pair *pairs;      /* broadphase output of the current step */
   int npairs, pairs_cap;
