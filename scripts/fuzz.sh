@@ -42,8 +42,9 @@ run_target() {
     "$work/$name" "tests/fuzz/corpus/$name" >"$work/$name.log" 2>&1 || rc=$?
   echo "$rc" >"$work/$name.rc"
 }
-# FUZZ_JOBS targets at once (default: the number of cores; each target is one process)
-jobs=${FUZZ_JOBS:-$(nproc)}
+# FUZZ_JOBS targets at once (default: the number of cores; each target is one process;
+# getconf, not nproc: nproc answers OMP_NUM_THREADS, set to 1 above)
+jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN)}
 running=0
 for t in $targets; do
   run_target "$t" &
