@@ -17,7 +17,8 @@
  * step (each side's pose advanced by h v and h w about its centre of mass; collision/contact.c
  * keeps a slot for the point beside the narrowphase's, also for a pair at its full four). In a
  * step redone because its solve outran the margins (core/step.c) the motion is the first
- * solve's, not the start's: a body struck within the step turns as the blow made it. The deepest predicted point's two surface points are carried back to the start poses
+ * solve's, not the start's: a body struck within the step turns as the blow made it. The
+ * deepest predicted point's two surface points are carried back to the start poses
  * with their bodies; when the free motion brings the pair into overlap and the point on the
  * turning side is another material point than every contact's (PREDICT_APART of its bound
  * away), it becomes one more contact: normal n' of the prediction, gap n' . (p_a - p_b) measured
