@@ -74,12 +74,8 @@ static phys_id add_ellipsoid(phys_world *w, const double p[3], const double angv
 static phys_world *ground_world(void) {
   phys_world_options o = fixed_threads(1);
   o.timestep = 0.005;
-  phys_world *w = NULL;
-  phys_error err;
-  CU_ASSERT_EQUAL_FATAL(phys_world_create(&o, &w, &err), PHYS_OK);
-  phys_geom_desc pg = phys_geom_desc_default();
-  pg.type = PHYS_GEOM_PLANE;
-  CU_ASSERT_EQUAL(phys_world_add_static_geom(w, &pg, NULL), PHYS_OK);
+  phys_world *w = make_world(&o);
+  add_ground(w, phys_geom_desc_default().friction);
   return w;
 }
 
