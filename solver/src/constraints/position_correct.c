@@ -9,7 +9,10 @@
  *
  * Each contact's two surface points are attached to their bodies (as offsets in the body frame
  * of the step's start) and followed as the bodies move, so one sweep costs a few
- * matrix-vector products per contact. Islands are independent and run in parallel. Inside a
+ * matrix-vector products per contact. A normal that is the face normal of one side (a box's
+ * face, a cylinder's cap, a plane) turns with that side's body, as the face does; other
+ * normals (edges, curved surfaces, two faces resting on each other) keep their direction of
+ * the step's start. Islands are independent and run in parallel. Inside a
  * small island the sweep order is the row order; in a big island the contacts come first in row
  * order, then the connects coloured so that connects of one colour move disjoint bodies, the
  * connects of a colour shared by the thread team. Either order depends only on the scene (an
@@ -26,6 +29,12 @@
 #define POSITION_SWEEPS 4
 /* penetration left alone (m): avoids re-correcting the micrometres a resting contact shows */
 #define POSITION_SLOP 5e-6
+/* a contact normal within this cosine of a side's face normal is that face's (the narrowphase
+ * gives a face contact the face's axis to rounding) */
+#define POSITION_FACE_COS (1.0 - 1e-9)
+/* faces of both sides within this cosine of each other (about 2.6 degrees) rest on each other:
+ * their normal keeps its direction */
+#define POSITION_FACES_COS 0.999
 
 /* islands with at least this many solver bodies are swept colour by colour (and by the whole
  * team when there is one); smaller ones row by row, one island per thread */
@@ -44,6 +53,9 @@ typedef struct island_colours {
 typedef struct corr_data {
   double *rot;     /* 9 per solver body: current rotation */
   double *anchor;  /* 6 per constraint: surface points on a and b in body frames (or world) */
+  double *normal;  /* 3 per constraint: a contact's normal in the frame of `face_body` */
+  int *face_body;  /* per constraint: the body whose face the contact normal is, -1: none or
+                      a static side's (the normal keeps its world direction) */
 } corr_data;
 
 /* anchor of a surface point p (world, at the step's start) on body b: its offset in the body's
@@ -58,6 +70,60 @@ static void make_anchor(const phys_world *w, int b, const double p[3], double ou
   q_to_m3(R0, saved + 3);
   v3_sub(d, p, saved);
   m3_tmulv(out, R0, d);
+}
+
+/* how closely the normal nl (in the frame of the body that owns geom g, or world for a static
+ * geom) matches one of g's face normals: the largest |cos| over them, 0 for a geom without
+ * faces (spheres, capsules, ellipsoids, meshes, SDFs) */
+static double face_alignment(const phys_geom *g, const double nl[3]) {
+  const double *r = g->lrot; /* column k: the geom's local axis k */
+  int first_axis = 0;
+  switch (g->type) {
+  case PHYS_GEOM_BOX:
+    break;
+  case PHYS_GEOM_CYLINDER: /* the caps */
+  case PHYS_GEOM_PLANE:
+    first_axis = 2;
+    break;
+  default:
+    return 0.0;
+  }
+  double best = 0.0;
+  for (int k = first_axis; k < 3; k++) {
+    double c = fabs(nl[0] * r[k] + nl[1] * r[3 + k] + nl[2] * r[6 + k]);
+    if (c > best) best = c;
+  }
+  return best;
+}
+
+/* normal n (world, at the step's start) in the frame of body b then; n itself for a static side */
+static void normal_in_body(const phys_world *w, int b, const double n[3], double out[3]) {
+  if (b < 0) {
+    v3_copy(out, n);
+    return;
+  }
+  double R0[9];
+  q_to_m3(R0, w->saved_state + 13 * b + 3);
+  m3_tmulv(out, R0, n);
+}
+
+/* the body whose face contact c's normal is, with the normal in its frame (nl): the one side
+ * whose face matches the normal; -1 when neither does, when both do (faces resting on each
+ * other: either turn would push the stack sideways, and the pyramids drifted 35-90 % farther)
+ * or when the matching face is a static side's, whose normal does not turn */
+static int normal_face_body(const phys_world *w, const phys_contact *c, double nl[3]) {
+  const double *n = c->frame + 6;
+  double na[3], nb[3];
+  normal_in_body(w, c->body_a, n, na);
+  normal_in_body(w, c->body_b, n, nb);
+  double fa = face_alignment(&w->geoms[c->geom_a], na);
+  double fb = c->geom_b >= 0 ? face_alignment(&w->geoms[c->geom_b], nb) : 0.0;
+  int a_face = fa >= POSITION_FACE_COS, b_face = fb >= POSITION_FACE_COS;
+  if (a_face == b_face || fmin(fa, fb) >= POSITION_FACES_COS) return -1;
+  int side = a_face ? c->body_a : c->body_b;
+  if (side < 0) return -1;
+  v3_copy(nl, a_face ? na : nb);
+  return side;
 }
 
 /* current world point of an anchor; r receives its offset from the body's COM */
@@ -193,6 +259,7 @@ static int prepare_row(const phys_world *w, const phys_problem *s, corr_data *cd
   v3_madd(pb, c->pos, -0.5 * c->dist, n);
   make_anchor(w, c->body_a, pa, cd->anchor + 6 * ci);
   make_anchor(w, c->body_b, pb, cd->anchor + 6 * ci + 3);
+  cd->face_body[ci] = normal_face_body(w, c, cd->normal + 3 * ci);
   return 1;
 }
 
@@ -204,8 +271,14 @@ static int correct_row(phys_world *w, const phys_problem *s, corr_data *cd, int 
   if (con->kind != PHYS_CON_CONTACT || con->ang) return 0;
   const phys_contact *c = &w->contacts[con->src];
   const double *n = c->frame + 6;
+  double n_now[3]; /* a face's normal as the face has turned */
+  int fb = cd->face_body[ci];
+  if (fb >= 0) {
+    m3_mulv(n_now, cd->rot + 9 * s->sb_of_body[fb], cd->normal + 3 * ci);
+    n = n_now;
+  }
 
-  /* current depth of the contact from its followed surface points */
+  /* current depth of the contact from its followed surface points, along the normal */
   double pa[3], pb[3], ra[3], rb[3], d[3];
   anchor_point(w, s, cd, c->body_a, cd->anchor + 6 * ci, pa, ra);
   anchor_point(w, s, cd, c->body_b, cd->anchor + 6 * ci + 3, pb, rb);
@@ -355,10 +428,12 @@ int phys__correct_positions(phys_world *w, const phys_problem *s) {
   int n = s->nislands, threads = w->step_threads;
   cd.rot = ARENA_NEW(ar, double, 9 * (size_t)s->nb);
   cd.anchor = ARENA_NEW(ar, double, 6 * (size_t)s->ncon);
+  cd.normal = ARENA_NEW(ar, double, 3 * (size_t)s->ncon);
+  cd.face_body = ARENA_NEW(ar, int, s->ncon);
   int *big = ARENA_NEW(ar, int, n), *small = ARENA_NEW(ar, int, n);
   int *cut = ARENA_NEW(ar, int, threads + 1), *flags = ARENA_ZNEW(ar, int, threads);
   island_colours *ic = ARENA_NEW(ar, island_colours, n);
-  if ((s->nb && !cd.rot) || (s->ncon && !cd.anchor) || (n && (!big || !small || !ic)) || !cut ||
+  if ((s->nb && !cd.rot) || (s->ncon && (!cd.anchor || !cd.normal || !cd.face_body)) || (n && (!big || !small || !ic)) || !cut ||
       !flags)
     return -1; /* the step fails, restored */
 
