@@ -6,16 +6,19 @@
  * minimum-translation direction); of a smooth pair (sphere, capsule, ellipsoid) from libccd's MPR
  * (no allocation, deterministic) on a against b grown by the margin. Then each shape's feature facing the other is taken: a
  * face polygon (box face, mesh hull face, cylinder cap), a segment (capsule axis, cylinder side
- * line) or a point (sphere centre, ellipsoid support point). When one feature is a face nearly
- * perpendicular to n (the reference face) and the other is a face or a segment, the other is
- * clipped to the reference face's side planes and every clipped point's depth is measured from
- * the reference plane (exact for resting flat contacts, up to 4 points after phys__np_reduce4).
- * Otherwise one point: the shapes' support points along n.
+ * line) or a point (sphere centre, ellipsoid support point). When one feature is a face whose
+ * normal is n (to about a degree: the reference face) and the other is a face or a segment,
+ * the other is clipped to the reference face's side planes (a cylinder's cap: to its rim, the
+ * circle) and every clipped point's depth is measured from the reference plane (exact for
+ * resting flat contacts, up to 4 points after phys__np_reduce4). Otherwise one point: the
+ * shapes' support points along n.
  *
  * Features: clipped points use (ref_is_b << 30) | (ref_face & 0xff) << 22 |
  * (inc_face & 0xff) << 14 | point, point being the incident vertex i (< 64), 64 + 64 e + p when
  * incident edge e crosses side plane p, 4160 + 64 q + p for the reference corner of side planes
- * q and p; a point resting on a reference face 0x80000000 | (ref_face & 0xff), GJK's closest
+ * q and p (on a cap's rim: p = 62 / 63 for an edge's first / second crossing of the rim, 4160
+ * + 64 j + 63 for rim point j, 4160 + 64 * 62 + 62 for the rim's point under the incident
+ * face's lowest part); a point resting on a reference face 0x80000000 | (ref_face & 0xff), GJK's closest
  * points of separated cores 0x80000000, MPR's support points of overlapping cores 0x80000001.
  * Ellipsoid-plane: 0; mesh-plane: the hull vertex index.
  *
@@ -42,8 +45,13 @@
 /* most vertices of a feature polygon and of a clipped polygon */
 #define NP_FEAT_MAX 64
 #define NP_CLIP_MAX 160
-/* a face is a reference face when its normal is within ~18 degrees of the contact normal */
-#define NP_FACE_ALIGN 0.95
+/* a face is a reference face when its normal is within ~1.1 degrees of the contact normal.
+ * The normals here are exact where a face is the contact's (GJK's closest points, EPA's
+ * minimum translation, the face normals of np_least_overlap), so a normal farther off is an
+ * edge's: with ~18 degrees, a box edge across a disc's rim, EPA's normal 17.6 degrees off the
+ * cap, was taken as a face contact along the cap's axis; the rim slid under the edge, which
+ * that normal does not see, and went 1.1 mm deep in one step in humanoid100. */
+#define NP_FACE_ALIGN 0.9998
 /* a capsule axis within ~11 degrees of the contact plane counts as a segment feature */
 #define NP_SEGMENT_ALIGN 0.2
 /* a cylinder shows its cap when the axis is within 45 degrees of the contact normal */
@@ -193,12 +201,15 @@ typedef struct np_feature {
   double fn[3];
   int face;
   double radius;
+  double rim;       /* a cylinder's cap: the radius of its rim (the polygon's circle), else 0 */
+  double centre[3]; /* a cylinder's cap: the rim's centre */
 } np_feature;
 
 /* Feature of shape s facing the world direction d (unit). */
 static void np_feature_of(const phys_shape *s, const double d[3], np_feature *f) {
   double u[3], l[3];
   f->radius = 0.0;
+  f->rim = 0.0;
   f->face = 0;
   v3_zero(f->fn);
   m3_tmulv(l, s->rot, d);
@@ -255,6 +266,10 @@ static void np_feature_of(const phys_shape *s, const double d[3], np_feature *f)
       double sg = np_sign(l[2]), x[3], y[3], c[3];
       v3_madd(x, d, -v3_dot(d, u), u);
       if (v3_normalize(x) < 1e-9) np_axis(x, s->rot, 0);
+      /* again: with d nearly along the axis, x kept a part along u of rounding / its length
+       * (1e-8 of r off the cap's plane for d 1e-8 off the axis) */
+      v3_madd(x, x, -v3_dot(x, u), u);
+      v3_normalize(x);
       v3_cross(y, u, x);
       v3_madd(c, s->pos, sg * hl, u);
       v3_scale(f->fn, u, sg);
@@ -265,6 +280,8 @@ static void np_feature_of(const phys_shape *s, const double d[3], np_feature *f)
       }
       f->cnt = NP_CAP_POINTS;
       f->face = sg > 0.0;
+      f->rim = r;
+      v3_copy(f->centre, c);
     } else {
       /* side line: the rim direction closest to d on both caps */
       double w[3];
@@ -353,8 +370,90 @@ static void np_clip(const np_cpoly *in, const double pn[3], double off, int plan
   /* a clipped segment keeps its two ends in order, the second end's edge unused */
 }
 
-/* Clips feature inc to the side planes of reference face ref (fn outward, towards inc) and
- * writes the points deeper than margin. ref_is_b tells which shape owns ref. */
+/* squared distance of x from the axis through c along the unit u */
+static double np_axis_dist2(const double x[3], const double c[3], const double u[3]) {
+  double d[3];
+  v3_sub(d, x, c);
+  v3_madd(d, d, -v3_dot(d, u), u);
+  return v3_dot(d, d);
+}
+
+/* 1 when y lies within the convex polygon f (cnt >= 3, counter-clockwise around f->fn) seen
+ * along f->fn, with a slack of tol */
+static int np_in_polygon(const np_feature *f, const double y[3], double tol) {
+  for (int i = 0; i < f->cnt; i++) {
+    double e[3], x[3], c[3];
+    v3_sub(e, f->p[(i + 1) % f->cnt], f->p[i]);
+    v3_sub(x, y, f->p[i]);
+    v3_cross(c, e, x);
+    if (v3_dot(c, f->fn) < -tol * v3_norm(e)) return 0;
+  }
+  return 1;
+}
+
+/* Feature inc (a polygon or a segment) clipped to the rim of reference cap ref, exactly: the
+ * part of inc over the disc is inc's vertices within the rim, its edges' crossings of the
+ * rim, the rim's polygon points under inc, and the rim point under inc's plane where that plane
+ * comes lowest (the region's deepest point may lie on an arc of the rim). Clipping to the rim's
+ * inscribed polygon lost the part of inc between a side and the rim: a disc's rim tilted onto
+ * another's cap went 1.1 mm past its points in one step in humanoid100. Point ids as
+ * np_clip_contacts's: vertex i, 64 + 64 e + 62 / 63 for edge e's first / second crossing,
+ * 4160 + 64 j + 63 for rim point j, 4160 + 64 * 62 + 62 for the lowest rim point. */
+static void np_clip_to_rim(const np_feature *ref, const np_feature *inc, np_cpoly *out) {
+  const double *c = ref->centre, *u = ref->fn;
+  double r2 = ref->rim * ref->rim, tol = 1e-9 * (1.0 + ref->rim);
+  int m = inc->cnt, edges = m == 2 ? 1 : m;
+  out->n = 0;
+  for (int i = 0; i < m; i++) {
+    const double *p = inc->p[i];
+    if (np_axis_dist2(p, c, u) <= r2 * (1.0 + 1e-12)) np_cpush(out, p, i, i);
+    if (i >= edges) continue;
+    /* crossings of edge i with the rim's cylinder: |perp(p + t d - c)|^2 = r^2 */
+    double d[3], pc[3], dp[3], pcp[3];
+    v3_sub(d, inc->p[(i + 1) % m], p);
+    v3_sub(pc, p, c);
+    v3_madd(dp, d, -v3_dot(d, u), u);
+    v3_madd(pcp, pc, -v3_dot(pc, u), u);
+    double qa = v3_dot(dp, dp), qb = 2.0 * v3_dot(pcp, dp), qc = v3_dot(pcp, pcp) - r2;
+    double disc = qb * qb - 4.0 * qa * qc;
+    if (!(qa > 1e-24) || !(disc > 0.0)) continue;
+    double sq = sqrt(disc), t[2] = {(-qb - sq) / (2.0 * qa), (-qb + sq) / (2.0 * qa)};
+    for (int k = 0; k < 2; k++) {
+      if (!(t[k] > 0.0 && t[k] < 1.0)) continue;
+      double x[3];
+      v3_madd(x, p, t[k], d);
+      np_cpush(out, x, (64 + 64 * (i & 63) + 62 + k) & 0x3fff, i);
+    }
+  }
+  if (m < 3) return;
+  /* the rim's points under inc's plane, and the rim point where the plane comes lowest */
+  double mu = v3_dot(inc->fn, u);
+  if (fabs(mu) < 1e-9) return; /* inc's plane contains the axis direction: no point under it */
+  double g[3]; /* inc's normal across the axis: the plane comes lowest at the rim point along
+               * g when mu > 0, along -g when mu < 0 */
+  v3_madd(g, inc->fn, -mu, u);
+  double gl = v3_norm(g);
+  for (int j = 0; j <= ref->cnt; j++) {
+    double x[3], y[3], h;
+    if (j < ref->cnt) {
+      v3_copy(x, ref->p[j]);
+    } else {
+      if (!(gl > 1e-9)) break; /* inc parallel to the cap: no lowest point */
+      v3_madd(x, c, (mu > 0.0 ? ref->rim : -ref->rim) / gl, g);
+    }
+    /* the point of inc's plane along the axis from x */
+    double w[3];
+    v3_sub(w, inc->p[0], x);
+    h = v3_dot(inc->fn, w) / mu;
+    v3_madd(y, x, h, u);
+    if (!np_in_polygon(inc, y, tol)) continue;
+    np_cpush(out, y, j < ref->cnt ? 4160 + 64 * (j & 63) + 63 : 4160 + 64 * 62 + 62, 0);
+  }
+}
+
+/* Clips feature inc to the side planes of reference face ref (fn outward, towards inc), or to
+ * the rim of a reference cap (np_clip_to_rim), and writes the points deeper than margin.
+ * ref_is_b tells which shape owns ref. */
 static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int ref_is_b,
                             double margin, phys_contact_point *out) {
   np_cpoly poly[2];
@@ -363,7 +462,11 @@ static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int re
   int cur = 0;
   double scale = 0.0;
   for (int i = 0; i < ref->cnt; i++) scale = fmax(scale, fabs(ref->p[i][0]) + fabs(ref->p[i][1]) + fabs(ref->p[i][2]));
-  for (int i = 0; i < ref->cnt && poly[cur].n > 0; i++) {
+  if (ref->rim > 0.0) {
+    np_clip_to_rim(ref, inc, &poly[1]);
+    cur = 1;
+  }
+  for (int i = 0; i < ref->cnt && poly[cur].n > 0 && !(ref->rim > 0.0); i++) {
     const double *p = ref->p[i], *q = ref->p[(i + 1) % ref->cnt];
     double e[3], pn[3];
     v3_sub(e, q, p);
@@ -384,7 +487,7 @@ static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int re
     double xs[3], d[3], pb[3];
     /* the incident surface point (spheres and capsules sit radius below their axis) */
     v3_madd(xs, poly[cur].p[i], -inc->radius, ref->fn);
-    v3_sub(d, xs, ref->p[0]);
+    v3_sub(d, xs, ref->rim > 0.0 ? ref->centre : ref->p[0]);
     double depth = v3_dot(d, ref->fn);
     if (!(depth < margin)) continue;
     if (ref_is_b) v3_madd(pb, xs, -depth, ref->fn);
@@ -845,7 +948,9 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
     v3_scale(dn, ref->fn, -1.0);
     np_support(is, dn, p);
     int inside = 1;
-    for (int i = 0; i < ref->cnt && inside; i++) {
+    if (ref->rim > 0.0) /* a cap: within its rim */
+      inside = np_axis_dist2(p, ref->centre, ref->fn) <= ref->rim * ref->rim;
+    for (int i = 0; i < ref->cnt && inside && !(ref->rim > 0.0); i++) {
       double e[3], pn[3], x[3];
       v3_sub(e, ref->p[(i + 1) % ref->cnt], ref->p[i]);
       v3_cross(pn, e, ref->fn);
@@ -854,7 +959,7 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
     }
     if (inside) {
       double x[3], pb[3], normal[3];
-      v3_sub(x, p, ref->p[0]);
+      v3_sub(x, p, ref->rim > 0.0 ? ref->centre : ref->p[0]);
       double fd = v3_dot(x, ref->fn);
       if (!(fd < margin)) return 0;
       v3_scale(normal, ref->fn, ref_is_b ? 1.0 : -1.0);
@@ -964,6 +1069,7 @@ int phys__np_face_contacts(const phys_shape *a, const double (*poly)[3], int cnt
   v3_copy(ref.fn, fn);
   ref.face = face;
   ref.radius = 0.0;
+  ref.rim = 0.0;
   v3_scale(nn, fn, -1.0);
   np_feature_of(a, nn, &inc);
   return np_clip_contacts(&ref, &inc, 1, margin, out);
