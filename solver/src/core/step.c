@@ -451,8 +451,8 @@ static int solve_outruns_margins(phys_world *w, const phys_problem *s) {
   if (PHYS_RESERVE(w->redo_motion, w->redo_motion_cap, room))
     return 0; /* no room: no redo (the step stands as solved) */
   double tol = phys__solver_contact_margin(&w->opt);
-  memset(w->redo_motion, 0, sizeof(double) * (size_t)room);
-  for (int id = 0; id < w->nbodies; id++) w->redo_motion[PHYS_REDO_STRIDE * id] = -1.0; /* none */
+  /* a body no solve moved (static, a link, asleep): reach -1, its v and w never read */
+  for (int id = 0; id < w->nbodies; id++) w->redo_motion[PHYS_REDO_STRIDE * id] = -1.0;
   int redo = 0;
   for (int sb = 0; sb < s->nb; sb++) {
     if (s->sb_tree[sb] >= 0) continue;
