@@ -61,6 +61,7 @@ int phys__tree_index(phys_tree *t) {
   if (t->ltdl_row && t->ltdl_i && t->dof_parent) {
     phys_ltdl_packed p = {.row = t->ltdl_row, .i = t->ltdl_i};
     phys__tree_ltdl_structure(t, &p);
+    t->ltdl_chain = p.nchain;
   }
   return 0;
 }
@@ -349,6 +350,7 @@ void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed
   }
   p->row[nv] = e;
   p->nnz = e;
+  p->nchain = phys__ltdl_chain(p->row, p->i, nv);
   for (int k = 0; k < nv; k++) p->invd[k] = 1.0 / LD[(size_t)k * nv + k];
 }
 
@@ -361,6 +363,20 @@ void phys__tree_ltdl_structure(const phys_tree *t, phys_ltdl_packed *p) {
   }
   p->row[nv] = e;
   p->nnz = e;
+  p->nchain = phys__ltdl_chain(p->row, p->i, nv);
+}
+
+int phys__ltdl_chain(const int *row, const int *ii, int nv) {
+  /* the leading chain: dof c's only ancestors are c - 1, ..., 0 */
+  int c = 0;
+  while (c < nv && row[c + 1] - row[c] == c && (c == 0 || ii[row[c]] == c - 1)) c++;
+  /* the longest part of it above every later dof: then dof k's last r entries are r - 1..0 */
+  for (int r = c; r > 0; r--) {
+    int k = r;
+    while (k < nv && row[k + 1] - row[k] >= r && ii[row[k + 1] - r] == r - 1) k++;
+    if (k == nv) return r;
+  }
+  return 0;
 }
 
 void phys__tree_ltdl_gather(const double *H, phys_ltdl_packed *p) {
@@ -379,6 +395,13 @@ void phys__ltdl_packed_copy_values(phys_ltdl_packed *dst, const phys_ltdl_packed
 int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p) {
   const int *row = p->row, *ii = p->i;
   double *l = p->l, *d = p->invd;
+  /* with a chain of six or more (a free root), each later row's last six entries update the
+   * chain's own rows, whose entries are known without the index: that part of the row in
+   * straight code below (the same operations in the same order) */
+  int chain = p->nchain >= 6 ? 6 : 0;
+  double *lr[6] = {NULL};
+  if (chain)
+    for (int r = 1; r < 6; r++) lr[r] = l + row[r];
   /* the operations of phys__tree_ltdl in the same order: row k's ancestors are the chain
    * i_0 (parent), i_1, ... and ancestor i_a's own row is the rest of the chain, i_{a+1}, ...,
    * so the update of row i_a by row k runs over contiguous entries of both */
@@ -386,20 +409,64 @@ int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p) {
     double dk = d[k];
     if (!(dk > 0.0)) return -1;
     double *lk = l + row[k];
-    int m = row[k + 1] - row[k];
-    for (int a = 0; a < m; a++) {
+    int m = row[k + 1] - row[k], mg = k >= chain ? m - chain : m;
+    for (int a = 0; a < mg; a++) {
       int i = ii[row[k] + a];
       double f = lk[a] / dk, *li = l + row[i] - (a + 1);
       d[i] -= f * lk[a];
       for (int b = a + 1; b < m; b++) li[b] -= f * lk[b];
       lk[a] = f;
     }
+    if (mg == m) continue;
+    /* entry mg + j is dof 5 - j, whose row holds dofs 4 - j, ..., 0 */
+    double *c = lk + mg, cv[6];
+    for (int j = 0; j < 6; j++) cv[j] = c[j];
+    for (int j = 0; j < 6; j++) {
+      double f = cv[j] / dk, *lj = lr[5 - j];
+      d[5 - j] -= f * cv[j];
+      for (int b = j + 1; b < 6; b++) lj[b - j - 1] -= f * cv[b];
+      c[j] = f;
+    }
   }
   for (int k = 0; k < p->nv; k++) d[k] = 1.0 / d[k];
   return 0;
 }
 
+/* phys__tree_ltdl_quad_packed with a chain of six or more: the root dofs' values in
+ * registers, as in ltdl_solve_chain6 below (the same pushes in the same order, rows still zero
+ * skipped) */
+static double ltdl_quad_chain6(const phys_ltdl_packed *p, double *x) {
+  const int *row = p->row, *ii = p->i;
+  const double *l = p->l, *invd = p->invd;
+  int nv = p->nv;
+  double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+  for (int k = nv - 1; k >= 6; k--) {
+    double xk = x[k];
+    if (xk == 0.0) continue;
+    int end = row[k + 1] - 6;
+    for (int e = row[k]; e < end; e++) x[ii[e]] -= l[e] * xk;
+    const double *lc = l + end;
+    x5 -= lc[0] * xk, x4 -= lc[1] * xk, x3 -= lc[2] * xk;
+    x2 -= lc[3] * xk, x1 -= lc[4] * xk, x0 -= lc[5] * xk;
+  }
+  const double *l1 = l + row[1], *l2 = l + row[2], *l3 = l + row[3], *l4 = l + row[4],
+               *l5 = l + row[5];
+  if (x5 != 0.0)
+    x4 -= l5[0] * x5, x3 -= l5[1] * x5, x2 -= l5[2] * x5, x1 -= l5[3] * x5, x0 -= l5[4] * x5;
+  if (x4 != 0.0) x3 -= l4[0] * x4, x2 -= l4[1] * x4, x1 -= l4[2] * x4, x0 -= l4[3] * x4;
+  if (x3 != 0.0) x2 -= l3[0] * x3, x1 -= l3[1] * x3, x0 -= l3[2] * x3;
+  if (x2 != 0.0) x1 -= l2[0] * x2, x0 -= l2[1] * x2;
+  if (x1 != 0.0) x0 -= l1[0] * x1;
+  x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3, x[4] = x4, x[5] = x5;
+  double q = 0.0;
+  q += x0 * x0 * invd[0], q += x1 * x1 * invd[1], q += x2 * x2 * invd[2];
+  q += x3 * x3 * invd[3], q += x4 * x4 * invd[4], q += x5 * x5 * invd[5];
+  for (int k = 6; k < nv; k++) q += x[k] * x[k] * invd[k];
+  return q;
+}
+
 double phys__tree_ltdl_quad_packed(const phys_ltdl_packed *p, double *x) {
+  if (p->nchain >= 6) return ltdl_quad_chain6(p, x);
   const int *row = p->row, *ii = p->i;
   const double *l = p->l;
   /* y = L^-T g (the solve's first pass; rows still zero push nothing), then y^T D^-1 y */
@@ -413,7 +480,64 @@ double phys__tree_ltdl_quad_packed(const phys_ltdl_packed *p, double *x) {
   return q;
 }
 
+/* phys__tree_ltdl_solve_packed with a chain of six or more: the root dofs 0-5 are the last six
+ * entries of every later row (5, 4, ..., 0), so rows 6.. push into x0..x5 and read them in
+ * registers, and the chain's own rows are straight code. Each value still takes its updates in
+ * the same order: x_i (i < 6) from rows nv - 1, ..., 6 and then the chain's rows; a row sums
+ * from the root down. */
+static void ltdl_solve_chain6(const phys_ltdl_packed *p, double *x) {
+  const int *row = p->row, *ii = p->i;
+  const double *l = p->l, *invd = p->invd;
+  int nv = p->nv;
+  double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+  for (int k = nv - 1; k >= 6; k--) {
+    double xk = x[k];
+    int end = row[k + 1] - 6;
+    for (int e = row[k]; e < end; e++) x[ii[e]] -= l[e] * xk;
+    const double *lc = l + end;
+    x5 -= lc[0] * xk;
+    x4 -= lc[1] * xk;
+    x3 -= lc[2] * xk;
+    x2 -= lc[3] * xk;
+    x1 -= lc[4] * xk;
+    x0 -= lc[5] * xk;
+  }
+  /* the chain's own rows: row r holds dofs r - 1, ..., 0 */
+  const double *l1 = l + row[1], *l2 = l + row[2], *l3 = l + row[3], *l4 = l + row[4],
+               *l5 = l + row[5];
+  x4 -= l5[0] * x5, x3 -= l5[1] * x5, x2 -= l5[2] * x5, x1 -= l5[3] * x5, x0 -= l5[4] * x5;
+  x3 -= l4[0] * x4, x2 -= l4[1] * x4, x1 -= l4[2] * x4, x0 -= l4[3] * x4;
+  x2 -= l3[0] * x3, x1 -= l3[1] * x3, x0 -= l3[2] * x3;
+  x1 -= l2[0] * x2, x0 -= l2[1] * x2;
+  x0 -= l1[0] * x1;
+  x0 = x0 * invd[0];
+  x1 = x1 * invd[1], x1 -= l1[0] * x0;
+  x2 = x2 * invd[2], x2 -= l2[1] * x0, x2 -= l2[0] * x1;
+  x3 = x3 * invd[3], x3 -= l3[2] * x0, x3 -= l3[1] * x1, x3 -= l3[0] * x2;
+  x4 = x4 * invd[4], x4 -= l4[3] * x0, x4 -= l4[2] * x1, x4 -= l4[1] * x2, x4 -= l4[0] * x3;
+  x5 = x5 * invd[5], x5 -= l5[4] * x0, x5 -= l5[3] * x1, x5 -= l5[2] * x2, x5 -= l5[1] * x3;
+  x5 -= l5[0] * x4;
+  x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3, x[4] = x4, x[5] = x5;
+  for (int k = 6; k < nv; k++) {
+    int end = row[k + 1] - 6;
+    const double *lc = l + end;
+    double xk = x[k] * invd[k];
+    xk -= lc[5] * x0;
+    xk -= lc[4] * x1;
+    xk -= lc[3] * x2;
+    xk -= lc[2] * x3;
+    xk -= lc[1] * x4;
+    xk -= lc[0] * x5;
+    for (int e = end - 1; e >= row[k]; e--) xk -= l[e] * x[ii[e]];
+    x[k] = xk;
+  }
+}
+
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x) {
+  if (p->nchain >= 6) {
+    ltdl_solve_chain6(p, x);
+    return;
+  }
   const int *row = p->row, *ii = p->i;
   const double *l = p->l;
   /* L^T y = b, deepest dofs first: row k's value pushed up its ancestors */

@@ -44,6 +44,7 @@ typedef struct phys_tree {
                                phys__tree_ltdl_structure writes it (nv + 1 entries in ltdl_row,
                                at most nv (nv - 1) / 2 in ltdl_i), filled by phys__tree_index;
                                packed factors of the tree share them */
+  int ltdl_chain;           /* with ltdl_row: the sparsity's nchain (phys_ltdl_packed) */
 } phys_tree;
 
 /* dofs and qpos size of a joint type */
@@ -92,9 +93,13 @@ void phys__tree_ltdl_solve(const phys_tree *t, const double *LD, double *x);
 /* A factor of phys__tree_ltdl packed for repeated solves: the off-diagonal entries of L by
  * row (compressed rows: row k's entries at [row[k], row[k + 1]) of i and l, its ancestors from
  * the parent up), and 1 / D. The arrays are the caller's (phys__tree_ltdl_nnz entries in i and
- * l; nv + 1 in row; nv in invd). */
+ * l; nv + 1 in row; nv in invd). nchain is the number of leading dofs 0, 1, ..., r - 1 that
+ * form a chain (each the parent of the next) above every later dof, as a free root's six do
+ * (phys__tree_ltdl_structure sets it; with six or more the factorisation, the solve and the
+ * quadratic form keep those six in registers or straight code, bit for bit as the general path,
+ * which 0 selects). */
 typedef struct phys_ltdl_packed {
-  int nv, nnz;
+  int nv, nnz, nchain;
   int *row, *i;
   double *l, *invd;
 } phys_ltdl_packed;
@@ -105,9 +110,12 @@ int phys__tree_ltdl_nnz(const phys_tree *t);
 /* Pack the factor LD (from phys__tree_ltdl) into p, whose arrays are sized by the caller. */
 void phys__tree_ltdl_pack(const phys_tree *t, const double *LD, phys_ltdl_packed *p);
 
-/* The sparsity of the tree's L into p's row and i, and p's nv and nnz (once per tree: the
- * values change, the structure does not). p's arrays are the caller's, sized as above. */
+/* The sparsity of the tree's L into p's row and i, and p's nv, nnz and nchain (once per tree:
+ * the values change, the structure does not). p's arrays are the caller's, sized as above. */
 void phys__tree_ltdl_structure(const phys_tree *t, phys_ltdl_packed *p);
+
+/* nchain of a packed sparsity (row, i over nv dofs), as described at phys_ltdl_packed. */
+int phys__ltdl_chain(const int *row, const int *i, int nv);
 
 /* The values of a symmetric H (nv x nv, row-major; its lower part along each dof's ancestor
  * chain and its diagonal are read) into p, whose structure is set (phys__tree_ltdl_structure):
@@ -125,7 +133,9 @@ int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p);
 
 /* Solve (L^T D L) x = b in place with a packed factor: the same arithmetic as
  * phys__tree_ltdl_solve except that the second pass sums each row from the root down. Each
- * row's value is held in a register over its entries (no store and reload per entry). */
+ * row's value is held in a register over its entries (no store and reload per entry). With a
+ * chain of six or more (p->nchain), the six root dofs' values stay in registers while the later
+ * rows push into them and read them: each still takes its updates in the same order. */
 void phys__tree_ltdl_solve_packed(const phys_ltdl_packed *p, double *x);
 
 /* g^T H^-1 g with a packed factor (H = L^T D L): y = L^-T g in place on x (given g), then

@@ -19,6 +19,7 @@ int phys__ltdl_packed_alloc(phys_arena *ar, const phys_tree *tr, phys_ltdl_packe
     pk->i = tr->ltdl_i;
     pk->nv = tr->nv;
     pk->nnz = tr->ltdl_row[tr->nv];
+    pk->nchain = tr->ltdl_chain;
   } else {
     int nnz = phys__tree_ltdl_nnz(tr);
     pk->row = ARENA_NEW(ar, int, (size_t)tr->nv + 1);

@@ -187,6 +187,7 @@ static void test_ltdl_vs_lapacke(void) {
  * ltdl_row/ltdl_i set) equals the one computed for a packed factor; a matrix that is not SPD is
  * refused */
 static void test_ltdl_packed_factor(void) {
+  int chains = 0;
   for (int trial = 0; trial < 20; trial++) {
     phys_tree_body b[MAXB];
     tree_ws ws;
@@ -225,7 +226,20 @@ static void test_ltdl_packed_factor(void) {
       for (int k = 0; k < nv; k++) full += g[k] * y[k];
       double half = phys__tree_ltdl_quad_packed(&packed, x);
       CU_ASSERT_TRUE(full > 0.0 && fabs(half - full) <= 1e-12 * full);
+      /* the chain's path (a free root's six dofs in registers) and the general one agree bit
+       * for bit */
+      phys_ltdl_packed general = packed;
+      general.nchain = 0;
+      double xg[MAXV];
+      memcpy(xg, g, sizeof(double) * (size_t)nv);
+      double half_g = phys__tree_ltdl_quad_packed(&general, xg);
+      CU_ASSERT_EQUAL(memcmp(&half_g, &half, sizeof half), 0);
+      CU_ASSERT_EQUAL(memcmp(xg, x, sizeof(double) * (size_t)nv), 0);
+      memcpy(x, g, sizeof(double) * (size_t)nv);
+      phys__tree_ltdl_solve_packed(&general, x);
+      CU_ASSERT_EQUAL(memcmp(x, y, sizeof(double) * (size_t)nv), 0);
     }
+    chains += packed.nchain >= 6;
 
     /* the tree's own copy of the sparsity */
     int row_t[MAXV + 1], i_t[MAXV * MAXV];
@@ -234,7 +248,9 @@ static void test_ltdl_packed_factor(void) {
     CU_ASSERT_EQUAL(phys__tree_index(&ws.t), 0);
     CU_ASSERT_EQUAL(memcmp(row_t, row_b, sizeof(int) * (size_t)(nv + 1)), 0);
     CU_ASSERT_EQUAL(memcmp(i_t, i_b, sizeof(int) * (size_t)nnz), 0);
+    CU_ASSERT_EQUAL(ws.t.ltdl_chain, packed.nchain);
   }
+  CU_ASSERT_TRUE(chains > 0); /* the free roots took the chain's path */
   /* not SPD */
   phys_tree_body b[2];
   random_tree(b, 2, 0);
