@@ -242,6 +242,11 @@ static int assemble_rows(phys_world *w, phys_problem *s) {
  * of step h into its base; its velocity into v */
 static void body_base(const phys_world *w, phys_problem *s, int sb, double h) {
   const phys_body *b = &w->bodies[s->body_id[sb]];
+  v3_copy(s->v + 6 * sb, b->v);
+  v3_copy(s->v + 6 * sb + 3, b->w);
+  /* a link of a tree in the solve (its root is in it: assemble_trees' test) has its terms in
+   * the tree's generalised coordinates: its inertia and base are read by no one */
+  if (b->artic >= 0 && s->sb_of_body[w->artics[b->artic].body[0]] >= 0) return;
   double R[9], D[9] = {0}, T[9], Rt[9];
   double *I = s->inertia + 18 * sb, *Iinv = I + 9, *base = s->base + 6 * sb;
   q_to_m3(R, b->q);
@@ -260,8 +265,6 @@ static void body_base(const phys_world *w, phys_problem *s, int sb, double h) {
   m3_mulv(Iw, I, b->w);
   v3_cross(gyro, b->w, Iw);
   for (int i = 0; i < 3; i++) base[3 + i] = Iw[i] + h * (b->torque[i] - gyro[i]);
-  v3_copy(s->v + 6 * sb, b->v);
-  v3_copy(s->v + 6 * sb + 3, b->w);
 }
 
 /* free bodies: world inertia, base = M v + h f, the start of the iterate, each body's

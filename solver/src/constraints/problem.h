@@ -114,8 +114,9 @@ typedef struct phys_problem {
   int nb;
   int *body_id;          /* solver body -> world body */
   int *sb_of_body;       /* world body -> solver body or -1 (size w->nbodies) */
-  double *inertia;       /* 18 per body: world inertia tensor about the COM, then its inverse */
-  double *base;          /* 6 per body: M v_k + h f (free bodies) */
+  double *inertia;       /* 18 per body: world inertia tensor about the COM, then its inverse
+                            (free bodies only: a tree's links are left unset) */
+  double *base;          /* 6 per body: M v_k + h f (free bodies only, as inertia) */
   double *v;             /* 6 per body: the solver's iterate, the new velocity at the end */
   double *vm;            /* 6 per body: velocity for the accuracy metric */
   int *bp_start, *bp_list; /* body -> its pieces (nb + 1, np) */
