@@ -45,10 +45,17 @@ void phys__tree_link_forces(const phys_world *w, const phys_problem *s, int k, c
   const int *restrict body = a->body;
   double *restrict force = t->force;
   for (int l = 0; l < a->nlink; l++) {
+    int sb = s->sb_of_body[body[l]];
+    double *F = force + 6 * l;
+    if (s->bp_start[sb] == s->bp_start[sb + 1]) {
+      /* no piece on the link (most): g is +0.0, and so is each F below (x cross g is a signed
+       * zero, and a zero of either sign plus +0.0 is +0.0) */
+      F[0] = F[1] = F[2] = F[3] = F[4] = F[5] = 0.0;
+      continue;
+    }
     const double *x = w->bodies[body[l]].x;
     double g[6] = {0, 0, 0, 0, 0, 0};
-    body_gather(s, s->sb_of_body[body[l]], pf, stride, g);
-    double *F = force + 6 * l;
+    body_gather(s, sb, pf, stride, g);
     F[0] = g[0];
     F[1] = g[1];
     F[2] = g[2];
