@@ -94,8 +94,10 @@ void phys__tree_gather_forces(const phys_artic *a, phys_tree_solve *t, double *r
   }
 }
 
-void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
-                                double *out) {
+/* the links' COM velocities; with pieces_only (a constant where inlined) only those of links
+ * with pieces are written */
+static inline void link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
+                                   double *out, int pieces_only) {
   phys_tree_solve *t = &s->tree[k];
   const phys_artic *a = &w->artics[t->artic];
   const double *restrict S = a->S, *restrict q = qd;
@@ -125,8 +127,10 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
     }
     double *V = sv + 6 * l;
     V[0] = v0, V[1] = v1, V[2] = v2, V[3] = v3, V[4] = v4, V[5] = v5;
+    int sb = sb_of[body[l]];
+    if (pieces_only && s->bp_start[sb] == s->bp_start[sb + 1]) continue;
     const double *x = w->bodies[body[l]].x;
-    double *ol = o + 6 * sb_of[body[l]];
+    double *ol = o + 6 * sb;
     ol[0] = v0 + (v4 * x[2] - v5 * x[1]);
     ol[1] = v1 + (v5 * x[0] - v3 * x[2]);
     ol[2] = v2 + (v3 * x[1] - v4 * x[0]);
@@ -134,6 +138,16 @@ void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, con
     ol[4] = v4;
     ol[5] = v5;
   }
+}
+
+void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
+                                double *out) {
+  link_velocities(w, s, k, qd, out, 0);
+}
+
+void phys__tree_piece_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
+                                 double *out) {
+  link_velocities(w, s, k, qd, out, 1);
 }
 
 /* g^T A^-1 g of tree k for a generalised row g (nv), with x (nv) as scratch */

@@ -164,6 +164,12 @@ phys_status phys__step_assemble(phys_world *w, phys_problem *s, double *t_collis
 void phys__tree_link_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
                                 double *out);
 
+/* phys__tree_link_velocities for the links with pieces only (the others' entries in `out` are
+ * left as they were): for the metric, whose only readers of a link's COM velocity are its
+ * pieces' rows (most links have none) */
+void phys__tree_piece_velocities(const phys_world *w, phys_problem *s, int k, const double *qd,
+                                 double *out);
+
 /* one constraint row's Jacobian g (nv) over articulation a's dofs: the row acts along `dir` at
  * world point pt of link `link` (ang = 1: on its angular velocity) */
 void phys__tree_row(const phys_artic *a, int link, int ang, const double pt[3],
@@ -214,7 +220,8 @@ void phys__split_islands_by_cost(const phys_problem *s, const int *list, int n, 
 void phys__tree_impulse_rhs(const phys_world *w, phys_problem *s, int k);
 
 /* metric velocity of solver body sb: vm = A^-1 (base + J^T lambda) for a free body; for the
- * root link of a tree the whole tree (t->qdm and every link's vm); other links: nothing */
+ * root link of a tree the whole tree (t->qdm, and vm of its links with pieces: the rows read
+ * only those); other links: nothing */
 void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb);
 
 /* r2[ci]: the squared natural-map residual of row set ci at vm (a condim 4/6 contact's two

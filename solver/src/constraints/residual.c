@@ -46,14 +46,14 @@ void phys__tree_impulse_rhs(const phys_world *w, phys_problem *s, int k) {
 }
 
 /* metric velocity of tree k: qdm = A^-1 (base + sum J^T lambda) through the unpenalised factor,
- * then every link's COM velocity into vm */
+ * then the COM velocity of every link with pieces into vm (their rows read it) */
 static void metric_tree(const phys_world *w, phys_problem *s, int k) {
   phys_tree_solve *t = &s->tree[k];
   int nv = t->nv;
   phys__tree_impulse_rhs(w, s, k);
   phys__tree_ltdl_solve_packed(&t->Afp, t->rhs);
   memcpy(t->qdm, t->rhs, (size_t)nv * sizeof(double));
-  phys__tree_link_velocities(w, s, k, t->rhs, s->vm);
+  phys__tree_piece_velocities(w, s, k, t->rhs, s->vm);
 }
 
 void phys__metric_velocity(const phys_world *w, phys_problem *s, int sb) {
