@@ -730,13 +730,17 @@ static void island_penalty(phys_world *w, phys_problem *s, int k, double *scratc
     double rows = 0.0;
     for (int j = s->bp_start[sb]; j < s->bp_start[sb + 1]; j++)
       rows += s->con[s->piece[s->bp_list[j]].con].dim;
-    msum += log(m);
-    nall++;
     if (rows > 0.0) {
       sum += log(m / (paper ? (double)(s->bp_start[sb + 1] - s->bp_start[sb]) : rows / 3.0));
       n++;
     }
   }
+  /* without a body with pieces, every body's mass (their logarithms only then) */
+  if (n == 0)
+    for (int sb = s->isl_body_start[k]; sb < s->isl_body_start[k + 1]; sb++) {
+      msum += log(w->bodies[s->body_id[sb]].mass);
+      nall++;
+    }
   double beta0 = n > 0 ? exp(sum / n) : (nall > 0 ? exp(msum / nall) : 1.0);
   subadmm_ws(s)->isl_beta[k] = paper ? beta0 : w->opt.subadmm.beta_scale * beta0;
 
