@@ -1,8 +1,9 @@
 /* test_sdf.c - signed-distance-field geoms (PHYS_GEOM_SDF, paper 002 App. B): the exact
  * distance and gradient against closed forms and finite differences, mass properties against
  * closed forms and a brute-force integral, the broadphase box, the surface for viewers, the
- * registry's errors, the contact clustering's balance, and contacts in motion (a ball resting
- * in a cone at the analytic height, a plate resting on a plane, one thread against two). */
+ * registry's errors, the contact clustering's balance, a ball in a hollow's corner near two
+ * walls, and contacts in motion (a ball resting in a cone at the analytic height, a ball rolling
+ * into a cup's side, a plate resting on a plane, one thread against two). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,6 +411,78 @@ static void test_ball_in_cone(void) {
   phys_world_destroy(w);
 }
 
+/* a cup (floor r <= 0.05 m at z = 0, side up to z = 0.06, walls 2 mm thick) */
+static const double cup_rz[] = {0.0, 0.0, 0.05, 0.0, 0.05, 0.06};
+
+/* A 5 mm ball on the cup's floor 0.3 mm from its side (both orders, margin 1 mm): a point on
+ * the floor at 0 and one on the side at 0.3 mm, normals from the ball into each wall (down;
+ * out along the ball's radius). The closest wall alone gave the floor only. */
+static void test_ball_in_corner(void) {
+  phys_world *w = make_world(NULL);
+  int cup = add_sdf_profile(w, cup_rz, 3, 0.002);
+  phys_shape a = shape(PHYS_GEOM_SDF, 0, 0, 0, 0, 0, 0);
+  a.sdf = phys__sdf_shape(w, cup);
+  double r = 0.005, x = 0.05 - 0.002 - r - 3e-4;
+  phys_shape ball = shape(PHYS_GEOM_SPHERE, r, 0, 0, x * cos(0.3), x * sin(0.3), 0.002 + r);
+  static phys_contact_point c[PHYS_SDF_MAX_PAIR_CONTACTS];
+  for (int order = 0; order < 2; order++) {
+    int n = order ? phys__collide(&ball, &a, 0.001, c) : phys__collide(&a, &ball, 0.001, c);
+    double floor_d = 1.0, side_d = 1.0, sg = order ? -1.0 : 1.0; /* turned to ball -> cup */
+    for (int k = 0; k < n; k++) {
+      double nz = sg * c[k].normal[2], nr = sg * (c[k].normal[0] * cos(0.3) +
+                                                  c[k].normal[1] * sin(0.3));
+      if (nz < -1.0 + 1e-9) floor_d = fmin(floor_d, c[k].dist);
+      if (nr > 1.0 - 1e-9) side_d = fmin(side_d, c[k].dist);
+    }
+    printf("\n  ball in a cup's corner (order %d): %d points, floor %.3g m, side %.3g m", order,
+           n, floor_d, side_d);
+    ASSERT_NEAR(floor_d, 0.0, 1e-12);
+    ASSERT_NEAR(side_d, 3e-4, 1e-12);
+  }
+  phys_world_destroy(w);
+}
+
+/* The pouring scene's ball (radius 5 mm, 10 g/cm^3) rolling at 0.5 m/s on a static cup's floor
+ * into its side (h = 1/240 s, the scene's): within 0.1 mm of the side at every step (3e-8 m;
+ * with the floor's point alone 0.75 mm, and the pouring scene's ball went 1.7 mm into its cup's
+ * side in one step), and it comes back off the side. */
+static void test_ball_rolls_into_side(void) {
+  phys_world_options o = phys_world_options_default();
+  o.timestep = 1.0 / 240.0;
+  o.threads = 1;
+  o.adaptive_threads = 0;
+  o.sleep_enabled = 0;
+  phys_world *w = make_world(&o);
+  int cup = add_sdf_profile(w, cup_rz, 3, 0.002);
+  phys_geom_desc g = sdf_geom(cup, -1.0, 0.8);
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_static_geom(w, &g, NULL), PHYS_OK);
+  double r = 0.005, p[3] = {0.0, 0.0, 0.002 + r};
+  phys_geom_desc bg = phys_geom_desc_default();
+  bg.size[0] = r;
+  bg.friction = 0.8;
+  bg.density = 10000.0;
+  phys_body_desc b = phys_body_desc_default();
+  memcpy(b.pos, p, sizeof b.pos);
+  b.linvel[0] = 0.5;
+  b.angvel[1] = 0.5 / r; /* rolling */
+  phys_id ball = PHYS_ID_NONE;
+  CU_ASSERT_EQUAL_FATAL(phys_world_add_body(w, &b, &bg, 1, &ball), PHYS_OK);
+  double pen = 0.0, xmax = 0.0;
+  for (int i = 0; i < 240; i++) {
+    CU_ASSERT_EQUAL_FATAL(phys_world_step(w), PHYS_OK);
+    pen = fmax(pen, phys_world_stats(w)->penetration_max);
+    body_pos(w, ball, p);
+    xmax = fmax(xmax, p[0]);
+  }
+  printf("\n  ball rolling into a cup's side: deepest %.3g m, centre %.4g m from the axis at "
+         "most (the side's inner face at %.4g m), %.3g m at the end", pen, xmax, 0.048 - r,
+         p[0]);
+  CU_ASSERT(pen <= 1e-4);
+  CU_ASSERT(xmax <= 0.048 - r + 1e-4);
+  CU_ASSERT(p[0] < xmax); /* back off the side */
+  phys_world_destroy(w);
+}
+
 /* a 0.1 kg plate dropped flat from 1 cm onto the ground: over the last second its bottom
  * (z = origin - t) stays within 0.5 mm of the plane, it penetrates less than 1 mm at any step,
  * and it stays level (tilt < 1 mrad) */
@@ -524,6 +597,9 @@ int register_tests(void) {
       !CU_add_test(s, "clustering keeps resultant and moment", test_cluster_balance) ||
       !CU_add_test(s, "pair conventions", test_pair_conventions) ||
       !CU_add_test(s, "ball rests in a cone", test_ball_in_cone) ||
+      !CU_add_test(s, "ball in a cup's corner: a point on each wall", test_ball_in_corner) ||
+      !CU_add_test(s, "ball rolling into a cup's side: at most 0.1 mm deep",
+                   test_ball_rolls_into_side) ||
       !CU_add_test(s, "plate rests on a plane", test_plate_on_plane) ||
       !CU_add_test(s, "one thread and two identical", test_threads_identical) ||
       !CU_add_test(s, "MJCF profiles and their errors", test_mjcf_profiles))

@@ -4,7 +4,8 @@
  * the default solver on pour_9: the pads hold the bottle through the move and the tilt (its pose
  * in each pad's frame drifts under 5 mm and turns under 0.05 rad from 0.4 s to 3 s), at least 8 of
  * the 9 balls leave the bottle and land in the cup by 3 s and stay there, none bouncing, at 3.6 s;
- * no contact penetrates 2.5 mm; 1 and 2 threads give the same state through the pour; the schedule
+ * no contact penetrates 1 mm (0.20; 1.5 mm before a ball near a cup's floor and side got a
+ * point on each, narrowphase_sdf.c); 1 and 2 threads give the same state through the pour; the schedule
  * is linear between keys; pour_45 loads with its 45 balls; a world without the task's bodies is
  * refused naming what is missing. Without PHYS_WORLDS every test skips. */
 #include <math.h>
@@ -81,7 +82,7 @@ static void test_pour_holds_and_pours(void) {
   CU_ASSERT(vmax < 0.05);
   CU_ASSERT(drift < 5e-3);
   CU_ASSERT(turn < 0.05);
-  CU_ASSERT(pen < 2.5e-3);
+  CU_ASSERT(pen < 1e-3);
   CU_ASSERT(world_all_finite(w));
   phys_world_destroy(w);
 }
