@@ -432,36 +432,44 @@ int phys__tree_ltdl_factor_packed(phys_ltdl_packed *p) {
   return 0;
 }
 
-/* phys__tree_ltdl_quad_packed with a chain of six or more: the root dofs' values in
- * registers, as in ltdl_solve_chain6 below (the same pushes in the same order, rows still zero
- * skipped) */
-static double ltdl_quad_chain6(const phys_ltdl_packed *p, double *x) {
+/* The first pass of L^T y = b with a chain of six or more, on the root dofs held in r[0..5]:
+ * rows nv - 1, ..., 6 push into their ancestors past the root and into r (the last six entries
+ * of every later row are dofs 5, 4, ..., 0), then the chain's own rows (row j holds dofs
+ * j - 1, ..., 0). skip_zero (a constant where inlined): rows still zero push nothing, as the
+ * quadratic form's general path does. */
+static inline void chain6_push_up(const phys_ltdl_packed *p, double *x, double r[6],
+                                  int skip_zero) {
   const int *row = p->row, *ii = p->i;
-  const double *l = p->l, *invd = p->invd;
-  int nv = p->nv;
-  double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
-  for (int k = nv - 1; k >= 6; k--) {
+  const double *l = p->l;
+  for (int k = p->nv - 1; k >= 6; k--) {
     double xk = x[k];
-    if (xk == 0.0) continue;
+    if (skip_zero && xk == 0.0) continue;
     int end = row[k + 1] - 6;
     for (int e = row[k]; e < end; e++) x[ii[e]] -= l[e] * xk;
     const double *lc = l + end;
-    x5 -= lc[0] * xk, x4 -= lc[1] * xk, x3 -= lc[2] * xk;
-    x2 -= lc[3] * xk, x1 -= lc[4] * xk, x0 -= lc[5] * xk;
+    r[5] -= lc[0] * xk, r[4] -= lc[1] * xk, r[3] -= lc[2] * xk;
+    r[2] -= lc[3] * xk, r[1] -= lc[4] * xk, r[0] -= lc[5] * xk;
   }
-  const double *l1 = l + row[1], *l2 = l + row[2], *l3 = l + row[3], *l4 = l + row[4],
-               *l5 = l + row[5];
-  if (x5 != 0.0)
-    x4 -= l5[0] * x5, x3 -= l5[1] * x5, x2 -= l5[2] * x5, x1 -= l5[3] * x5, x0 -= l5[4] * x5;
-  if (x4 != 0.0) x3 -= l4[0] * x4, x2 -= l4[1] * x4, x1 -= l4[2] * x4, x0 -= l4[3] * x4;
-  if (x3 != 0.0) x2 -= l3[0] * x3, x1 -= l3[1] * x3, x0 -= l3[2] * x3;
-  if (x2 != 0.0) x1 -= l2[0] * x2, x0 -= l2[1] * x2;
-  if (x1 != 0.0) x0 -= l1[0] * x1;
-  x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3, x[4] = x4, x[5] = x5;
+  for (int j = 5; j >= 1; j--) {
+    const double *lj = l + row[j];
+    double xj = r[j];
+    if (skip_zero && xj == 0.0) continue;
+    for (int i = 0; i < j; i++) r[j - 1 - i] -= lj[i] * xj;
+  }
+}
+
+/* phys__tree_ltdl_quad_packed with a chain of six or more: the root dofs' values in
+ * registers (chain6_push_up, rows still zero skipped) */
+static double ltdl_quad_chain6(const phys_ltdl_packed *p, double *x) {
+  const double *invd = p->invd;
+  double r[6] = {x[0], x[1], x[2], x[3], x[4], x[5]};
+  chain6_push_up(p, x, r, 1);
   double q = 0.0;
-  q += x0 * x0 * invd[0], q += x1 * x1 * invd[1], q += x2 * x2 * invd[2];
-  q += x3 * x3 * invd[3], q += x4 * x4 * invd[4], q += x5 * x5 * invd[5];
-  for (int k = 6; k < nv; k++) q += x[k] * x[k] * invd[k];
+  for (int k = 0; k < 6; k++) {
+    x[k] = r[k];
+    q += r[k] * r[k] * invd[k];
+  }
+  for (int k = 6; k < p->nv; k++) q += x[k] * x[k] * invd[k];
   return q;
 }
 
@@ -489,27 +497,11 @@ static void ltdl_solve_chain6(const phys_ltdl_packed *p, double *x) {
   const int *row = p->row, *ii = p->i;
   const double *l = p->l, *invd = p->invd;
   int nv = p->nv;
-  double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
-  for (int k = nv - 1; k >= 6; k--) {
-    double xk = x[k];
-    int end = row[k + 1] - 6;
-    for (int e = row[k]; e < end; e++) x[ii[e]] -= l[e] * xk;
-    const double *lc = l + end;
-    x5 -= lc[0] * xk;
-    x4 -= lc[1] * xk;
-    x3 -= lc[2] * xk;
-    x2 -= lc[3] * xk;
-    x1 -= lc[4] * xk;
-    x0 -= lc[5] * xk;
-  }
-  /* the chain's own rows: row r holds dofs r - 1, ..., 0 */
+  double r[6] = {x[0], x[1], x[2], x[3], x[4], x[5]};
+  chain6_push_up(p, x, r, 0);
+  double x0 = r[0], x1 = r[1], x2 = r[2], x3 = r[3], x4 = r[4], x5 = r[5];
   const double *l1 = l + row[1], *l2 = l + row[2], *l3 = l + row[3], *l4 = l + row[4],
                *l5 = l + row[5];
-  x4 -= l5[0] * x5, x3 -= l5[1] * x5, x2 -= l5[2] * x5, x1 -= l5[3] * x5, x0 -= l5[4] * x5;
-  x3 -= l4[0] * x4, x2 -= l4[1] * x4, x1 -= l4[2] * x4, x0 -= l4[3] * x4;
-  x2 -= l3[0] * x3, x1 -= l3[1] * x3, x0 -= l3[2] * x3;
-  x1 -= l2[0] * x2, x0 -= l2[1] * x2;
-  x0 -= l1[0] * x1;
   x0 = x0 * invd[0];
   x1 = x1 * invd[1], x1 -= l1[0] * x0;
   x2 = x2 * invd[2], x2 -= l2[1] * x0, x2 -= l2[0] * x1;
