@@ -462,11 +462,13 @@ static int np_clip_contacts(const np_feature *ref, const np_feature *inc, int re
   int cur = 0;
   double scale = 0.0;
   for (int i = 0; i < ref->cnt; i++) scale = fmax(scale, fabs(ref->p[i][0]) + fabs(ref->p[i][1]) + fabs(ref->p[i][2]));
+  int sides = ref->cnt; /* side planes to clip by: none for a cap, clipped to its rim */
   if (ref->rim > 0.0) {
     np_clip_to_rim(ref, inc, &poly[1]);
     cur = 1;
+    sides = 0;
   }
-  for (int i = 0; i < ref->cnt && poly[cur].n > 0 && !(ref->rim > 0.0); i++) {
+  for (int i = 0; i < sides && poly[cur].n > 0; i++) {
     const double *p = ref->p[i], *q = ref->p[(i + 1) % ref->cnt];
     double e[3], pn[3];
     v3_sub(e, q, p);
@@ -948,9 +950,12 @@ int phys__np_convex_pair(const phys_shape *a, const phys_shape *b, double margin
     v3_scale(dn, ref->fn, -1.0);
     np_support(is, dn, p);
     int inside = 1;
-    if (ref->rim > 0.0) /* a cap: within its rim */
+    int sides = ref->cnt;
+    if (ref->rim > 0.0) { /* a cap: within its rim */
       inside = np_axis_dist2(p, ref->centre, ref->fn) <= ref->rim * ref->rim;
-    for (int i = 0; i < ref->cnt && inside && !(ref->rim > 0.0); i++) {
+      sides = 0;
+    }
+    for (int i = 0; i < sides && inside; i++) {
       double e[3], pn[3], x[3];
       v3_sub(e, ref->p[(i + 1) % ref->cnt], ref->p[i]);
       v3_cross(pn, e, ref->fn);
