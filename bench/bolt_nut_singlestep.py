@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bolt_nut_singlestep.py - paper 002's bolt-nut single step (sec. VII-A): 10 nut
-configurations x 10 random external wrenches = 100 cases, the residual of CANAL, SubADMM and
-PGS at every iteration cap, beside the paper's claims.
+configurations x 10 random external wrenches = 100 cases, the residual of each solver at every
+iteration cap, beside paper 002's claims for CANAL, SubADMM and PGS.
 
 The configurations are the states of configs/worlds/bolt_nut.xml at steps 120, 144, ..., 336
 (bench/singlestep --configs 10 --config-every 24) while a torque of 0.025 N m about z turns the
@@ -12,7 +12,11 @@ median over caps and where it is reached, the first cap whose median reaches 1e-
 1e-8, how many cases reach 1e-8 at some cap, and the paper's claim beside them.
 
     bench/bolt_nut_singlestep.py [--singlestep build/bench/singlestep] [--out PREFIX]
-                                 [--cases 10] [--configs 10]
+                                 [--cases 10] [--configs 10] [--solvers canal,subadmm,pgs]
+
+--solvers takes any of physbench's solver names (`all`: every one); each runs to its cap in
+CAPS (paper 002's budgets for its three solvers; 30 Newton steps for the Newton-type solvers,
+100 for the ADMM ablations). The solvers outside paper 002 have no claim there ("paper": null).
 """
 import argparse
 import csv
@@ -23,7 +27,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CAPS = {"canal": 30, "subadmm": 100, "pgs": 100}
+CAPS = {"canal": 30, "subadmm": 100, "pgs": 100, "subadmm-nosub": 100, "subadmm-nobody": 100,
+        "sap": 30, "icf-lagged": 30, "icf-similar": 30, "nsn": 30, "firstorder": 30}
 PAPER = {
     "canal": "<= 1e-8, fully converged in about 10 iterations (superlinear)",
     "subadmm": "<= 1e-8 (first order: fast drop, then slow; less accurate than CANAL)",
@@ -37,12 +42,19 @@ def main():
     ap.add_argument("--out", default="bolt_nut_singlestep")
     ap.add_argument("--cases", type=int, default=10)
     ap.add_argument("--configs", type=int, default=10)
+    ap.add_argument("--solvers", default="canal,subadmm,pgs",
+                    help="comma-separated solver names, or all (default: paper 002's three)")
     args = ap.parse_args()
+    solvers = list(CAPS) if args.solvers == "all" else args.solvers.split(",")
+    unknown = [s for s in solvers if s not in CAPS]
+    if unknown:
+        ap.error("unknown solver(s) %s; known: %s" % (",".join(unknown), ",".join(CAPS)))
+    caps = {s: CAPS[s] for s in solvers}
     scene = os.path.join(HERE, "..", "configs", "worlds", "bolt_nut.xml")
     cmd = [args.singlestep, scene, "--step", "120", "--configs", str(args.configs),
            "--config-every", "24", "--drive", "nut=0,0,0.025", "--cases", str(args.cases),
-           "--wrench", "5", "--solvers", ",".join(CAPS), "--iterations",
-           ",".join("%s=%d" % kv for kv in CAPS.items()), "--repeat", "1", "--progress", "30",
+           "--wrench", "5", "--solvers", ",".join(caps), "--iterations",
+           ",".join("%s=%d" % kv for kv in caps.items()), "--repeat", "1", "--progress", "30",
            "--out", args.out]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode:
@@ -53,13 +65,13 @@ def main():
     out = {"command": " ".join(["bench/singlestep", "configs/worlds/bolt_nut.xml"] + cmd[2:]),
            "cases": len({r["case"] for r in rows}), "contacts_per_config":
            summary["contacts_per_config"], "solvers": []}
-    for name, cap in CAPS.items():
+    for name, cap in caps.items():
         mine = [r for r in rows if r["solver"] == name]
-        caps = sorted({int(r["cap"]) for r in mine})
+        levels = sorted({int(r["cap"]) for r in mine})
         med = {c: statistics.median(float(r["residual"]) for r in mine if int(r["cap"]) == c)
-               for c in caps}
-        best = min(caps, key=lambda c: med[c])
-        first = {t: next((c for c in caps if med[c] <= float(t)), None)
+               for c in levels}
+        best = min(levels, key=lambda c: med[c])
+        first = {t: next((c for c in levels if med[c] <= float(t)), None)
                  for t in ("1e-4", "1e-5", "1e-8")}
         per_case = {}
         for r in mine:
@@ -71,7 +83,7 @@ def main():
             "cases_reaching_1e-8": sum(v <= 1e-8 for v in per_case.values()),
             "median_solve_ms_at_cap": statistics.median(float(r["solve_ms"]) for r in mine
                                                         if int(r["cap"]) == cap),
-            "paper": PAPER[name]})
+            "paper": PAPER.get(name)})
     print(json.dumps(out, indent=1))
     return 0
 
