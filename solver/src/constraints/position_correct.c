@@ -72,6 +72,12 @@ static void make_anchor(const phys_world *w, int b, const double p[3], double ou
   m3_tmulv(out, R0, d);
 }
 
+/* 1 for a geom with flat faces whose normal the pass turns with the face (boxes, cylinders'
+ * caps, planes) */
+static int has_faces(const phys_geom *g) {
+  return g->type == PHYS_GEOM_BOX || g->type == PHYS_GEOM_CYLINDER || g->type == PHYS_GEOM_PLANE;
+}
+
 /* how closely the normal nl (in the frame of the body that owns geom g, or world for a static
  * geom) matches one of g's face normals: the largest |cos| over them, 0 for a geom without
  * faces (spheres, capsules, ellipsoids, meshes, SDFs) */
@@ -113,11 +119,22 @@ static void normal_in_body(const phys_world *w, int b, const double n[3], double
  * or when the matching face is a static side's, whose normal does not turn */
 static int normal_face_body(const phys_world *w, const phys_contact *c, double nl[3]) {
   const double *n = c->frame + 6;
+  int faces_a = has_faces(&w->geoms[c->geom_a]);
+  int faces_b = c->geom_b >= 0 && has_faces(&w->geoms[c->geom_b]);
+  /* one side without faces: the other side's face, if it turns (the rule below with 0 for the
+   * faceless side, without its frame) */
+  if (!faces_a || !faces_b) {
+    int side = faces_a ? c->body_a : (faces_b ? c->body_b : -1);
+    if (side < 0) return -1;
+    normal_in_body(w, side, n, nl);
+    const phys_geom *g = &w->geoms[faces_a ? c->geom_a : c->geom_b];
+    return face_alignment(g, nl) >= POSITION_FACE_COS ? side : -1;
+  }
   double na[3], nb[3];
   normal_in_body(w, c->body_a, n, na);
   normal_in_body(w, c->body_b, n, nb);
   double fa = face_alignment(&w->geoms[c->geom_a], na);
-  double fb = c->geom_b >= 0 ? face_alignment(&w->geoms[c->geom_b], nb) : 0.0;
+  double fb = face_alignment(&w->geoms[c->geom_b], nb);
   int a_face = fa >= POSITION_FACE_COS, b_face = fb >= POSITION_FACE_COS;
   if (a_face == b_face || fmin(fa, fb) >= POSITION_FACES_COS) return -1;
   int side = a_face ? c->body_a : c->body_b;
