@@ -1,8 +1,8 @@
 /* hessian.c - the Newton Hessian H = A + beta sum_i J_i^T D_i J_i (paper 002 eq. 24) of one
- * island, assembled and factorised: dense with LAPACK's Cholesky (the _work calls, which do not
- * allocate; H is n x n from the arena) for small islands, or sparse through CHOLMOD
- * (hessian_sparse.c) when the solver set nt->sp. Thread-safe for distinct phys_newton. */
-#include <lapacke.h>
+ * island, assembled and factorised: dense for small islands (H is n x n from the arena; core/chol.c:
+ * its own code up to PHYS_CHOL_SMALL, LAPACK's above), or sparse through CHOLMOD (hessian_sparse.c) when the solver set nt->sp.
+ * Thread-safe for distinct phys_newton. */
+#include "core/chol.h"
 #include "solvers/newton.h"
 #include "solvers/hessian_sparse.h"
 #include "solvers/newton_rows.h"
@@ -56,8 +56,7 @@ int phys__hessian_factor(phys_newton *nt) {
   if (n == 0) return 0;
   phys__dense_fill_A(nt->w, nt->s, nt->d, nt->H);
   for (int i = 0; i < nt->nrow; i++) add_row_set(nt, i, nt->T);
-  lapack_int info = LAPACKE_dpotrf2_work(LAPACK_COL_MAJOR, 'L', n, nt->H, n);
-  return info == 0 ? 0 : -1;
+  return phys__chol_factor(nt->H, n, n);
 }
 
 int phys__hessian_solve(phys_newton *nt, const double *rhs, double *out) {
@@ -66,6 +65,5 @@ int phys__hessian_solve(phys_newton *nt, const double *rhs, double *out) {
   if (out != rhs)
     for (int i = 0; i < n; i++) out[i] = rhs[i];
   if (n == 0) return 0;
-  lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, nt->H, n, out, n);
-  return info == 0 ? 0 : -1;
+  return phys__chol_solve(nt->H, n, n, out);
 }

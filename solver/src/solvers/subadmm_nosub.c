@@ -9,7 +9,7 @@
  * and the constraint update differ. Meant to reproduce the paper's ratios, not for production:
  * the dense factor costs O(n^3) per step, so islands above PHYS_NOSUB_MAX_DOFS are refused. */
 #include <string.h>
-#include <lapacke.h>
+#include "core/chol.h"
 #include "solvers/subadmm.h"
 #include "constraints/dense.h"
 #include "constraints/rows.h"
@@ -59,7 +59,7 @@ void phys__nosub_factor(const phys_world *w, phys_problem *s, int k, double beta
     double bb = beta * subadmm_ws(s)->row[ci].bs;
     for (int r = first_row(c); r < 3; r++) phys__dense_add_outer(s, &ns->d, ci, r, r, bb, ns->K);
   }
-  LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, ns->K, n);
+  phys__chol_factor(ns->K, n, n);
 }
 
 /* J v of constraint c's row r over the island's velocity v */
@@ -111,7 +111,7 @@ void phys__nosub_iterate(const phys_world *w, phys_problem *s, int k, double bet
     for (int r = first_row(c); r < 3; r++)
       phys__dense_row_add(s, &ns->d, ci, r, bb * z[r] + c->lambda[r], v);
   }
-  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, ns->K, n, v, n);
+  phys__chol_solve(ns->K, n, n, v);
 
   /* z/lambda update, one slack per constraint (m = 1) */
   for (int ci = c0; ci < c1; ci++) {

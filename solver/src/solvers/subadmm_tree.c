@@ -13,7 +13,7 @@
  * world origin, accumulated over subtrees and projected on the joints' motion subspaces. */
 #include <math.h>
 #include <string.h>
-#include <lapacke.h>
+#include "core/chol.h"
 #include "solvers/subadmm.h"
 #include "core/spatial.h"
 #include "core/math3.h"
@@ -58,7 +58,7 @@ static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, doubl
     int d = c->dof;
     H[(size_t)d * nv + d] += bb;
   }
-  LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nv, H, nv);
+  phys__chol_factor(H, nv, nv);
 }
 
 void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta) {
@@ -176,7 +176,7 @@ void phys__tree_update(const phys_world *w, phys_problem *s, int k) {
   /* generalised solve (the No Body ablation keeps a dense Cholesky factor of the penalised
    * matrix) */
   if (s->kind == PHYS_SOLVER_SUBADMM_NOBODY)
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nv, 1, wt->H, nv, t->rhs, nv);
+    phys__chol_solve(wt->H, nv, nv, t->rhs);
   else
     phys__tree_ltdl_solve_packed(&wt->Hp, t->rhs);
   memcpy(t->qd, t->rhs, (size_t)nv * sizeof(double));
