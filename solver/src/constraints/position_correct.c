@@ -116,7 +116,8 @@ static void normal_in_body(const phys_world *w, int b, const double n[3], double
 /* the body whose face contact c's normal is, with the normal in its frame (nl): the one side
  * whose face matches the normal; -1 when neither does, when both do (faces resting on each
  * other: either turn would push the stack sideways, and the pyramids drifted 35-90 % farther)
- * or when the matching face is a static side's, whose normal does not turn */
+ * or when the matching face is a static side's, whose normal does not turn (nl is then not
+ * written) */
 static int normal_face_body(const phys_world *w, const phys_contact *c, double nl[3]) {
   const double *n = c->frame + 6;
   int faces_a = has_faces(&w->geoms[c->geom_a]);
@@ -126,9 +127,12 @@ static int normal_face_body(const phys_world *w, const phys_contact *c, double n
   if (!faces_a || !faces_b) {
     int side = faces_a ? c->body_a : (faces_b ? c->body_b : -1);
     if (side < 0) return -1;
-    normal_in_body(w, side, n, nl);
+    double ns[3];
+    normal_in_body(w, side, n, ns);
     const phys_geom *g = &w->geoms[faces_a ? c->geom_a : c->geom_b];
-    return face_alignment(g, nl) >= POSITION_FACE_COS ? side : -1;
+    if (face_alignment(g, ns) < POSITION_FACE_COS) return -1;
+    v3_copy(nl, ns);
+    return side;
   }
   double na[3], nb[3];
   normal_in_body(w, c->body_a, n, na);

@@ -45,8 +45,14 @@ static void chol_solve_small(const double *L, int n, int lda, double *x) {
 }
 
 int phys__chol_factor(double *A, int n, int lda) {
-  if (n <= PHYS_CHOL_SMALL) return chol_factor_small(A, n, lda);
-  return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda) == 0 ? 0 : -1;
+  int failed = n <= PHYS_CHOL_SMALL ? chol_factor_small(A, n, lda) != 0
+                                    : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda) != 0;
+  if (!failed) return 0;
+  /* a refused matrix (not positive definite, or not finite) leaves a NaN diagonal: a caller
+   * that solves with it anyway gets NaN, which the step refuses, never a finite wrong answer
+   * from a half-overwritten factor */
+  for (int j = 0; j < n; j++) A[(size_t)j * lda + j] = NAN;
+  return -1;
 }
 
 int phys__chol_solve(const double *L, int n, int lda, double *x) {

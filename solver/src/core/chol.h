@@ -15,8 +15,9 @@
 
 /* In place: the lower triangle of the n x n column-major matrix A (leading dimension lda >= n)
  * becomes L with A = L L^T; the strict upper triangle is not written (nor read up to
- * PHYS_CHOL_SMALL). Returns 0, or -1 when a pivot is not positive (A not positive definite; A
- * then partly overwritten). Up to PHYS_CHOL_SMALL left-looking, one column at a time, each sum
+ * PHYS_CHOL_SMALL). Returns 0, or -1 when a pivot is not positive (A not positive definite, or
+ * not finite); A is then partly overwritten and its diagonal NaN, so that phys__chol_solve with
+ * it gives NaN rather than a finite wrong solution. Up to PHYS_CHOL_SMALL left-looking, one column at a time, each sum
  * in increasing column order: the same bits on every thread. Thread-safe for distinct A. */
 int phys__chol_factor(double *A, int n, int lda);
 

@@ -59,7 +59,9 @@ void phys__nosub_factor(const phys_world *w, phys_problem *s, int k, double beta
     double bb = beta * subadmm_ws(s)->row[ci].bs;
     for (int r = first_row(c); r < 3; r++) phys__dense_add_outer(s, &ns->d, ci, r, r, bb, ns->K);
   }
-  phys__chol_factor(ns->K, n, n);
+  /* A + beta J^T J is positive definite for finite input; a refused factor (a NaN in it)
+   * leaves NaN, so the island's velocities go NaN and the step refuses them */
+  (void)phys__chol_factor(ns->K, n, n);
 }
 
 /* J v of constraint c's row r over the island's velocity v */

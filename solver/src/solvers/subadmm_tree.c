@@ -58,7 +58,9 @@ static void tree_factor_dense(const phys_world *w, phys_problem *s, int k, doubl
     int d = c->dof;
     H[(size_t)d * nv + d] += bb;
   }
-  phys__chol_factor(H, nv, nv);
+  /* positive definite for finite input; a refused factor leaves NaN (chol.h), which the
+   * step's non-finite check refuses */
+  (void)phys__chol_factor(H, nv, nv);
 }
 
 void phys__tree_factor(const phys_world *w, phys_problem *s, int k, double beta) {

@@ -77,6 +77,20 @@ static void test_refused(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(M);
   for (int i = 0; i < n; i++) M[i * n + i] = i == n / 2 ? -1.0 : 1.0;
   CU_ASSERT_EQUAL(phys__chol_factor(M, n, n), -1);
+  /* a refused factor gives NaN when solved with anyway, on both paths (a NaN in the matrix
+   * is refused too) */
+  double *x = calloc((size_t)n, sizeof *x);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  for (int i = 0; i < n; i++) x[i] = 1.0;
+  phys__chol_solve(M, n, n, x);
+  int nan_big = 1;
+  for (int i = 0; i < n; i++) nan_big &= isnan(x[i]);
+  CU_ASSERT_TRUE(nan_big);
+  double B[4] = {4.0, NAN, NAN, 4.0}, y[2] = {1.0, 1.0};
+  CU_ASSERT_EQUAL(phys__chol_factor(B, 2, 2), -1);
+  phys__chol_solve(B, 2, 2, y);
+  CU_ASSERT_TRUE(isnan(y[0]) && isnan(y[1]));
+  free(x);
   free(M);
 }
 
