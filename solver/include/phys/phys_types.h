@@ -348,6 +348,9 @@ typedef struct phys_subadmm_options {
   int anderson;             /* depth m in [0, 16] of the Anderson acceleration of the ADMM
                                iteration of islands with an articulated tree (SCALED, at most
                                4096 slack and impulse values); 0: plain ADMM; default 5 */
+  int anderson_iterations;  /* the acceleration runs in a solve's first this many iterations,
+                               >= 1 (past them: plain ADMM, where an island still iterating is
+                               not smooth and the mixing buys nothing); default 30 */
 } phys_subadmm_options;
 
 /* Options of CANAL (paper 002 sec. 5). max_iterations caps its AL iterations; tolerance is the

@@ -47,12 +47,6 @@
  * iteration that drops the history */
 #define ACCEL_MAX_VALUES 4096
 #define ACCEL_GROWTH 1.0
-/* the iterations of a solve that the acceleration runs in; an island still iterating past them
- * is where the map is not smooth (redundant pads jammed, an active set changing), and there the
- * mixing's (2m + 6) n operations an iteration buy no iterations: callgrind, instructions a step
- * with no limit -> 30 (docs/engine.md, SubADMM): quadruped_drop_8 3.39M -> 2.61M, _27 7.75M ->
- * 6.86M (standing), the humanoid 318.8k -> 317.5k */
-#define ACCEL_ITERATIONS 30
 
 /* doubles from one piece's workspace to the next (body_gather reads the pulls f in place) */
 #define PC_STRIDE (sizeof(phys_subadmm_piece) / sizeof(double))
@@ -583,6 +577,7 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
   int h0 = subadmm_ws(s)->isl_head[k], h1 = subadmm_ws(s)->isl_head[k + 1];
   phys_subadmm_accel *acc = subadmm_ws(s)->accel ? &subadmm_ws(s)->accel[k] : NULL;
   if (acc && !acc->aa.n) acc = NULL;
+  const int accel_its = o->subadmm.anderson_iterations;
   if (acc && (!team || omp_get_thread_num() == 0)) {
     phys__anderson_reset(&acc->aa);
     acc->stopped = 0;
@@ -627,8 +622,11 @@ static int iterate_island(const phys_world *w, phys_problem *s, int k, int team,
       }
     }
     /* the extrapolated iterate (never after the last iteration: the step reads its projected
-     * impulses and their velocities), in the solve's first ACCEL_ITERATIONS iterations */
-    if (acc && it + 1 < max_it && it < ACCEL_ITERATIONS) accelerate(s, k, team, ctl->beta);
+     * impulses and their velocities), in the solve's first subadmm.anderson_iterations
+     * iterations: an island still iterating past them is where the map is not smooth
+     * (redundant pads jammed, an active set changing), and there the mixing's (2m + 6) n
+     * operations an iteration buy no iterations (docs/engine.md, SubADMM) */
+    if (acc && it + 1 < max_it && it < accel_its) accelerate(s, k, team, ctl->beta);
 
     /* adaptive penalty (43) or the stall detector */
     double factor = 1.0;
