@@ -12,7 +12,14 @@ For each model, world count N and thread count T:
              world stepped once per env step all the same;
   physbench  physbench FILE --worlds N --threads T: the same batch stepped in-process, no socket;
   mujoco     mjbench FILE --worlds N: MuJoCo's single-thread loop of mj_step over N mjData of
-             one model in one process (libmujoco; T = 1 only, MuJoCo steps serially).
+             one model in one process (libmujoco; T = 1 only, MuJoCo steps serially);
+  mujoco_2proc  (T = 2, N even) the same loop as two mjbench processes of N/2 worlds started
+             together: what MuJoCo's loop gets per core when both cores work, as physd's two
+             threads make them.
+Each row also gives, per way, its per-core figure (env steps/s over T) against MuJoCo's loop,
+as the median over the repeats of the ratio within each repeat (`WAY_per_core_vs_mujoco`; at
+T = 2 also `WAY_per_core_vs_mujoco_2proc`, against half the two processes' sum): the samples of
+one repeat lie seconds apart, so a slow minute of a shared machine falls on both.
 Every run starts from the model's reference state (qpos0, no keyframe), takes --warmup untimed
 env steps, then times --steps env steps; env_steps_per_s = N x steps / wall time of the timed
 steps, for all three ways (physbench's env_steps_per_s_wall, not its median-based
@@ -57,6 +64,23 @@ def run_json(cmd):
     if r.returncode != 0:
         raise RuntimeError("%s exited %d: %s" % (cmd[0], r.returncode, r.stderr[-2000:]))
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def mujoco_two_processes(mjbench, path, n, warmup, steps):
+    """env steps per second of MuJoCo's loop as two mjbench processes of n/2 worlds each,
+    started together (both cores busy, as physd's two threads keep them): the sum of the two"""
+    cmd = [mjbench, path, "--worlds", str(n // 2), "--warmup", str(warmup), "--steps",
+           str(steps), "--json"]
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for _ in range(2)]
+    total = 0.0
+    for p in procs:
+        out, err = p.communicate(timeout=3600)
+        if p.returncode != 0:
+            raise RuntimeError("mjbench exited %d: %s" % (p.returncode, err[-2000:]))
+        total += json.loads(out.strip().splitlines()[-1])["env_steps_per_s"]
+    return total
 
 
 class Daemon:
@@ -199,6 +223,9 @@ def main():
                             mj = run_json([mjbench, path, "--worlds", str(n), "--warmup",
                                            str(args.warmup), "--steps", str(args.steps), "--json"])
                             cell.setdefault("mujoco", []).append(mj["env_steps_per_s"])
+                        if use_mujoco and t == 2 and n >= 2 and n % 2 == 0:
+                            cell.setdefault("mujoco_2proc", []).append(mujoco_two_processes(
+                                mjbench, path, n, args.warmup, args.steps))
             finally:
                 rc = d.stop()
                 if rc != 0:
@@ -209,6 +236,19 @@ def main():
         for way, vals in cell.items():
             row[way + "_env_steps_per_s"] = round(statistics.median(vals), 1)
             row[way + "_samples"] = [round(v, 1) for v in vals]
+        # per-core ratios paired by repeat (the samples of one repeat lie seconds apart, so a
+        # slow minute of the machine falls on both): each way's figure over t cores against
+        # MuJoCo's one-thread loop of the same repeat, and at t = 2 against MuJoCo's loop run
+        # as two processes of n/2 worlds at once (per core: half their sum), the same two cores
+        mj1 = samples.get((name, path, n, 1), {}).get("mujoco", [])
+        mj2 = cell.get("mujoco_2proc", [])
+        for way, vals in cell.items():
+            if way.startswith("mujoco"):
+                continue
+            for key, ref, cores in (("mujoco", mj1, 1), ("mujoco_2proc", mj2, 2)):
+                pairs = [v / t / (m / cores) for v, m in zip(vals, ref)]
+                if pairs and (key == "mujoco" or t == 2):
+                    row["%s_per_core_vs_%s" % (way, key)] = round(statistics.median(pairs), 3)
         rows.append(row)
     print(json.dumps({
         "benchmark": "batch_env", "warmup": args.warmup, "steps": args.steps,
