@@ -2,9 +2,14 @@
  * world per thread.
  *
  * A batch step of n worlds with T threads: when n >= 2 and T >= 2, one OpenMP region of
- * min(T, n) threads, a static schedule (contiguous runs of worlds, the same run for a thread from
- * step to step, so a world's data stays in its core's cache), each world stepped whole on one
- * thread (phys__world_step_threads(w, 1): no team, no parallel region inside it). With T = 1
+ * min(T, n) threads, each world stepped whole on one thread (phys__world_step_threads(w, 1): no
+ * team, no parallel region inside it). Each thread owns a contiguous run of worlds, the same
+ * from step to step (a world's data stays in its core's cache), and takes them from its run's
+ * front one at a time; a thread that has finished its run goes on to take worlds from the other
+ * runs' fronts (claim_worlds). With the machine to themselves the threads finish their own runs
+ * together (the static schedule); when one of them loses its core for a while (the daemon's I/O
+ * thread or its client on the same cores, another process, a virtual machine's host), the
+ * others step its remaining worlds instead of waiting for it at the region's end. With T = 1
  * the worlds are stepped in turn on one thread each; a lone world (n = 1) with T >= 2 is stepped
  * by phys_world_step, i.e. by its own options' threads and adaptive controller. A world's
  * result never depends on the thread: a step computes the same values on any thread count
@@ -22,6 +27,7 @@
  * to those of its worlds' steps (none once they are warmed up).
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <omp.h>
@@ -33,6 +39,15 @@
 #define BATCH_MAX_WORLDS 1000000
 #define BATCH_MAX_THREADS 1024
 
+/* one thread's run of a batch step's list: entries [next, end) are still to be stepped; any
+ * thread takes the next one with an atomic increment. 128 bytes apart, so that two runs' counters
+ * never share a cache line (the array's start is only 16-byte aligned) */
+typedef struct batch_run {
+  atomic_int next;
+  int end;
+  char pad[128 - sizeof(atomic_int) - sizeof(int)];
+} batch_run;
+
 struct phys_batch {
   phys_batch_options opt;
   int count;
@@ -43,6 +58,7 @@ struct phys_batch {
   unsigned epoch;
   phys_arena *arenas;    /* BATCH_MAX_THREADS slots, one per stepping thread: the per-step
                             scratch of the worlds that thread steps (see step_one) */
+  batch_run *runs;       /* BATCH_MAX_THREADS slots: the runs of a batch step (claim_worlds) */
   char error[512];
 };
 
@@ -92,7 +108,8 @@ phys_status phys_batch_create(const phys_world *proto, int count, const phys_bat
   b->all = phys__xcalloc((size_t)count, sizeof *b->all);
   b->mark = phys__xcalloc((size_t)count, sizeof *b->mark);
   b->arenas = phys__xcalloc(BATCH_MAX_THREADS, sizeof *b->arenas);
-  if (!b->worlds || !b->status || !b->all || !b->mark || !b->arenas) {
+  b->runs = phys__xcalloc(BATCH_MAX_THREADS, sizeof *b->runs);
+  if (!b->worlds || !b->status || !b->all || !b->mark || !b->arenas || !b->runs) {
     phys_batch_destroy(b);
     return phys__error(err, PHYS_E_NOMEM, "batch: out of memory for %d worlds", count);
   }
@@ -130,6 +147,7 @@ void phys_batch_destroy(phys_batch *b) {
   if (b->arenas)
     for (int t = 0; t < BATCH_MAX_THREADS; t++) phys__arena_free(&b->arenas[t]);
   phys__xfree(b->arenas);
+  phys__xfree(b->runs);
   phys__xfree(b);
 }
 
@@ -216,13 +234,37 @@ static void step_entry(phys_batch *b, const int *idx, int k, phys_arena *ar,
   if (hk && hk->after) hk->after(b->worlds[i], k, b->status[i], hk->user);
 }
 
+/* Thread t steps list entries of the nruns runs: first those of its own run, then, once that is
+ * done, the rest of the other runs in turn (t + 1, t + 2, ...), one entry per atomic increment;
+ * every entry is taken exactly once, also when the region got fewer threads than runs. The
+ * worlds stepped are the same whoever steps them (step_one). */
+static void claim_worlds(phys_batch *b, const int *idx, int t, int nruns,
+                         const phys_batch_hooks *hk) {
+  phys_arena *ar = &b->arenas[t];
+  for (int j = 0; j < nruns; j++) {
+    batch_run *r = &b->runs[(t + j) % nruns];
+    for (;;) {
+      int k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+      if (k >= r->end) break;
+      step_entry(b, idx, k, ar, hk);
+    }
+  }
+}
+
 /* step the worlds of a checked list, a world per thread when there are two of each */
 static phys_status step_list(phys_batch *b, const int *idx, int n,
                              const phys_batch_hooks *hk) {
   int threads = b->opt.threads < n ? b->opt.threads : n;
   if (threads >= 2) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int k = 0; k < n; k++) step_entry(b, idx, k, &b->arenas[omp_get_thread_num()], hk);
+    /* the runs: contiguous, of n / threads entries (the first n % threads one more) */
+    for (int t = 0, k = 0; t < threads; t++) {
+      int len = n / threads + (t < n % threads);
+      atomic_store_explicit(&b->runs[t].next, k, memory_order_relaxed);
+      b->runs[t].end = k + len;
+      k += len;
+    }
+#pragma omp parallel num_threads(threads)
+    claim_worlds(b, idx, omp_get_thread_num(), threads, hk);
   } else if (b->opt.threads == 1 || n != 1) {
     for (int k = 0; k < n; k++) step_entry(b, idx, k, &b->arenas[0], hk);
   } else {

@@ -7,9 +7,11 @@
  * The scene is small (a box and a sphere on the ground, a motor-driven chain of three hinges
  * swinging into them), and world i of a batch is perturbed as lone world i is: the sphere gets
  * a sideways velocity and the motor a control that grow with i, so that every world differs. */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cunit_main.h"
 #include "scene_util.h"
 #include "core/alloc.h"
@@ -291,6 +293,60 @@ static void test_hooked(void) {
   phys_batch_destroy(b);
 }
 
+/* the held-up thread's log: which thread stepped each entry, and how often; `held` is set by
+ * thread 0 (only it reads or writes it) */
+typedef struct claim_log {
+  int thread[8], steps[8], held;
+} claim_log;
+
+static void claim_before(phys_world *w, int k, void *user) {
+  (void)w;
+  claim_log *c = user;
+  int t = omp_get_thread_num();
+  c->thread[k] = t;
+  __atomic_fetch_add(&c->steps[k], 1, __ATOMIC_RELAXED);
+  if (t == 0 && !c->held) { /* thread 0 loses 100 ms before its first world */
+    c->held = 1;
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* (2c) a thread held up does not hold up the batch step: on 2 threads and 8 worlds (runs 0-3
+ * and 4-7), thread 0 sleeps 100 ms before its first world, and thread 1, done with its own run
+ * in well under that, steps every other world, 3 or more of them from thread 0's run (a static
+ * schedule would leave all 4 to thread 0); thread 0 steps at most that one world (none when
+ * thread 1 got to them all before thread 0 started). Every entry is stepped once a batch step,
+ * and every world ends bit for bit where a one-thread batch does */
+static void test_held_up_thread(void) {
+  phys_batch *two = make_batch(8, 2), *one = make_batch(8, 1);
+  static const int all[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int taken = 0, by_held = 0;
+  for (int k = 0; k < 3; k++) {
+    claim_log c;
+    memset(&c, 0, sizeof c);
+    phys_batch_hooks hk = {claim_before, NULL, &c};
+    CU_ASSERT_EQUAL_FATAL(phys_batch_step_hooked(two, all, 8, &hk), PHYS_OK);
+    CU_ASSERT_EQUAL_FATAL(phys_batch_step(one), PHYS_OK);
+    int held_now = 0;
+    for (int e = 0; e < 8; e++) {
+      CU_ASSERT_EQUAL(c.steps[e], 1);
+      held_now += c.thread[e] == 0;
+      taken += e < 4 && c.thread[e] == 1;
+    }
+    CU_ASSERT_TRUE(held_now <= 1);
+    by_held += held_now;
+  }
+  printf("\n  worlds stepped by the held thread: %d of 24; of its run's, by the other: %d of 12\n",
+         by_held, taken);
+  CU_ASSERT_TRUE(taken >= 9);
+  for (int i = 0; i < 8; i++)
+    CU_ASSERT_EQUAL(phys_world_state_hash(phys_batch_world(two, i)),
+                    phys_world_state_hash(phys_batch_world(one, i)));
+  phys_batch_destroy(two);
+  phys_batch_destroy(one);
+}
+
 /* (3) a world reset mid-run (its keyframe, a loaded state) does not disturb the others */
 static void test_reset_one(void) {
   phys_world *proto = build_scene();
@@ -531,6 +587,7 @@ int register_tests(void) {
       !CU_add_test(s, "a subset step moves only its worlds", test_subset) ||
       !CU_add_test(s, "callbacks around each world's step (controls before, state after)",
                    test_hooked) ||
+      !CU_add_test(s, "a thread held up: the other steps its worlds", test_held_up_thread) ||
       !CU_add_test(s, "resetting one world leaves the others alone", test_reset_one) ||
       !CU_add_test(s, "no allocation in warmed-up batch steps", test_no_allocation) ||
       !CU_add_test(s, "worlds step in their thread's scratch arena", test_shared_scratch) ||
