@@ -169,7 +169,7 @@ run load-bad-option 2 "unknown option" $P load "$dir/arm2.urdf" --frobnicate
 # protocol 1.2: the solver table, SetSolver, and the solver in force in info / stats
 run solvers 0 '^\[{"name":"subadmm","summary":"[^"]\{10,\}","options":\[{"name":"subadmm.penalty_rule".*{"name":"subadmm-nosub".*{"name":"pgs","summary":"[^"]\{10,\}","options":\[{"name":"pgs.relaxation","default":1,"range":"(0, 2)","integer":false,"summary":"[^"]*"},{"name":"pgs.dense_rows","default":48,[^}]*"integer":true,"summary":"[^"]*"}\]},{"name":"sap","summary":"[^"]\{10,\}","options":\[{"name":"sap.beta".*}\]}\]$' $P solvers
 run solvers-canal-option 0 '{"name":"canal.beta_scale","default":30,"range":"\[0, inf)","integer":false' $P solvers
-run solver-set 0 '^{"name":"subadmm-nobody","max_iterations":25,"tolerance":0,"options":{"subadmm.penalty_rule":0,"subadmm.beta_scale":4,"subadmm.over_relaxation":1.8,"subadmm.adapt_gamma":10,"subadmm.anderson":5}}$' \
+run solver-set 0 '^{"name":"subadmm-nobody","max_iterations":25,"tolerance":0,"options":{"subadmm.penalty_rule":0,"subadmm.beta_scale":4,"subadmm.over_relaxation":1.8,"subadmm.adapt_gamma":10,"subadmm.anderson":5,"subadmm.anderson_iterations":30}}$' \
   $P solver subadmm-nobody --iterations 25 --tolerance 0
 run solver-keep-name 0 '^{"name":"subadmm-nobody","max_iterations":30,"tolerance":0,"options":{' \
   $P solver - --iterations 30
