@@ -7,7 +7,9 @@
  * phys_batch_world(b, i). phys_batch_step advances all of them (phys_batch_step_subset a chosen
  * few) with the batch's threads: with two or more worlds to step and two or more threads, one
  * OpenMP region splits the worlds into contiguous runs of about equal length, one run per
- * thread, and each world is stepped whole by one thread (no team inside a world). With one
+ * thread, and each world is stepped whole by one thread (no team inside a world); a thread
+ * done with its run steps the worlds left in the others' (one held up by the machine does not
+ * hold up the step). With one
  * thread the worlds are stepped in turn on one thread each; a single world to step with two or
  * more threads is stepped by phys_world_step (its own options' threads and adaptive
  * controller). A world's
