@@ -6,6 +6,7 @@
 #include "core/world_internal.h"
 #include "core/last_status.h"
 #include "core/alloc.h"
+#include "core/blas_threads.h"
 #include "core/math3.h"
 #include "solvers/gradient.h"
 #include "solvers/hessian_sparse.h"
@@ -140,6 +141,7 @@ phys_status phys_world_create(const phys_world_options *opt, phys_world **out, p
   if (st) return st;
   phys_world *w = phys__xcalloc(1, sizeof *w);
   if (!w) return phys__error(err, PHYS_E_NOMEM, "out of memory");
+  phys__blas_threads_once(); /* the BLAS under a step runs on the stepping thread */
   w->opt = o;
   phys__threads_reset(w);
   *out = w;
