@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cunit_main.h"
 #include "core/chol.h"
+#include "phys/phys.h"
 
 #define NMAX 80
 #define LDA (NMAX + 3)
@@ -94,11 +95,35 @@ static void test_refused(void) {
   free(M);
 }
 
+/* OpenBLAS's own control (cblas.h of its pthread build); weak, as in core/blas_threads.c */
+extern void openblas_set_num_threads(int num_threads) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
+
+/* the first world of a process puts OpenBLAS on one thread (core/blas_threads.c), whatever the
+ * process had set: this suite creates no world before this test, so the world below is the
+ * process's first */
+static void test_blas_one_thread(void) {
+  if (!openblas_set_num_threads || !openblas_get_num_threads) {
+    test_skip("the BLAS linked is not OpenBLAS");
+    return;
+  }
+  openblas_set_num_threads(2);
+  if (openblas_get_num_threads() != 2) {
+    test_skip("this OpenBLAS was built for one thread");
+    return;
+  }
+  phys_world *w = NULL;
+  CU_ASSERT_EQUAL_FATAL(phys_world_create(NULL, &w, NULL), PHYS_OK);
+  CU_ASSERT_EQUAL(openblas_get_num_threads(), 1);
+  phys_world_destroy(w);
+}
+
 int register_tests(void) {
   CU_pSuite s = CU_add_suite("chol", NULL, NULL);
   if (!s) return -1;
   if (!CU_add_test(s, "factor and solve on both sides of PHYS_CHOL_SMALL", test_factor_and_solve) ||
-      !CU_add_test(s, "a matrix that is not positive definite is refused", test_refused))
+      !CU_add_test(s, "a matrix that is not positive definite is refused", test_refused) ||
+      !CU_add_test(s, "the first world puts OpenBLAS on one thread", test_blas_one_thread))
     return -1;
   return 0;
 }
