@@ -137,7 +137,10 @@ phys_body_desc phys_body_desc_default(void);
 
 /* Create an empty world. `opt` may be NULL for the defaults. On success *out owns a new world
  * that the caller releases with phys_world_destroy(). On error *out is NULL and `err`
- * (nullable) says why. */
+ * (nullable) says why. The first call of a process sets OpenBLAS to one thread
+ * (openblas_set_num_threads(1), process-wide): the BLAS and LAPACK work under a step runs on the
+ * thread that steps, so its bits do not depend on the machine's core count; an application that
+ * wants OpenBLAS's threads for its own work sets them again after that call. */
 phys_status phys_world_create(const phys_world_options *opt, phys_world **out, phys_error *err);
 
 /* Release a world and everything it owns. NULL is allowed and does nothing. A world of a batch

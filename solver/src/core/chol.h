@@ -17,8 +17,9 @@
  * becomes L with A = L L^T; the strict upper triangle is not written (nor read up to
  * PHYS_CHOL_SMALL). Returns 0, or -1 when a pivot is not positive (A not positive definite, or
  * not finite); A is then partly overwritten and its diagonal NaN, so that phys__chol_solve with
- * it gives NaN rather than a finite wrong solution. Up to PHYS_CHOL_SMALL left-looking, one column at a time, each sum
- * in increasing column order: the same bits on every thread. Thread-safe for distinct A. */
+ * it gives NaN rather than a finite wrong solution. Up to PHYS_CHOL_SMALL left-looking, one
+ * column at a time, each sum in increasing column order: the same bits on every thread.
+ * Thread-safe for distinct A. */
 int phys__chol_factor(double *A, int n, int lda);
 
 /* x = A^-1 b from the factor of phys__chol_factor (L in the lower triangle of A, the same n and

@@ -1,7 +1,7 @@
 /* hessian.c - the Newton Hessian H = A + beta sum_i J_i^T D_i J_i (paper 002 eq. 24) of one
- * island, assembled and factorised: dense for small islands (H is n x n from the arena; core/chol.c:
- * its own code up to PHYS_CHOL_SMALL, LAPACK's above), or sparse through CHOLMOD (hessian_sparse.c) when the solver set nt->sp.
- * Thread-safe for distinct phys_newton. */
+ * island, assembled and factorised: dense for small islands (H is n x n from the arena;
+ * core/chol.c: its own code up to PHYS_CHOL_SMALL, LAPACK's above), or sparse through CHOLMOD
+ * (hessian_sparse.c) when the solver set nt->sp. Thread-safe for distinct phys_newton. */
 #include "core/chol.h"
 #include "solvers/newton.h"
 #include "solvers/hessian_sparse.h"
