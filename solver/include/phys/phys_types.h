@@ -434,8 +434,14 @@ typedef enum phys_nsn_preconditioner {
                                           tangent diagonals): the paper's (66) */
   PHYS_NSN_PRECOND_IDENTITY = 1,  /* the paper's r = 1 (its "identity"): r = 1 / h^2 s/kg on
                                      unilateral rows, 1 / h on friction, at the velocity level */
-  PHYS_NSN_PRECOND_H2 = 2         /* the paper's r = h^2: r = 1 s/kg on every row at the
+  PHYS_NSN_PRECOND_H2 = 2,        /* the paper's r = h^2: r = 1 s/kg on every row at the
                                      velocity level (effective mass with unit masses) */
+  PHYS_NSN_PRECOND_PATCH = 3      /* the default: EFFECTIVE_MASS, with a contact's normal r
+                                     times the number of contacts of its patch (the contacts
+                                     between the same two geoms): the patch's rows move
+                                     together, so a row's velocity answers its impulse about
+                                     that many times more than its own diagonal says (a mesh
+                                     or SDF pair's dozens of nearly redundant contacts) */
 } phys_nsn_preconditioner;
 
 /* When NSN's Newton matrix carries the friction coupling: W's dependence on the bound mu
@@ -468,7 +474,7 @@ typedef struct phys_nsn_options {
   int lm_patience;          /* the term is off while the island's metric reaches new lows and on
                                for the rest of the step after this many Newton iterations without
                                one, >= 1; default 2 */
-  phys_nsn_preconditioner preconditioner; /* default PHYS_NSN_PRECOND_EFFECTIVE_MASS */
+  phys_nsn_preconditioner preconditioner; /* default PHYS_NSN_PRECOND_PATCH */
   int warm_start;           /* 1: start from the previous step's impulses (physd's warm start);
                                0: from zero, as the paper; default 1 */
   phys_nsn_friction_normal friction_normal; /* default PHYS_NSN_FRICTION_NORMAL_ON_DEMAND
