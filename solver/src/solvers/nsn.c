@@ -35,8 +35,9 @@
  * about mu, and at mu = 5 a settling sphere pile cycled with the paper's t. The coupled matrix
  * makes that stopgap unnecessary: it is off while the coupling is on.
  * r per row (opt.nsn.preconditioner): the row's Delassus diagonal (the velocity-level reading
- * of (66); one r per friction group, the mean of its diagonals), or the paper's r = 1 or h^2
- * read at the velocity level. The loop stops after max_iterations Newton iterations or when the
+ * of (66); one r per friction group, the mean of its diagonals), by default with a contact's
+ * normal r times the contacts of its patch (patch_r), or the paper's r = 1 or h^2 read at the
+ * velocity level. The loop stops after max_iterations Newton iterations or when the
  * shared sec. 7 metric, evaluated after every Newton iteration, meets the tolerance.
  *
  * Islands are solved one per thread (team_islands = 0) and every sum runs in a fixed order, so
