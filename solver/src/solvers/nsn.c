@@ -198,36 +198,36 @@ static void record_r(const phys_world *w, const phys_problem *s, int ci) {
   v3_zero(ws->lm + 3 * (size_t)ci);
 }
 
-/* the geoms of record ci when it is a contact's own (linear) record, else 0 */
-static int contact_geoms(const phys_world *w, const phys_con *c, int *ga, int *gb) {
+/* the geom pair of record c when it is a contact's own (linear) record (its key without the
+ * feature: collision/contact.c's contact_key), else 0 */
+static uint64_t contact_pair(const phys_world *w, const phys_con *c) {
   if (c->kind != PHYS_CON_CONTACT || c->ang) return 0;
-  *ga = w->contacts[c->src].geom_a;
-  *gb = w->contacts[c->src].geom_b;
-  return 1;
+  return w->contacts[c->src].key >> 16;
 }
 
 /* nsn.preconditioner = patch: the normal r of every contact of records [c0, c1) times the
  * number of contacts of its patch, the run of consecutive contact records between the same two
- * geoms (the narrowphase emits a pair's contacts together; a condim 4/6 contact's angular
- * record inside the run is skipped). A patch's contacts share one relative motion of the two
- * bodies, so with n of them pushing together a row's velocity moves about n times as much per
- * unit of its own impulse as its Delassus diagonal says; r = n W_ii keeps phi(a, r lambda)'s two
- * arguments comparable there. A single contact keeps the paper's r (66); the friction rows'
- * r is unchanged. Depends only on the records' order: the same for any thread count. */
+ * geoms (collision/contact.c compacts a pair's contacts together and the island build keeps
+ * their order; a condim 4/6 contact's angular record inside the run is skipped). A patch's
+ * contacts share one relative motion of the two bodies, so with n of them pushing together a
+ * row's velocity moves about n times as much per unit of its own impulse as its Delassus
+ * diagonal says; r = n W_ii keeps phi(a, r lambda)'s two arguments comparable there. A single
+ * contact keeps the paper's r (66); the friction rows' r is unchanged. Depends only on the
+ * records' order: the same for any thread count. */
 static void patch_r(const phys_world *w, const phys_problem *s, int c0, int c1) {
   double *r = nsn_ws(s)->r;
   int ci = c0;
   while (ci < c1) {
-    int ga, gb, n = 0, cj = ci;
-    if (!contact_geoms(w, &s->con[ci], &ga, &gb)) {
+    uint64_t pair = contact_pair(w, &s->con[ci]);
+    int n = 0, cj = ci;
+    if (!pair) {
       ci++;
       continue;
     }
-    /* the run: contact records of the pair, with their angular records */
     for (; cj < c1; cj++) {
-      int a2, b2;
-      if (s->con[cj].kind == PHYS_CON_CONTACT && s->con[cj].ang) continue;
-      if (!contact_geoms(w, &s->con[cj], &a2, &b2) || a2 != ga || b2 != gb) break;
+      const phys_con *c = &s->con[cj];
+      if (c->kind == PHYS_CON_CONTACT && c->ang) continue; /* its contact's angular record */
+      if (contact_pair(w, c) != pair) break;
       n++;
     }
     if (n > 1)
